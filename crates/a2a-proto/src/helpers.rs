@@ -1,0 +1,237 @@
+//! Hand-written conveniences on the generated types: constructors, state predicates and
+//! conversions. Behaviour only; no new types.
+
+use crate::v1::{
+    part, send_message_response, stream_response, Artifact, Message, Part, Role,
+    SendMessageResponse, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState,
+    TaskStatusUpdateEvent,
+};
+
+/// A fresh random identifier (UUID v4), as used for message, task, context and artifact ids.
+pub fn new_id() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+impl Part {
+    /// A text part.
+    pub fn text(text: impl Into<String>) -> Self {
+        Part { content: Some(part::Content::Text(text.into())), ..Default::default() }
+    }
+
+    /// A structured data part holding any JSON value (spec 4.1.6).
+    pub fn data(value: impl Into<pbjson_types::Value>) -> Self {
+        Part { content: Some(part::Content::Data(value.into())), ..Default::default() }
+    }
+
+    /// A file given by reference.
+    pub fn url(url: impl Into<String>, media_type: impl Into<String>) -> Self {
+        Part {
+            content: Some(part::Content::Url(url.into())),
+            media_type: media_type.into(),
+            ..Default::default()
+        }
+    }
+
+    /// A file given inline (base64 in JSON).
+    pub fn raw(bytes: impl Into<Vec<u8>>, media_type: impl Into<String>) -> Self {
+        Part {
+            content: Some(part::Content::Raw(bytes.into())),
+            media_type: media_type.into(),
+            ..Default::default()
+        }
+    }
+
+    /// Sets the file name.
+    pub fn with_filename(mut self, filename: impl Into<String>) -> Self {
+        self.filename = filename.into();
+        self
+    }
+
+    /// Sets the media type.
+    pub fn with_media_type(mut self, media_type: impl Into<String>) -> Self {
+        self.media_type = media_type.into();
+        self
+    }
+
+    /// The text of a text part, if this is one.
+    pub fn as_text(&self) -> Option<&str> {
+        match &self.content {
+            Some(part::Content::Text(text)) => Some(text),
+            _ => None,
+        }
+    }
+}
+
+impl Message {
+    /// A message from the client (`ROLE_USER`) with a fresh message id.
+    pub fn user(parts: Vec<Part>) -> Self {
+        Self::with_role(Role::User, parts)
+    }
+
+    /// A message from the agent (`ROLE_AGENT`) with a fresh message id.
+    pub fn agent(parts: Vec<Part>) -> Self {
+        Self::with_role(Role::Agent, parts)
+    }
+
+    /// A one-part text message from the client.
+    pub fn user_text(text: impl Into<String>) -> Self {
+        Self::user(vec![Part::text(text)])
+    }
+
+    /// A one-part text message from the agent.
+    pub fn agent_text(text: impl Into<String>) -> Self {
+        Self::agent(vec![Part::text(text)])
+    }
+
+    fn with_role(role: Role, parts: Vec<Part>) -> Self {
+        Message { message_id: new_id(), role: role.into(), parts, ..Default::default() }
+    }
+
+    /// Associates the message with a context.
+    pub fn with_context_id(mut self, context_id: impl Into<String>) -> Self {
+        self.context_id = context_id.into();
+        self
+    }
+
+    /// Associates the message with a task.
+    pub fn with_task_id(mut self, task_id: impl Into<String>) -> Self {
+        self.task_id = task_id.into();
+        self
+    }
+
+    /// The concatenated text of all text parts.
+    pub fn text(&self) -> String {
+        self.parts.iter().filter_map(Part::as_text).collect::<Vec<_>>().join("")
+    }
+}
+
+impl Artifact {
+    /// An artifact with a fresh id and the given parts.
+    pub fn new(parts: Vec<Part>) -> Self {
+        Artifact { artifact_id: new_id(), parts, ..Default::default() }
+    }
+
+    /// Sets the human readable name.
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+}
+
+impl TaskState {
+    /// `COMPLETED`, `FAILED`, `CANCELED` or `REJECTED`: the task accepts no further messages
+    /// and its streams end (spec 3.1.2, 4.1.3).
+    pub fn is_terminal(self) -> bool {
+        matches!(self, Self::Completed | Self::Failed | Self::Canceled | Self::Rejected)
+    }
+
+    /// `INPUT_REQUIRED` or `AUTH_REQUIRED`: the task waits for the client (spec 3.2.2).
+    pub fn is_interrupted(self) -> bool {
+        matches!(self, Self::InputRequired | Self::AuthRequired)
+    }
+}
+
+impl Task {
+    /// The state of the task's current status (`UNSPECIFIED` if it has none).
+    pub fn state(&self) -> TaskState {
+        self.status.as_ref().map(|s| s.state()).unwrap_or_default()
+    }
+}
+
+impl From<Task> for StreamResponse {
+    fn from(task: Task) -> Self {
+        StreamResponse { payload: Some(stream_response::Payload::Task(task)) }
+    }
+}
+
+impl From<Message> for StreamResponse {
+    fn from(message: Message) -> Self {
+        StreamResponse { payload: Some(stream_response::Payload::Message(message)) }
+    }
+}
+
+impl From<TaskStatusUpdateEvent> for StreamResponse {
+    fn from(event: TaskStatusUpdateEvent) -> Self {
+        StreamResponse { payload: Some(stream_response::Payload::StatusUpdate(event)) }
+    }
+}
+
+impl From<TaskArtifactUpdateEvent> for StreamResponse {
+    fn from(event: TaskArtifactUpdateEvent) -> Self {
+        StreamResponse { payload: Some(stream_response::Payload::ArtifactUpdate(event)) }
+    }
+}
+
+impl From<Task> for SendMessageResponse {
+    fn from(task: Task) -> Self {
+        SendMessageResponse { payload: Some(send_message_response::Payload::Task(task)) }
+    }
+}
+
+impl From<Message> for SendMessageResponse {
+    fn from(message: Message) -> Self {
+        SendMessageResponse { payload: Some(send_message_response::Payload::Message(message)) }
+    }
+}
+
+impl StreamResponse {
+    /// The id of the task this event concerns, if any (a bare `Message` may have none).
+    pub fn task_id(&self) -> Option<&str> {
+        let id = match self.payload.as_ref()? {
+            stream_response::Payload::Task(t) => &t.id,
+            stream_response::Payload::Message(m) => &m.task_id,
+            stream_response::Payload::StatusUpdate(e) => &e.task_id,
+            stream_response::Payload::ArtifactUpdate(e) => &e.task_id,
+        };
+        (!id.is_empty()).then_some(id.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terminal_and_interrupted_states_partition_as_the_spec_lists_them() {
+        use TaskState::*;
+        for s in [Completed, Failed, Canceled, Rejected] {
+            assert!(s.is_terminal() && !s.is_interrupted(), "{s:?}");
+        }
+        for s in [InputRequired, AuthRequired] {
+            assert!(s.is_interrupted() && !s.is_terminal(), "{s:?}");
+        }
+        for s in [Unspecified, Submitted, Working] {
+            assert!(!s.is_interrupted() && !s.is_terminal(), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn message_constructors_set_role_and_fresh_ids() {
+        let a = Message::user_text("hi");
+        let b = Message::agent(vec![Part::text("a"), Part::text("b")]);
+        assert_eq!(a.role(), Role::User);
+        assert_eq!(b.role(), Role::Agent);
+        assert_ne!(a.message_id, b.message_id);
+        assert_eq!(b.text(), "ab");
+    }
+
+    #[test]
+    fn parts_serialize_as_flattened_oneofs() {
+        let json = serde_json::to_value(vec![
+            Part::text("t"),
+            Part::raw(b"hi".to_vec(), "application/octet-stream").with_filename("f.bin"),
+            Part::url("https://x/y.png", "image/png"),
+            Part::data(pbjson_types::Value::from(1.5)),
+        ])
+        .unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!([
+                {"text": "t"},
+                {"raw": "aGk=", "filename": "f.bin", "mediaType": "application/octet-stream"},
+                {"url": "https://x/y.png", "mediaType": "image/png"},
+                {"data": 1.5}
+            ])
+        );
+    }
+}

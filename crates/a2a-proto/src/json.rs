@@ -1,0 +1,313 @@
+//! The ProtoJSON boundary: parse A2A JSON into the generated types.
+//!
+//! pbjson implements ProtoJSON except one input rule: ProtoJSON reads `null` for any field as
+//! "absent" (the field's default), and several SDKs send `"history": null` or
+//! `"metadata": null`; pbjson rejects `null` for repeated, map and scalar fields. Rather than
+//! patch generated code, [`from_slice`] and [`from_value`] first try the strict parse and, only if
+//! it fails, remove `null`-valued fields guided by the message descriptors ([`normalize_nulls`]),
+//! then parse again. `google.protobuf.Value` fields keep their `null` (it is data: `NullValue`), and
+//! nothing inside `Struct`/`Value`/`ListValue` is touched, so metadata round-trips exactly.
+//!
+//! One ProtoJSON corner pbjson cannot express: `{"data": null}` in a `Part` (a `Value` inside a
+//! oneof) parses as a part with no content rather than a `null` data part. Validation then reports
+//! the part as empty, which names the field.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::OnceLock;
+
+use prost::Message as _;
+use prost_types::field_descriptor_proto::{Label, Type};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+/// Why a JSON document could not be read as an A2A message.
+#[derive(Debug)]
+pub struct JsonError {
+    kind: JsonErrorKind,
+    message: String,
+}
+
+/// The two classes of [`JsonError`]: bindings answer them differently (JSON-RPC `-32700` for
+/// [`Syntax`](JsonErrorKind::Syntax), invalid params for [`Data`](JsonErrorKind::Data)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JsonErrorKind {
+    /// Not JSON at all.
+    Syntax,
+    /// Valid JSON that does not match the message (wrong type, unknown enum value, ...).
+    Data,
+}
+
+impl JsonError {
+    /// Syntax or data.
+    pub fn kind(&self) -> JsonErrorKind {
+        self.kind
+    }
+
+    /// The parser's description, naming the offending field or position where it can.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for JsonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for JsonError {}
+
+impl From<serde_json::Error> for JsonError {
+    fn from(err: serde_json::Error) -> Self {
+        let kind = match err.classify() {
+            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
+                JsonErrorKind::Syntax
+            }
+            serde_json::error::Category::Data | serde_json::error::Category::Io => {
+                JsonErrorKind::Data
+            }
+        };
+        JsonError { kind, message: err.to_string() }
+    }
+}
+
+/// Parses ProtoJSON bytes into `T`, accepting `null` for absent fields.
+pub fn from_slice<T: DeserializeOwned + prost::Name>(bytes: &[u8]) -> Result<T, JsonError> {
+    match serde_json::from_slice::<T>(bytes) {
+        Ok(value) => Ok(value),
+        Err(strict) if strict.is_data() => {
+            let mut value: Value = serde_json::from_slice(bytes)?;
+            if normalize_nulls(&T::full_name(), &mut value) == 0 {
+                return Err(strict.into());
+            }
+            Ok(serde_json::from_value(value)?)
+        }
+        Err(other) => Err(other.into()),
+    }
+}
+
+/// Parses a ProtoJSON value into `T`, accepting `null` for absent fields.
+pub fn from_value<T: DeserializeOwned + prost::Name>(mut value: Value) -> Result<T, JsonError> {
+    normalize_nulls(&T::full_name(), &mut value);
+    Ok(serde_json::from_value(value)?)
+}
+
+/// Removes the fields of `value` (a JSON object for the message named `message`, e.g.
+/// `"lf.a2a.v1.Task"`) whose value is `null`, recursively through nested messages, except
+/// `google.protobuf.Value` fields and anything inside the JSON well-known types. Returns how many
+/// fields it removed. Unknown message names and non-object values are left alone.
+pub fn normalize_nulls(message: &str, value: &mut Value) -> usize {
+    let index = index();
+    let name = if message.starts_with('.') { message.to_owned() } else { format!(".{message}") };
+    normalize(index, &name, value)
+}
+
+fn normalize(index: &Index, message: &str, value: &mut Value) -> usize {
+    let (Some(info), Value::Object(object)) = (index.get(message), value) else {
+        return 0;
+    };
+    let mut removed = 0;
+    object.retain(|key, field_value| {
+        let keep = !field_value.is_null()
+            || info.fields.get(key).is_some_and(|f| f.kind == Kind::ProtobufValue);
+        if !keep {
+            removed += 1;
+        }
+        keep
+    });
+    for (key, field_value) in object.iter_mut() {
+        let Some(field) = info.fields.get(key) else { continue };
+        match (&field.kind, field_value) {
+            (Kind::Message(type_name), Value::Array(items)) if field.repeated => {
+                for item in items {
+                    removed += normalize(index, type_name, item);
+                }
+            }
+            (Kind::Message(type_name), Value::Object(entries)) if field.map => {
+                for entry in entries.values_mut() {
+                    removed += normalize(index, type_name, entry);
+                }
+            }
+            (Kind::Message(type_name), item @ Value::Object(_)) => {
+                removed += normalize(index, type_name, item);
+            }
+            _ => {}
+        }
+    }
+    removed
+}
+
+#[derive(Debug, PartialEq)]
+enum Kind {
+    /// A message of this package, by fully qualified name: normalized recursively.
+    Message(String),
+    /// `google.protobuf.Value`: `null` is data.
+    ProtobufValue,
+    /// Scalars, enums, and the other well-known types: left as they are.
+    Other,
+}
+
+#[derive(Debug)]
+struct Field {
+    kind: Kind,
+    repeated: bool,
+    /// A map field; `kind` then describes the map's values.
+    map: bool,
+}
+
+#[derive(Debug, Default)]
+struct MessageInfo {
+    /// By JSON name and by proto name: ProtoJSON parsers accept both.
+    fields: HashMap<String, Field>,
+}
+
+type Index = HashMap<String, MessageInfo>;
+
+fn index() -> &'static Index {
+    static INDEX: OnceLock<Index> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let set = prost_types::FileDescriptorSet::decode(crate::FILE_DESCRIPTOR_SET)
+            .expect("the embedded descriptor set is valid (tested)");
+        let mut raw = HashMap::new();
+        for file in &set.file {
+            let prefix = format!(".{}", file.package());
+            for message in &file.message_type {
+                collect(&prefix, message, &mut raw);
+            }
+        }
+        let mut index = Index::new();
+        for (name, message) in &raw {
+            if !name.starts_with(&format!(".{}.", crate::PACKAGE)) || is_map_entry(message) {
+                continue;
+            }
+            let mut info = MessageInfo::default();
+            for field in &message.field {
+                let repeated = field.label() == Label::Repeated;
+                let mut kind = kind_of(field);
+                let mut map = false;
+                if let (true, Kind::Message(entry_name)) = (repeated, &kind) {
+                    if let Some(entry) = raw.get(entry_name).filter(|m| is_map_entry(m)) {
+                        map = true;
+                        kind = entry.field.iter().find(|f| f.number() == 2).map_or(Kind::Other, kind_of);
+                    }
+                }
+                let entry = Field { kind, repeated: repeated && !map, map };
+                info.fields.insert(field.name().to_owned(), clone_field(&entry));
+                info.fields.insert(field.json_name().to_owned(), entry);
+            }
+            index.insert(name.clone(), info);
+        }
+        index
+    })
+}
+
+fn clone_field(field: &Field) -> Field {
+    let kind = match &field.kind {
+        Kind::Message(name) => Kind::Message(name.clone()),
+        Kind::ProtobufValue => Kind::ProtobufValue,
+        Kind::Other => Kind::Other,
+    };
+    Field { kind, repeated: field.repeated, map: field.map }
+}
+
+fn kind_of(field: &prost_types::FieldDescriptorProto) -> Kind {
+    match (field.r#type(), field.type_name()) {
+        (Type::Message, ".google.protobuf.Value") => Kind::ProtobufValue,
+        (Type::Message, name) if name.starts_with(".google.protobuf.") => Kind::Other,
+        (Type::Message, name) => Kind::Message(name.to_owned()),
+        _ => Kind::Other,
+    }
+}
+
+fn is_map_entry(message: &prost_types::DescriptorProto) -> bool {
+    message.options.as_ref().is_some_and(|o| o.map_entry())
+}
+
+fn collect(
+    prefix: &str,
+    message: &prost_types::DescriptorProto,
+    out: &mut HashMap<String, prost_types::DescriptorProto>,
+) {
+    let name = format!("{prefix}.{}", message.name());
+    for nested in &message.nested_type {
+        collect(&name, nested, out);
+    }
+    out.insert(name, message.clone());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::v1::{AgentCard, SendMessageRequest, StreamResponse, Task};
+    use serde_json::json;
+
+    #[test]
+    fn null_repeated_map_scalar_and_message_fields_read_as_absent() {
+        let task: Task = from_value(json!({
+            "id": "t1", "contextId": null, "history": null, "artifacts": null,
+            "status": {"state": "TASK_STATE_WORKING", "message": null, "timestamp": null},
+            "metadata": null
+        }))
+        .unwrap();
+        assert_eq!(task.id, "t1");
+        assert!(task.history.is_empty() && task.artifacts.is_empty() && task.metadata.is_none());
+        assert_eq!(task.context_id, "");
+
+        let card: AgentCard = from_value(json!({
+            "name": "a", "securitySchemes": null, "skills": [{"id": "s", "tags": null}],
+            "capabilities": {"streaming": null, "extensions": null}
+        }))
+        .unwrap();
+        assert!(card.security_schemes.is_empty());
+        assert_eq!(card.capabilities.unwrap().streaming, None);
+    }
+
+    #[test]
+    fn null_inside_struct_and_value_is_data_and_survives() {
+        let input = json!({
+            "message": {
+                "messageId": "m", "role": "ROLE_USER",
+                "parts": [{"data": {"a": null, "b": [null, 1.5, "s"]}}],
+                "metadata": {"k": null, "nested": {"x": null}}
+            }
+        });
+        let request: SendMessageRequest = from_value(input.clone()).unwrap();
+        let back = serde_json::to_value(&request).unwrap();
+        assert_eq!(back["message"]["metadata"], input["message"]["metadata"]);
+        assert_eq!(back["message"]["parts"][0]["data"], input["message"]["parts"][0]["data"]);
+    }
+
+    #[test]
+    fn from_slice_falls_back_only_when_nulls_are_the_problem() {
+        let ok: StreamResponse =
+            from_slice(br#"{"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"},"metadata":null}}"#)
+                .unwrap();
+        assert_eq!(ok.task_id(), Some("t"));
+
+        let bad = from_slice::<Task>(br#"{"id": 5}"#).unwrap_err();
+        assert_eq!(bad.kind(), JsonErrorKind::Data);
+        let syntax = from_slice::<Task>(b"{not json").unwrap_err();
+        assert_eq!(syntax.kind(), JsonErrorKind::Syntax);
+    }
+
+    #[test]
+    fn unknown_enum_values_are_errors_not_defaults() {
+        let err = from_value::<Task>(json!({"id": "t", "status": {"state": "TASK_STATE_RUNNING"}}))
+            .unwrap_err();
+        assert_eq!(err.kind(), JsonErrorKind::Data);
+        assert!(err.message().contains("TASK_STATE_RUNNING"), "{}", err.message());
+    }
+
+    #[test]
+    fn unknown_fields_are_ignored() {
+        let task: Task = from_value(json!({"id": "t", "someFutureField": {"x": 1}})).unwrap();
+        assert_eq!(task.id, "t");
+    }
+
+    #[test]
+    fn snake_case_field_names_are_accepted_too() {
+        let task: Task = from_value(json!({"id": "t", "context_id": "c", "history": null})).unwrap();
+        assert_eq!(task.context_id, "c");
+    }
+}

@@ -1,0 +1,64 @@
+//! Workspace automation, run as `cargo xtask <command>` (see `.cargo/config.toml`).
+//!
+//! - `codegen [--check]`: regenerate `crates/a2a-proto/src/generated/` from `proto/`; with `--check`,
+//!   fail if the checked-in files differ from what the protos produce (CI's drift check).
+//! - `ci`: the same checks `.ci/run` performs, for running locally.
+
+mod codegen;
+
+use std::path::PathBuf;
+use std::process::{Command, ExitCode};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("codegen") => codegen::run(&workspace_root(), args.iter().any(|a| a == "--check")),
+        Some("ci") => ci(),
+        _ => {
+            eprintln!("usage: cargo xtask <codegen [--check] | ci>");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("xtask: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root: xtask lives one level below it.
+pub(crate) fn workspace_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask has a parent directory")
+        .to_path_buf()
+}
+
+/// Runs the local equivalent of CI, stopping at the first failure.
+fn ci() -> anyhow::Result<()> {
+    codegen::run(&workspace_root(), true)?;
+    let steps: &[&[&str]] = &[
+        &["fmt", "--all", "--", "--check"],
+        &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"],
+        &["nextest", "run", "--workspace", "--no-fail-fast"],
+        &["test", "--workspace", "--doc"],
+        &["doc", "--workspace", "--no-deps"],
+    ];
+    for step in steps {
+        run_cargo(step)?;
+    }
+    Ok(())
+}
+
+fn run_cargo(args: &[&str]) -> anyhow::Result<()> {
+    eprintln!("$ cargo {}", args.join(" "));
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(args)
+        .current_dir(workspace_root())
+        .env("RUSTDOCFLAGS", "-D warnings")
+        .status()?;
+    anyhow::ensure!(status.success(), "cargo {} failed", args.join(" "));
+    Ok(())
+}
