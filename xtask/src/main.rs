@@ -30,10 +30,7 @@ fn main() -> ExitCode {
 
 /// The workspace root: xtask lives one level below it.
 pub(crate) fn workspace_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask has a parent directory")
-        .to_path_buf()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask has a parent directory").to_path_buf()
 }
 
 /// Runs the local equivalent of CI, stopping at the first failure.

@@ -2,9 +2,8 @@
 //! conversions. Behaviour only; no new types.
 
 use crate::v1::{
-    part, send_message_response, stream_response, Artifact, Message, Part, Role,
-    SendMessageResponse, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState,
-    TaskStatusUpdateEvent,
+    part, send_message_response, stream_response, Artifact, Message, Part, Role, SendMessageResponse,
+    StreamResponse, Task, TaskArtifactUpdateEvent, TaskState, TaskStatusUpdateEvent,
 };
 
 /// A fresh random identifier (UUID v4), as used for message, task, context and artifact ids.

@@ -61,12 +61,8 @@ impl std::error::Error for JsonError {}
 impl From<serde_json::Error> for JsonError {
     fn from(err: serde_json::Error) -> Self {
         let kind = match err.classify() {
-            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
-                JsonErrorKind::Syntax
-            }
-            serde_json::error::Category::Data | serde_json::error::Category::Io => {
-                JsonErrorKind::Data
-            }
+            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => JsonErrorKind::Syntax,
+            serde_json::error::Category::Data | serde_json::error::Category::Io => JsonErrorKind::Data,
         };
         JsonError { kind, message: err.to_string() }
     }
@@ -109,8 +105,8 @@ fn normalize(index: &Index, message: &str, value: &mut Value) -> usize {
     };
     let mut removed = 0;
     object.retain(|key, field_value| {
-        let keep = !field_value.is_null()
-            || info.fields.get(key).is_some_and(|f| f.kind == Kind::ProtobufValue);
+        let keep =
+            !field_value.is_null() || info.fields.get(key).is_some_and(|f| f.kind == Kind::ProtobufValue);
         if !keep {
             removed += 1;
         }
@@ -293,8 +289,8 @@ mod tests {
 
     #[test]
     fn unknown_enum_values_are_errors_not_defaults() {
-        let err = from_value::<Task>(json!({"id": "t", "status": {"state": "TASK_STATE_RUNNING"}}))
-            .unwrap_err();
+        let err =
+            from_value::<Task>(json!({"id": "t", "status": {"state": "TASK_STATE_RUNNING"}})).unwrap_err();
         assert_eq!(err.kind(), JsonErrorKind::Data);
         assert!(err.message().contains("TASK_STATE_RUNNING"), "{}", err.message());
     }

@@ -41,6 +41,7 @@
 //!   that crates needing only the types do not build tonic).
 
 mod helpers;
+pub use helpers::new_id;
 pub mod json;
 pub mod resource;
 

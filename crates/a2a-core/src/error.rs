@@ -1,0 +1,409 @@
+//! [`Error`]: one variant per A2A error of spec 3.3.2, plus the standard request errors.
+//!
+//! Core knows each error's protocol-level identity (its `google.rpc.ErrorInfo` reason, spec 10.6 /
+//! 11.6) and its details; it does not know JSON-RPC codes, HTTP statuses or gRPC codes: each binding
+//! maps [`Error`] with one exhaustive `match` (spec 5.4), so a new variant fails to compile there.
+//! The JSON form of the details (spec 9.5, 11.6: an array of `@type` objects) is shared by the two
+//! JSON bindings and lives here ([`Error::to_json_details`], [`Error::from_json_details`]).
+
+use std::collections::BTreeMap;
+
+use a2a_proto::v1::TaskState;
+use serde_json::{json, Map, Value};
+
+/// `Result` with [`Error`] as the default error type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The `google.rpc.ErrorInfo.domain` of every A2A error (spec 10.6).
+pub const ERROR_DOMAIN: &str = "a2a-protocol.org";
+/// The ProtoJSON `@type` of `google.rpc.ErrorInfo`.
+pub const ERROR_INFO_TYPE: &str = "type.googleapis.com/google.rpc.ErrorInfo";
+/// The ProtoJSON `@type` of `google.rpc.BadRequest`.
+pub const BAD_REQUEST_TYPE: &str = "type.googleapis.com/google.rpc.BadRequest";
+
+/// Every error an A2A operation can end with, on the server and on the client side.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// `TaskNotFoundError`: the task (or the push config) does not exist or is not accessible.
+    #[error("task {task_id} not found")]
+    TaskNotFound {
+        /// The id asked for.
+        task_id: String,
+    },
+    /// `TaskNotCancelableError`: the task is in a state that cannot be canceled.
+    #[error("task {task_id} cannot be canceled: it is {}", state.as_str_name())]
+    TaskNotCancelable {
+        /// The task.
+        task_id: String,
+        /// Its state when cancellation was attempted.
+        state: TaskState,
+    },
+    /// `PushNotificationNotSupportedError` (spec 3.3.4).
+    #[error("push notifications are not supported by this agent")]
+    PushNotificationNotSupported,
+    /// `UnsupportedOperationError`: the operation, or an aspect of it, is not supported.
+    #[error("unsupported operation: {reason}")]
+    UnsupportedOperation {
+        /// What is unsupported, for a person to read.
+        reason: String,
+    },
+    /// `ContentTypeNotSupportedError`: a media type in the request is not supported.
+    #[error("content type {media_type} is not supported")]
+    ContentTypeNotSupported {
+        /// The offending media type.
+        media_type: String,
+    },
+    /// `InvalidAgentResponseError`: an agent's reply does not conform to the specification.
+    #[error("invalid agent response: {reason}")]
+    InvalidAgentResponse {
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// `ExtendedAgentCardNotConfiguredError` (spec 3.1.11).
+    #[error("the agent declares an extended agent card but has none configured")]
+    ExtendedAgentCardNotConfigured,
+    /// `ExtensionSupportRequiredError`: the request did not declare required extensions.
+    #[error("the agent requires extensions the request did not declare: {}", uris.join(", "))]
+    ExtensionSupportRequired {
+        /// The required extension URIs missing from `A2A-Extensions`.
+        uris: Vec<String>,
+    },
+    /// `VersionNotSupportedError` (spec 3.6.2).
+    #[error("A2A version {version:?} is not supported; supported: {}", supported.join(", "))]
+    VersionNotSupported {
+        /// The version asked for (empty means 0.3).
+        version: String,
+        /// The versions this endpoint supports.
+        supported: Vec<String>,
+    },
+    /// The payload is not valid JSON (JSON-RPC `-32700`).
+    #[error("invalid JSON payload: {reason}")]
+    ParseError {
+        /// The parser's description.
+        reason: String,
+    },
+    /// The request is not a valid request object (JSON-RPC `-32600`).
+    #[error("invalid request: {reason}")]
+    InvalidRequest {
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The method or route does not exist (JSON-RPC `-32601`).
+    #[error("method not found: {method}")]
+    MethodNotFound {
+        /// The method asked for.
+        method: String,
+    },
+    /// The parameters are invalid (spec 5.7), naming each offending field.
+    #[error("invalid parameters: {}", describe(violations))]
+    InvalidParams {
+        /// One entry per invalid field, sent as `google.rpc.BadRequest.fieldViolations`.
+        violations: Vec<FieldViolation>,
+    },
+    /// Missing or invalid credentials (spec 7.4).
+    #[error("unauthenticated: {reason}")]
+    Unauthenticated {
+        /// Why, without leaking secrets.
+        reason: String,
+    },
+    /// The caller may not perform this operation (spec 7.5).
+    #[error("permission denied: {reason}")]
+    PermissionDenied {
+        /// Why, without naming resources the caller cannot see.
+        reason: String,
+    },
+    /// A fault on the agent's side.
+    #[error("internal error: {reason}")]
+    Internal {
+        /// What failed.
+        reason: String,
+    },
+    /// Client side: the call did not complete (connection refused, timeout, a reply that is not an
+    /// A2A reply). Never sent by a server.
+    #[error("transport error: {reason}")]
+    Transport {
+        /// What failed.
+        reason: String,
+    },
+}
+
+/// One invalid field of a request (`google.rpc.BadRequest.FieldViolation`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldViolation {
+    /// The field's path in camelCase, e.g. `message.parts`.
+    pub field: String,
+    /// What is wrong with it and what would be valid.
+    pub description: String,
+}
+
+fn describe(violations: &[FieldViolation]) -> String {
+    violations.iter().map(|v| format!("{}: {}", v.field, v.description)).collect::<Vec<_>>().join("; ")
+}
+
+/// The `google.rpc.ErrorInfo` of an A2A error (spec 10.6, 11.6).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorInfo {
+    /// UPPER_SNAKE_CASE error name without the `Error` suffix, e.g. `TASK_NOT_FOUND`.
+    pub reason: String,
+    /// Always [`ERROR_DOMAIN`] for A2A errors.
+    pub domain: String,
+    /// Context such as `taskId`.
+    pub metadata: BTreeMap<String, String>,
+}
+
+impl Error {
+    /// Invalid parameters with a single violation.
+    pub fn invalid_param(field: impl Into<String>, description: impl Into<String>) -> Self {
+        Error::InvalidParams {
+            violations: vec![FieldViolation { field: field.into(), description: description.into() }],
+        }
+    }
+
+    /// An internal error from anything displayable.
+    pub fn internal(reason: impl std::fmt::Display) -> Self {
+        Error::Internal { reason: reason.to_string() }
+    }
+
+    /// An unsupported operation with a reason.
+    pub fn unsupported(reason: impl Into<String>) -> Self {
+        Error::UnsupportedOperation { reason: reason.into() }
+    }
+
+    /// The ErrorInfo reason of A2A-specific errors (spec 3.3.2's table), `None` for the standard
+    /// request errors (parse, invalid request/params, method not found, auth, internal, transport).
+    pub fn reason(&self) -> Option<&'static str> {
+        Some(match self {
+            Error::TaskNotFound { .. } => "TASK_NOT_FOUND",
+            Error::TaskNotCancelable { .. } => "TASK_NOT_CANCELABLE",
+            Error::PushNotificationNotSupported => "PUSH_NOTIFICATION_NOT_SUPPORTED",
+            Error::UnsupportedOperation { .. } => "UNSUPPORTED_OPERATION",
+            Error::ContentTypeNotSupported { .. } => "CONTENT_TYPE_NOT_SUPPORTED",
+            Error::InvalidAgentResponse { .. } => "INVALID_AGENT_RESPONSE",
+            Error::ExtendedAgentCardNotConfigured => "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
+            Error::ExtensionSupportRequired { .. } => "EXTENSION_SUPPORT_REQUIRED",
+            Error::VersionNotSupported { .. } => "VERSION_NOT_SUPPORTED",
+            Error::ParseError { .. }
+            | Error::InvalidRequest { .. }
+            | Error::MethodNotFound { .. }
+            | Error::InvalidParams { .. }
+            | Error::Unauthenticated { .. }
+            | Error::PermissionDenied { .. }
+            | Error::Internal { .. }
+            | Error::Transport { .. } => return None,
+        })
+    }
+
+    /// The ErrorInfo every binding attaches to A2A-specific errors, with the ids, state or
+    /// versions the error concerns as metadata (camelCase keys).
+    pub fn error_info(&self) -> Option<ErrorInfo> {
+        let reason = self.reason()?;
+        let mut metadata = BTreeMap::new();
+        match self {
+            Error::TaskNotFound { task_id } => {
+                metadata.insert("taskId".into(), task_id.clone());
+            }
+            Error::TaskNotCancelable { task_id, state } => {
+                metadata.insert("taskId".into(), task_id.clone());
+                metadata.insert("state".into(), state.as_str_name().into());
+            }
+            Error::UnsupportedOperation { reason } | Error::InvalidAgentResponse { reason } => {
+                metadata.insert("reason".into(), reason.clone());
+            }
+            Error::ContentTypeNotSupported { media_type } => {
+                metadata.insert("mediaType".into(), media_type.clone());
+            }
+            Error::ExtensionSupportRequired { uris } => {
+                metadata.insert("extensions".into(), uris.join(","));
+            }
+            Error::VersionNotSupported { version, supported } => {
+                metadata.insert("version".into(), version.clone());
+                metadata.insert("supportedVersions".into(), supported.join(","));
+            }
+            _ => {}
+        }
+        Some(ErrorInfo { reason: reason.into(), domain: ERROR_DOMAIN.into(), metadata })
+    }
+
+    /// The field violations of [`Error::InvalidParams`] (empty for every other error).
+    pub fn field_violations(&self) -> &[FieldViolation] {
+        match self {
+            Error::InvalidParams { violations } => violations,
+            _ => &[],
+        }
+    }
+
+    /// Rebuilds an A2A-specific error from its ErrorInfo `reason` and `metadata` (client side).
+    /// `None` if the reason is not an A2A error reason.
+    pub fn from_error_info(reason: &str, metadata: &BTreeMap<String, String>, message: &str) -> Option<Self> {
+        let get = |key: &str| metadata.get(key).cloned().unwrap_or_default();
+        let list = |key: &str| {
+            metadata
+                .get(key)
+                .map(|v| v.split(',').filter(|s| !s.is_empty()).map(str::to_owned).collect())
+                .unwrap_or_default()
+        };
+        let or_message = |key: &str| metadata.get(key).cloned().unwrap_or_else(|| message.to_owned());
+        Some(match reason {
+            "TASK_NOT_FOUND" => Error::TaskNotFound { task_id: get("taskId") },
+            "TASK_NOT_CANCELABLE" => Error::TaskNotCancelable {
+                task_id: get("taskId"),
+                state: metadata.get("state").and_then(|s| TaskState::from_str_name(s)).unwrap_or_default(),
+            },
+            "PUSH_NOTIFICATION_NOT_SUPPORTED" => Error::PushNotificationNotSupported,
+            "UNSUPPORTED_OPERATION" => Error::UnsupportedOperation { reason: or_message("reason") },
+            "CONTENT_TYPE_NOT_SUPPORTED" => Error::ContentTypeNotSupported { media_type: get("mediaType") },
+            "INVALID_AGENT_RESPONSE" => Error::InvalidAgentResponse { reason: or_message("reason") },
+            "EXTENDED_AGENT_CARD_NOT_CONFIGURED" => Error::ExtendedAgentCardNotConfigured,
+            "EXTENSION_SUPPORT_REQUIRED" => Error::ExtensionSupportRequired { uris: list("extensions") },
+            "VERSION_NOT_SUPPORTED" => {
+                Error::VersionNotSupported { version: get("version"), supported: list("supportedVersions") }
+            }
+            _ => return None,
+        })
+    }
+
+    /// The error's details as ProtoJSON `Any` objects (spec 9.5 `error.data`, 11.6
+    /// `error.details`): an ErrorInfo for A2A errors, a BadRequest for invalid parameters.
+    pub fn to_json_details(&self) -> Vec<Value> {
+        let mut details = Vec::new();
+        if let Some(info) = self.error_info() {
+            details.push(json!({
+                "@type": ERROR_INFO_TYPE,
+                "reason": info.reason,
+                "domain": info.domain,
+                "metadata": info.metadata,
+            }));
+        }
+        if let Error::InvalidParams { violations } = self {
+            let violations: Vec<Value> =
+                violations.iter().map(|v| json!({"field": v.field, "description": v.description})).collect();
+            details.push(json!({"@type": BAD_REQUEST_TYPE, "fieldViolations": violations}));
+        }
+        details
+    }
+
+    /// Client side: the error described by JSON details, if they identify one: an A2A ErrorInfo
+    /// (domain [`ERROR_DOMAIN`]), or a BadRequest (invalid params). `None` means the caller falls
+    /// back to the binding's numeric code.
+    pub fn from_json_details(message: &str, details: &[Value]) -> Option<Self> {
+        for detail in details {
+            let Some(object) = detail.as_object() else { continue };
+            if object.get("@type").and_then(Value::as_str) == Some(ERROR_INFO_TYPE)
+                && object.get("domain").and_then(Value::as_str) == Some(ERROR_DOMAIN)
+            {
+                let reason = object.get("reason").and_then(Value::as_str).unwrap_or_default();
+                let metadata = string_map(object.get("metadata"));
+                if let Some(error) = Error::from_error_info(reason, &metadata, message) {
+                    return Some(error);
+                }
+            }
+        }
+        details.iter().find_map(|detail| {
+            let object = detail.as_object()?;
+            (object.get("@type").and_then(Value::as_str) == Some(BAD_REQUEST_TYPE)).then(|| {
+                let violations = object
+                    .get("fieldViolations")
+                    .and_then(Value::as_array)
+                    .map(|items| {
+                        items
+                            .iter()
+                            .map(|v| FieldViolation {
+                                field: v.get("field").and_then(Value::as_str).unwrap_or_default().into(),
+                                description: v
+                                    .get("description")
+                                    .and_then(Value::as_str)
+                                    .unwrap_or_default()
+                                    .into(),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                Error::InvalidParams { violations }
+            })
+        })
+    }
+}
+
+fn string_map(value: Option<&Value>) -> BTreeMap<String, String> {
+    let empty = Map::new();
+    let object = value.and_then(Value::as_object).unwrap_or(&empty);
+    object
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string())))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn every_a2a_error() -> Vec<Error> {
+        vec![
+            Error::TaskNotFound { task_id: "t1".into() },
+            Error::TaskNotCancelable { task_id: "t1".into(), state: TaskState::Completed },
+            Error::PushNotificationNotSupported,
+            Error::unsupported("streaming is not supported"),
+            Error::ContentTypeNotSupported { media_type: "image/png".into() },
+            Error::InvalidAgentResponse { reason: "bad".into() },
+            Error::ExtendedAgentCardNotConfigured,
+            Error::ExtensionSupportRequired { uris: vec!["urn:a".into(), "urn:b".into()] },
+            Error::VersionNotSupported { version: "9.9".into(), supported: vec!["1.0".into()] },
+        ]
+    }
+
+    #[test]
+    fn reasons_are_the_spec_names_in_upper_snake_case_without_error_suffix() {
+        let reasons: Vec<_> = every_a2a_error().iter().map(|e| e.reason().unwrap()).collect();
+        assert_eq!(
+            reasons,
+            [
+                "TASK_NOT_FOUND",
+                "TASK_NOT_CANCELABLE",
+                "PUSH_NOTIFICATION_NOT_SUPPORTED",
+                "UNSUPPORTED_OPERATION",
+                "CONTENT_TYPE_NOT_SUPPORTED",
+                "INVALID_AGENT_RESPONSE",
+                "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
+                "EXTENSION_SUPPORT_REQUIRED",
+                "VERSION_NOT_SUPPORTED",
+            ]
+        );
+    }
+
+    #[test]
+    fn every_a2a_error_round_trips_through_json_details() {
+        for error in every_a2a_error() {
+            let details = error.to_json_details();
+            assert_eq!(details[0]["@type"], ERROR_INFO_TYPE);
+            assert_eq!(details[0]["domain"], ERROR_DOMAIN);
+            let back = Error::from_json_details(&error.to_string(), &details).unwrap();
+            assert_eq!(format!("{back:?}"), format!("{error:?}"));
+        }
+    }
+
+    #[test]
+    fn invalid_params_carry_a_bad_request_with_the_field() {
+        let error = Error::invalid_param("message.parts", "at least one part is required");
+        let details = error.to_json_details();
+        assert_eq!(
+            details,
+            vec![json!({"@type": BAD_REQUEST_TYPE, "fieldViolations": [
+                {"field": "message.parts", "description": "at least one part is required"}]})]
+        );
+        let back = Error::from_json_details("x", &details).unwrap();
+        assert_eq!(back.field_violations(), error.field_violations());
+    }
+
+    #[test]
+    fn task_not_found_metadata_names_the_task() {
+        let info = Error::TaskNotFound { task_id: "abc".into() }.error_info().unwrap();
+        assert_eq!(info.metadata.get("taskId").map(String::as_str), Some("abc"));
+    }
+
+    #[test]
+    fn foreign_error_info_is_not_mistaken_for_an_a2a_error() {
+        let details =
+            vec![json!({"@type": ERROR_INFO_TYPE, "reason": "TASK_NOT_FOUND", "domain": "example.com"})];
+        assert!(Error::from_json_details("m", &details).is_none());
+    }
+}

@@ -1,0 +1,22 @@
+//! A2A's abstract operations, task lifecycle, errors and stores: the protocol without a wire.
+//!
+//! Where it sits: above [`a2a_proto`] (the one type system) and below the three bindings
+//! (`a2a-jsonrpc`, `a2a-grpc`, `a2a-rest`), which translate their wire format into calls of
+//! [`A2aService`] and back. Nothing here knows HTTP, JSON-RPC or gRPC.
+//!
+//! - [`A2aService`]: the 11 operations of spec 3.1, implemented by the server-side handler and by
+//!   every binding's client alike.
+//! - [`Error`]: one variant per A2A error (spec 3.3.2); bindings map it with one exhaustive match.
+//! - [`CallContext`], [`ServiceParams`], [`ProtocolVersion`]: per-call principal, service
+//!   parameters and version resolution (spec 3.2.6, 3.6).
+//! - [`Operation`]: the operations with their method names (spec 5.3).
+
+pub mod context;
+pub mod error;
+pub mod operation;
+pub mod service;
+
+pub use context::{CallContext, Principal, ProtocolVersion, ServiceParams};
+pub use error::{Error, Result};
+pub use operation::Operation;
+pub use service::{A2aService, EventStream};
