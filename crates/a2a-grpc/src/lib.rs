@@ -1,0 +1,1 @@
+//! The A2A grpc binding (work in progress).
