@@ -72,6 +72,9 @@ fn generate(root: &Path, out: &Path) -> Result<()> {
         // prost-types, so Struct/Value/Timestamp serialize as ProtoJSON.
         .compile_well_known_types()
         .extern_path(".google.protobuf", "::pbjson_types")
+        // pbjson-types writes timestamps with a `+00:00` offset; ProtoJSON and spec 5.6.1 require
+        // `Z`. a2a-proto's own Timestamp (same wire format) serializes correctly.
+        .extern_path(".google.protobuf.Timestamp", "crate::Timestamp")
         .enable_type_names()
         .type_name_domain(["."], "type.googleapis.com")
         .compile_fds(fds.clone())

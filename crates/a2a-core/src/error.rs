@@ -22,7 +22,7 @@ pub const ERROR_INFO_TYPE: &str = "type.googleapis.com/google.rpc.ErrorInfo";
 pub const BAD_REQUEST_TYPE: &str = "type.googleapis.com/google.rpc.BadRequest";
 
 /// Every error an A2A operation can end with, on the server and on the client side.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum Error {
     /// `TaskNotFoundError`: the task (or the push config) does not exist or is not accessible.
     #[error("task {task_id} not found")]

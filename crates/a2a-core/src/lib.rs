@@ -10,6 +10,9 @@
 //! - [`CallContext`], [`ServiceParams`], [`ProtocolVersion`]: per-call principal, service
 //!   parameters and version resolution (spec 3.2.6, 3.6).
 //! - [`Operation`]: the operations with their method names (spec 5.3).
+//! - [`AgentExecutor`] and [`TaskUpdater`]: the API your agent implements and publishes through.
+//! - [`DefaultRequestHandler`]: the spec semantics (task lifecycle, history, listing, cancel,
+//!   subscribe, push delivery, capability and version checks) over an executor and [`store`]s.
 
 pub mod context;
 pub mod error;
@@ -20,3 +23,13 @@ pub use context::{CallContext, Principal, ProtocolVersion, ServiceParams};
 pub use error::{Error, Result};
 pub use operation::Operation;
 pub use service::{A2aService, EventStream};
+pub mod executor;
+pub mod handler;
+pub mod lifecycle;
+pub mod push;
+pub mod store;
+
+mod execution;
+
+pub use executor::{AgentExecutor, RequestContext, TaskUpdater};
+pub use handler::DefaultRequestHandler;

@@ -87,7 +87,7 @@ pub struct TaskStatus {
     /// ISO 8601 Timestamp when the status was recorded.
     /// Example: "2023-10-27T10:00:00Z"
     #[prost(message, optional, tag = "3")]
-    pub timestamp: ::core::option::Option<::pbjson_types::Timestamp>,
+    pub timestamp: ::core::option::Option<crate::Timestamp>,
 }
 impl ::prost::Name for TaskStatus {
     const NAME: &'static str = "TaskStatus";
@@ -1037,7 +1037,7 @@ pub struct ListTasksRequest {
     /// Filter tasks which have a status updated after the provided timestamp in ISO 8601 format (e.g., "2023-10-27T10:00:00Z").
     /// Only tasks with a status timestamp time greater than or equal to this value will be returned.
     #[prost(message, optional, tag = "7")]
-    pub status_timestamp_after: ::core::option::Option<::pbjson_types::Timestamp>,
+    pub status_timestamp_after: ::core::option::Option<crate::Timestamp>,
     /// Whether to include artifacts in the returned tasks.
     /// Defaults to false to reduce payload size.
     #[prost(bool, optional, tag = "8")]

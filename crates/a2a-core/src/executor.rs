@@ -1,0 +1,225 @@
+//! The agent-facing API: implement [`AgentExecutor`] with your agent's logic, publish what it does
+//! through the [`TaskUpdater`] it receives.
+//!
+//! The handler owns the [`Task`]: the executor never builds one. It publishes status updates,
+//! artifacts (whole, or in chunks with `append` / `lastChunk`, spec 4.2.2) or a single direct
+//! [`Message`] reply, and the handler validates each event against the state machine
+//! ([`crate::lifecycle`]), stores it, streams it to every subscriber in order and posts it to
+//! the task's webhooks.
+//!
+//! ```
+//! use a2a_core::executor::{AgentExecutor, RequestContext, TaskUpdater};
+//! use a2a_proto::v1::{Artifact, Part};
+//!
+//! struct Echo;
+//!
+//! #[async_trait::async_trait]
+//! impl AgentExecutor for Echo {
+//!     async fn execute(&self, ctx: RequestContext, updater: TaskUpdater) -> a2a_core::Result<()> {
+//!         updater.start_work(None).await?;
+//!         updater.add_artifact(Artifact::new(vec![Part::text(ctx.message.text())])).await?;
+//!         updater.complete(None).await
+//!     }
+//! }
+//! ```
+
+use std::sync::Arc;
+
+use a2a_proto::v1::{
+    Artifact, Message, Part, Role, SendMessageConfiguration, StreamResponse, Task, TaskArtifactUpdateEvent,
+    TaskState, TaskStatus, TaskStatusUpdateEvent,
+};
+use async_trait::async_trait;
+use pbjson_types::Struct;
+use tokio_util::sync::CancellationToken;
+
+use crate::context::CallContext;
+use crate::error::Result;
+use crate::execution::{ProducerGuard, TaskRuntime};
+
+/// Your agent. One call of [`execute`](Self::execute) per incoming message; [`cancel`](Self::cancel)
+/// when a client cancels the task.
+#[async_trait]
+pub trait AgentExecutor: Send + Sync + 'static {
+    /// Processes `ctx.message`. Publish at least one event: a status update or artifact (the
+    /// handler then creates the task), or one [`TaskUpdater::reply`] message for a task-less
+    /// answer. Returning `Err` fails the task (or, if nothing was published yet, fails the call).
+    ///
+    /// A blocking SendMessage returns when the task reaches a terminal or interrupted state, or
+    /// when `execute` has returned and every clone of `updater` is dropped; a stream ends then too.
+    async fn execute(&self, ctx: RequestContext, updater: TaskUpdater) -> Result<()>;
+
+    /// Called by CancelTask on a non-terminal task, after `ctx.cancellation` of any running
+    /// execution has fired. The default publishes `CANCELED`; override to clean up first. If the
+    /// task is not terminal when this returns, the handler marks it `CANCELED` itself.
+    async fn cancel(&self, task: Task, updater: TaskUpdater) -> Result<()> {
+        let _ = task;
+        updater.cancel(None).await
+    }
+}
+
+/// What the executor knows about the message it processes.
+#[derive(Debug, Clone)]
+pub struct RequestContext {
+    /// The task this message belongs to (newly generated for a new task, spec 3.4.2).
+    pub task_id: String,
+    /// The task's context (the client's, or newly generated, spec 3.4.1).
+    pub context_id: String,
+    /// The incoming message, with `taskId` and `contextId` filled in.
+    pub message: Message,
+    /// The task as it was before this message, when the message continues an existing task.
+    pub task: Option<Task>,
+    /// The tasks named by `message.referenceTaskIds` that exist and are visible to the caller.
+    pub reference_tasks: Vec<Task>,
+    /// The request's configuration (accepted output modes, history length, ...).
+    pub configuration: Option<SendMessageConfiguration>,
+    /// The request's metadata.
+    pub metadata: Option<Struct>,
+    /// The request's tenant.
+    pub tenant: String,
+    /// The caller's principal and service parameters (e.g. the `A2A-Extensions` in use).
+    pub call: CallContext,
+    /// Fires when the task is canceled: stop working and return.
+    pub cancellation: CancellationToken,
+}
+
+/// The executor's handle on its task: every method publishes one event (or none, for
+/// [`submit`](Self::submit) on an existing task). Cheap to clone; keep a clone to publish from
+/// other tasks. Publishing fails with `InvalidAgentResponse` when the event is not valid now
+/// (e.g. after a terminal state, or a reply after task events).
+#[derive(Clone)]
+pub struct TaskUpdater {
+    runtime: Arc<TaskRuntime>,
+    _guard: Arc<ProducerGuard>,
+}
+
+impl std::fmt::Debug for TaskUpdater {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskUpdater").field("task_id", &self.runtime.task_id).finish_non_exhaustive()
+    }
+}
+
+impl TaskUpdater {
+    pub(crate) fn new(runtime: Arc<TaskRuntime>, guard: Arc<ProducerGuard>) -> Self {
+        TaskUpdater { runtime, _guard: guard }
+    }
+
+    /// The task's id.
+    pub fn task_id(&self) -> &str {
+        &self.runtime.task_id
+    }
+
+    /// The task's context id.
+    pub fn context_id(&self) -> &str {
+        &self.runtime.context_id
+    }
+
+    /// Whether the task has been canceled.
+    pub fn is_cancelled(&self) -> bool {
+        self.runtime.cancellation.is_cancelled()
+    }
+
+    /// Completes when the task is canceled.
+    pub async fn cancelled(&self) {
+        self.runtime.cancellation.cancelled().await;
+    }
+
+    /// An agent message in this task and context, with a fresh id.
+    pub fn agent_message(&self, parts: Vec<Part>) -> Message {
+        Message::agent(parts).with_task_id(self.task_id()).with_context_id(self.context_id())
+    }
+
+    /// A one-part text [`agent_message`](Self::agent_message).
+    pub fn agent_text(&self, text: impl Into<String>) -> Message {
+        self.agent_message(vec![Part::text(text)])
+    }
+
+    /// Publishes any event. Ids left empty are filled in; ids of another task are refused.
+    pub async fn publish(&self, event: impl Into<StreamResponse>) -> Result<()> {
+        self.runtime.publish(event.into()).await
+    }
+
+    /// Makes sure the task exists (state `SUBMITTED` for a new task), without another event.
+    pub async fn submit(&self) -> Result<()> {
+        self.runtime.ensure_created().await
+    }
+
+    /// Publishes a status update.
+    pub async fn update_status(&self, state: TaskState, message: Option<Message>) -> Result<()> {
+        let status = TaskStatus { state: state.into(), message, timestamp: None };
+        self.publish(TaskStatusUpdateEvent {
+            task_id: self.task_id().into(),
+            context_id: self.context_id().into(),
+            status: Some(status),
+            metadata: None,
+        })
+        .await
+    }
+
+    /// `WORKING`.
+    pub async fn start_work(&self, message: Option<Message>) -> Result<()> {
+        self.update_status(TaskState::Working, message).await
+    }
+
+    /// `COMPLETED` (terminal).
+    pub async fn complete(&self, message: Option<Message>) -> Result<()> {
+        self.update_status(TaskState::Completed, message).await
+    }
+
+    /// `FAILED` (terminal).
+    pub async fn fail(&self, message: Option<Message>) -> Result<()> {
+        self.update_status(TaskState::Failed, message).await
+    }
+
+    /// `REJECTED` (terminal): the agent will not perform the task.
+    pub async fn reject(&self, message: Option<Message>) -> Result<()> {
+        self.update_status(TaskState::Rejected, message).await
+    }
+
+    /// `CANCELED` (terminal).
+    pub async fn cancel(&self, message: Option<Message>) -> Result<()> {
+        self.update_status(TaskState::Canceled, message).await
+    }
+
+    /// `INPUT_REQUIRED` (interrupted): the client continues the task with a new message.
+    pub async fn require_input(&self, message: Message) -> Result<()> {
+        self.update_status(TaskState::InputRequired, Some(message)).await
+    }
+
+    /// `AUTH_REQUIRED` (interrupted, spec 7.6).
+    pub async fn require_auth(&self, message: Message) -> Result<()> {
+        self.update_status(TaskState::AuthRequired, Some(message)).await
+    }
+
+    /// Publishes a whole artifact (`append: false`, `lastChunk: true`).
+    pub async fn add_artifact(&self, artifact: Artifact) -> Result<()> {
+        self.artifact_update(artifact, false, true).await
+    }
+
+    /// Publishes a chunk to append to the artifact of the same id (spec 4.2.2).
+    pub async fn append_artifact(&self, artifact: Artifact, last_chunk: bool) -> Result<()> {
+        self.artifact_update(artifact, true, last_chunk).await
+    }
+
+    /// Publishes an artifact update with explicit `append` and `lastChunk`.
+    pub async fn artifact_update(&self, artifact: Artifact, append: bool, last_chunk: bool) -> Result<()> {
+        self.publish(TaskArtifactUpdateEvent {
+            task_id: self.task_id().into(),
+            context_id: self.context_id().into(),
+            artifact: Some(artifact),
+            append,
+            last_chunk,
+            metadata: None,
+        })
+        .await
+    }
+
+    /// Answers with a direct message and no task (spec 3.1.1): only as the first and only event of
+    /// an execution for a new task.
+    pub async fn reply(&self, mut message: Message) -> Result<()> {
+        if message.role == Role::Unspecified as i32 {
+            message.role = Role::Agent.into();
+        }
+        self.publish(message).await
+    }
+}

@@ -1,0 +1,689 @@
+//! [`DefaultRequestHandler`]: the spec's semantics (section 3) on top of an [`AgentExecutor`],
+//! serving every binding through [`A2aService`].
+//!
+//! Every operation starts with the same admission checks, in this order: the protocol version
+//! (spec 3.6.2), required extensions (3.3.4), then the capability the operation needs (3.3.4).
+//! Then it validates its request (5.7), scopes every task access to the caller (13.1), and runs.
+
+mod validate;
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Duration;
+
+use a2a_proto::v1::{
+    AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
+    GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, SendMessageRequest,
+    SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig, TaskState,
+    TaskStatus,
+};
+use async_trait::async_trait;
+use futures::{FutureExt, StreamExt};
+
+use crate::context::{CallContext, ProtocolVersion};
+use crate::error::{Error, Result};
+use crate::execution::{Registry, Step, StreamMode, Subscription, TaskRuntime};
+use crate::executor::{AgentExecutor, RequestContext, TaskUpdater};
+use crate::operation::Operation;
+use crate::push::{DestinationPolicy, PushDispatcher, PushTransport};
+use crate::service::{A2aService, EventStream};
+use crate::store::memory::{InMemoryPushConfigStore, InMemoryTaskStore};
+use crate::store::{PushConfigStore, Scope, TaskQuery, TaskStore, TaskView};
+use validate::Violations;
+
+/// The server-side implementation of every operation. Cheap to clone.
+#[derive(Clone)]
+pub struct DefaultRequestHandler {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    card: AgentCard,
+    extended_card: Option<AgentCard>,
+    executor: Arc<dyn AgentExecutor>,
+    tasks: Arc<dyn TaskStore>,
+    push_configs: Arc<dyn PushConfigStore>,
+    push: Option<Arc<PushDispatcher>>,
+    policy: DestinationPolicy,
+    registry: Registry,
+    versions: Vec<ProtocolVersion>,
+}
+
+impl std::fmt::Debug for DefaultRequestHandler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DefaultRequestHandler").field("agent", &self.inner.card.name).finish_non_exhaustive()
+    }
+}
+
+/// Builds a [`DefaultRequestHandler`]; see [`DefaultRequestHandler::builder`].
+pub struct HandlerBuilder {
+    card: AgentCard,
+    executor: Arc<dyn AgentExecutor>,
+    extended_card: Option<AgentCard>,
+    tasks: Option<Arc<dyn TaskStore>>,
+    push_configs: Option<Arc<dyn PushConfigStore>>,
+    push_transport: Option<Arc<dyn PushTransport>>,
+    policy: DestinationPolicy,
+    push_timeout: Duration,
+}
+
+impl std::fmt::Debug for HandlerBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HandlerBuilder").field("agent", &self.card.name).finish_non_exhaustive()
+    }
+}
+
+impl HandlerBuilder {
+    /// The extended agent card served to authenticated callers (spec 3.1.11).
+    pub fn extended_agent_card(mut self, card: AgentCard) -> Self {
+        self.extended_card = Some(card);
+        self
+    }
+
+    /// Where tasks are stored (default: in memory).
+    pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
+        self.tasks = Some(store);
+        self
+    }
+
+    /// Where push configs are stored (default: in memory).
+    pub fn push_config_store(mut self, store: Arc<dyn PushConfigStore>) -> Self {
+        self.push_configs = Some(store);
+        self
+    }
+
+    /// How notifications are sent. Required when the card declares `pushNotifications`.
+    pub fn push_transport(mut self, transport: Arc<dyn PushTransport>) -> Self {
+        self.push_transport = Some(transport);
+        self
+    }
+
+    /// Which webhook destinations are allowed (default: public addresses only, spec 13.2).
+    pub fn push_destination_policy(mut self, policy: DestinationPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// The timeout of each webhook request (default 10 s, spec 4.3.3 recommends 10-30 s).
+    pub fn push_timeout(mut self, timeout: Duration) -> Self {
+        self.push_timeout = timeout;
+        self
+    }
+
+    /// The handler. Fails if the card advertises push notifications without a push transport, or
+    /// an extended card without declaring `extendedAgentCard` (both would be false advertising).
+    pub fn build(self) -> Result<DefaultRequestHandler> {
+        let capabilities = self.card.capabilities.clone().unwrap_or_default();
+        if capabilities.push_notifications == Some(true) && self.push_transport.is_none() {
+            return Err(Error::internal(
+                "the agent card declares pushNotifications but the handler has no push transport",
+            ));
+        }
+        let push_configs = self.push_configs.unwrap_or_else(|| Arc::new(InMemoryPushConfigStore::new()));
+        let push = self.push_transport.map(|transport| {
+            Arc::new(PushDispatcher::new(
+                transport,
+                Arc::clone(&push_configs),
+                self.policy.clone(),
+                self.push_timeout,
+            ))
+        });
+        Ok(DefaultRequestHandler {
+            inner: Arc::new(Inner {
+                card: self.card,
+                extended_card: self.extended_card,
+                executor: self.executor,
+                tasks: self.tasks.unwrap_or_else(|| Arc::new(InMemoryTaskStore::new())),
+                push_configs,
+                push,
+                policy: self.policy,
+                registry: Registry::default(),
+                versions: vec![ProtocolVersion::V1_0],
+            }),
+        })
+    }
+}
+
+impl DefaultRequestHandler {
+    /// A builder for an agent described by `card` whose logic is `executor`.
+    pub fn builder(card: AgentCard, executor: impl AgentExecutor) -> HandlerBuilder {
+        HandlerBuilder {
+            card,
+            executor: Arc::new(executor),
+            extended_card: None,
+            tasks: None,
+            push_configs: None,
+            push_transport: None,
+            policy: DestinationPolicy::public_only(),
+            push_timeout: Duration::from_secs(10),
+        }
+    }
+
+    /// The public agent card this handler validates capabilities against.
+    pub fn agent_card(&self) -> &AgentCard {
+        &self.inner.card
+    }
+
+    /// The versions this handler serves (spec 3.6.2). 0.3 requests reach it only after an edge
+    /// adapter has translated them to 1.0: that adapter is the one seam for older versions.
+    pub fn supported_versions(&self) -> &[ProtocolVersion] {
+        &self.inner.versions
+    }
+}
+
+fn scope(ctx: &CallContext, tenant: &str) -> Scope {
+    Scope { tenant: tenant.to_owned(), owner: ctx.principal.as_ref().map(|p| p.id.clone()) }
+}
+
+fn history_view(history_length: Option<i32>) -> TaskView {
+    TaskView { history_length: history_length.map(|n| n.max(0) as usize), include_artifacts: true }
+}
+
+impl Inner {
+    /// Version, required extensions and capability checks (module docs).
+    fn admit(&self, ctx: &CallContext, operation: Operation) -> Result<()> {
+        ProtocolVersion::resolve(ctx.params.version(), &self.versions)?;
+        let capabilities = self.card.capabilities.clone().unwrap_or_default();
+        let declared = ctx.params.extensions();
+        let missing: Vec<String> = capabilities
+            .extensions
+            .iter()
+            .filter(|e| e.required && !declared.contains(&e.uri.as_str()))
+            .map(|e| e.uri.clone())
+            .collect();
+        if !missing.is_empty() {
+            return Err(Error::ExtensionSupportRequired { uris: missing });
+        }
+        match operation {
+            Operation::SendStreamingMessage | Operation::SubscribeToTask
+                if capabilities.streaming != Some(true) =>
+            {
+                Err(Error::unsupported("streaming is not supported by this agent"))
+            }
+            Operation::CreateTaskPushNotificationConfig
+            | Operation::GetTaskPushNotificationConfig
+            | Operation::ListTaskPushNotificationConfigs
+            | Operation::DeleteTaskPushNotificationConfig
+                if !self.push_enabled() =>
+            {
+                Err(Error::PushNotificationNotSupported)
+            }
+            Operation::GetExtendedAgentCard if capabilities.extended_agent_card != Some(true) => {
+                Err(Error::unsupported("this agent has no extended agent card"))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn push_enabled(&self) -> bool {
+        self.push.is_some()
+            && self.card.capabilities.as_ref().and_then(|c| c.push_notifications) == Some(true)
+    }
+
+    /// The task, if `scope` may see it; otherwise TaskNotFound (spec 13.1: never reveal it exists).
+    async fn visible_task(&self, scope: &Scope, task_id: &str, view: TaskView) -> Result<Task> {
+        self.tasks
+            .get(scope, task_id, view)
+            .await?
+            .ok_or_else(|| Error::TaskNotFound { task_id: task_id.into() })
+    }
+
+    fn runtime_for(&self, task: &Task, scope: &Scope) -> Arc<TaskRuntime> {
+        self.registry.get_or_insert_with(&task.id, || {
+            TaskRuntime::for_existing_task(task, scope.clone(), Arc::clone(&self.tasks), self.push.clone())
+        })
+    }
+
+    fn spawn_execution(&self, runtime: &Arc<TaskRuntime>, ctx: RequestContext) {
+        let guard = runtime.producer();
+        let updater = TaskUpdater::new(Arc::clone(runtime), Arc::clone(&guard));
+        let executor = Arc::clone(&self.executor);
+        let runtime = Arc::clone(runtime);
+        tokio::spawn(async move {
+            let outcome = AssertUnwindSafe(executor.execute(ctx, updater)).catch_unwind().await;
+            let outcome = outcome.unwrap_or_else(|panic| {
+                let reason = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "panic".into());
+                Err(Error::internal(format!("the agent panicked: {reason}")))
+            });
+            runtime.finish_execution(outcome).await;
+            drop(guard);
+        });
+    }
+
+    /// Validates a send, resolves or creates its task, and starts the execution. Returns the
+    /// runtime, the subscription (taken before the execution starts, so no event is missed) and,
+    /// for a continued task, the snapshot a stream starts with.
+    async fn start_send(
+        &self,
+        ctx: &CallContext,
+        request: SendMessageRequest,
+        mode: (StreamMode, bool),
+    ) -> Result<(Arc<TaskRuntime>, Subscription, Option<Task>)> {
+        let mut violations = Violations::default();
+        validate::message(request.message.as_ref(), "message", &mut violations);
+        let configuration = request.configuration.clone();
+        if let Some(config) = &configuration {
+            violations.non_negative(config.history_length, "configuration.historyLength");
+        }
+        let push_config = configuration.as_ref().and_then(|c| c.task_push_notification_config.clone());
+        if let Some(push) = &push_config {
+            if !self.push_enabled() {
+                return Err(Error::PushNotificationNotSupported);
+            }
+            if let Err(reason) = self.policy.check_url(&push.url) {
+                violations.add("configuration.taskPushNotificationConfig.url", reason);
+            }
+        }
+        violations.finish()?;
+        let mut message = request.message.expect("validated");
+        if let Some(media_type) = validate::unsupported_media_type(&self.card, &message) {
+            return Err(Error::ContentTypeNotSupported { media_type: media_type.to_owned() });
+        }
+        let scope = scope(ctx, &request.tenant);
+
+        let existing = if message.task_id.is_empty() {
+            None
+        } else {
+            let task = self.visible_task(&scope, &message.task_id, TaskView::FULL).await?;
+            if !message.context_id.is_empty() && message.context_id != task.context_id {
+                // spec 3.4.3: mismatching contextId and taskId MUST be rejected.
+                return Err(Error::invalid_param(
+                    "message.contextId",
+                    format!(
+                        "task {} belongs to context {}, not {}",
+                        task.id, task.context_id, message.context_id
+                    ),
+                ));
+            }
+            let state = task.state();
+            if state.is_terminal() {
+                return Err(Error::unsupported(format!(
+                    "task {} is {}: a terminal task accepts no further messages",
+                    task.id,
+                    state.as_str_name()
+                )));
+            }
+            Some(task)
+        };
+        let (task_id, context_id) = match &existing {
+            Some(task) => (task.id.clone(), task.context_id.clone()),
+            None => {
+                let context_id = if message.context_id.is_empty() {
+                    a2a_proto::new_id()
+                } else {
+                    message.context_id.clone()
+                };
+                (a2a_proto::new_id(), context_id)
+            }
+        };
+        message.task_id.clone_from(&task_id);
+        message.context_id.clone_from(&context_id);
+
+        let mut reference_tasks = Vec::new();
+        for id in &message.reference_task_ids {
+            // Unknown or invisible references are skipped: they are hints (spec 3.4.3 SHOULD).
+            if let Some(task) = self.tasks.get(&scope, id, TaskView::FULL).await? {
+                reference_tasks.push(task);
+            }
+        }
+
+        if let Some(mut push) = push_config {
+            push.task_id.clone_from(&task_id);
+            if push.id.is_empty() {
+                push.id = a2a_proto::new_id();
+            }
+            push.tenant.clone_from(&request.tenant);
+            self.push_configs.put(push).await?;
+        }
+
+        let (runtime, snapshot) = match &existing {
+            Some(task) => {
+                let runtime = self.runtime_for(task, &scope);
+                runtime.append_history(&message).await?;
+                (runtime, true)
+            }
+            None => {
+                let pending = Task {
+                    id: task_id.clone(),
+                    context_id: context_id.clone(),
+                    status: Some(TaskStatus {
+                        state: TaskState::Submitted.into(),
+                        message: None,
+                        timestamp: Some(crate::execution::now()),
+                    }),
+                    artifacts: Vec::new(),
+                    history: vec![message.clone()],
+                    metadata: None,
+                };
+                let runtime = TaskRuntime::for_new_task(
+                    pending,
+                    scope.clone(),
+                    Arc::clone(&self.tasks),
+                    self.push.clone(),
+                );
+                let runtime = self.registry.get_or_insert_with(&task_id, || runtime);
+                (runtime, false)
+            }
+        };
+        let mut subscription = runtime.subscribe(mode.0, mode.1);
+        let first = if snapshot {
+            let view = history_view(configuration.as_ref().and_then(|c| c.history_length));
+            let (seq, task) = runtime.snapshot(view).await?;
+            subscription.skip_through(seq);
+            task
+        } else {
+            None
+        };
+        let request_context = RequestContext {
+            task_id,
+            context_id,
+            message,
+            task: existing,
+            reference_tasks,
+            configuration,
+            metadata: request.metadata,
+            tenant: request.tenant,
+            call: ctx.clone(),
+            cancellation: runtime.cancellation.clone(),
+        };
+        self.spawn_execution(&runtime, request_context);
+        Ok((runtime, subscription, first))
+    }
+}
+
+fn into_stream(first: Option<Task>, subscription: Subscription) -> EventStream {
+    let rest = futures::stream::unfold(subscription, |mut subscription| async move {
+        match subscription.next().await? {
+            Ok(Step::Event(event, _)) => Some((Ok(event), subscription)),
+            Ok(Step::Reply(message)) => Some((Ok(StreamResponse::from(message)), subscription)),
+            Ok(Step::Ended(Some(error))) => Some((Err((*error).clone()), subscription)),
+            Ok(Step::Ended(None)) => None,
+            Err(error) => Some((Err(error), subscription)),
+        }
+    });
+    match first {
+        Some(task) => {
+            futures::stream::once(async move { Ok(StreamResponse::from(task)) }).chain(rest).boxed()
+        }
+        None => rest.boxed(),
+    }
+}
+
+#[async_trait]
+impl A2aService for DefaultRequestHandler {
+    async fn send_message(
+        &self,
+        ctx: &CallContext,
+        request: SendMessageRequest,
+    ) -> Result<SendMessageResponse> {
+        let inner = &self.inner;
+        inner.admit(ctx, Operation::SendMessage)?;
+        let configuration = request.configuration.clone().unwrap_or_default();
+        let scope = scope(ctx, &request.tenant);
+        let (runtime, mut subscription, _) =
+            inner.start_send(ctx, request, (StreamMode::Execution, false)).await?;
+        // spec 3.2.2: wait for a terminal or interrupted state, unless returnImmediately (then
+        // the first event, which tells a Task from a direct Message reply).
+        while let Some(step) = subscription.next().await {
+            match step? {
+                Step::Reply(message) => return Ok(message.into()),
+                Step::Event(_, state) => {
+                    if configuration.return_immediately || subscription.ends(state) {
+                        break;
+                    }
+                }
+                Step::Ended(Some(error)) => return Err((*error).clone()),
+                Step::Ended(None) => break,
+            }
+        }
+        if !runtime.is_created().await {
+            return Err(Error::InvalidAgentResponse {
+                reason: "the agent finished without publishing a task update or a message".into(),
+            });
+        }
+        let task =
+            inner.visible_task(&scope, &runtime.task_id, history_view(configuration.history_length)).await?;
+        Ok(task.into())
+    }
+
+    async fn send_streaming_message(
+        &self,
+        ctx: &CallContext,
+        request: SendMessageRequest,
+    ) -> Result<EventStream> {
+        self.inner.admit(ctx, Operation::SendStreamingMessage)?;
+        let (_, subscription, first) =
+            self.inner.start_send(ctx, request, (StreamMode::Execution, true)).await?;
+        Ok(into_stream(first, subscription))
+    }
+
+    async fn get_task(&self, ctx: &CallContext, request: GetTaskRequest) -> Result<Task> {
+        self.inner.admit(ctx, Operation::GetTask)?;
+        let mut violations = Violations::default();
+        violations.require(&request.id, "id");
+        violations.non_negative(request.history_length, "historyLength");
+        violations.finish()?;
+        let scope = scope(ctx, &request.tenant);
+        self.inner.visible_task(&scope, &request.id, history_view(request.history_length)).await
+    }
+
+    async fn list_tasks(&self, ctx: &CallContext, request: ListTasksRequest) -> Result<ListTasksResponse> {
+        self.inner.admit(ctx, Operation::ListTasks)?;
+        let mut violations = Violations::default();
+        let page_size = validate::list_tasks(&request, &mut violations);
+        let after = validate::decode_page_token(&request.page_token, &mut violations);
+        violations.finish()?;
+        let state = TaskState::try_from(request.status).unwrap_or_default();
+        let query = TaskQuery {
+            context_id: (!request.context_id.is_empty()).then(|| request.context_id.clone()),
+            state: (state != TaskState::Unspecified).then_some(state),
+            updated_at_or_after_ms: request
+                .status_timestamp_after
+                .as_ref()
+                .map(a2a_proto::Timestamp::as_millis),
+            page_size,
+            after,
+            view: TaskView {
+                history_length: request.history_length.map(|n| n as usize),
+                // spec 3.1.4: artifacts are omitted unless includeArtifacts is true.
+                include_artifacts: request.include_artifacts == Some(true),
+            },
+        };
+        let page = self.inner.tasks.list(&scope(ctx, &request.tenant), &query).await?;
+        Ok(ListTasksResponse {
+            tasks: page.tasks,
+            next_page_token: page.next.as_ref().map(validate::encode_page_token).unwrap_or_default(),
+            page_size: page_size as i32,
+            total_size: i32::try_from(page.total_size).unwrap_or(i32::MAX),
+        })
+    }
+
+    async fn cancel_task(&self, ctx: &CallContext, request: CancelTaskRequest) -> Result<Task> {
+        let inner = &self.inner;
+        inner.admit(ctx, Operation::CancelTask)?;
+        let mut violations = Violations::default();
+        violations.require(&request.id, "id");
+        violations.finish()?;
+        let scope = scope(ctx, &request.tenant);
+        let task = inner.visible_task(&scope, &request.id, TaskView::FULL).await?;
+        match task.state() {
+            // spec 3.3.1: cancellation is idempotent; a canceled task stays canceled.
+            TaskState::Canceled => return Ok(task),
+            state if state.is_terminal() => {
+                return Err(Error::TaskNotCancelable { task_id: task.id.clone(), state });
+            }
+            _ => {}
+        }
+        let runtime = inner.runtime_for(&task, &scope);
+        runtime.cancellation.cancel();
+        let guard = runtime.producer();
+        let updater = TaskUpdater::new(Arc::clone(&runtime), Arc::clone(&guard));
+        if let Err(error) = inner.executor.cancel(task.clone(), updater.clone()).await {
+            tracing::warn!(task_id = %task.id, %error, "the agent's cancel failed; canceling anyway");
+        }
+        let state = runtime.current_state().await;
+        if !state.is_terminal() {
+            // The executor did not end the task: the handler does (spec 3.1.5).
+            if let Err(error) = updater.cancel(None).await {
+                tracing::debug!(task_id = %task.id, %error, "cancel raced with another update");
+            }
+        }
+        drop(updater);
+        drop(guard);
+        let task = inner.visible_task(&scope, &task.id, TaskView::FULL).await?;
+        match task.state() {
+            TaskState::Canceled => Ok(task),
+            state => Err(Error::TaskNotCancelable { task_id: task.id.clone(), state }),
+        }
+    }
+
+    async fn subscribe_to_task(
+        &self,
+        ctx: &CallContext,
+        request: SubscribeToTaskRequest,
+    ) -> Result<EventStream> {
+        let inner = &self.inner;
+        inner.admit(ctx, Operation::SubscribeToTask)?;
+        let mut violations = Violations::default();
+        violations.require(&request.id, "id");
+        violations.finish()?;
+        let scope = scope(ctx, &request.tenant);
+        let task = inner.visible_task(&scope, &request.id, TaskView::FULL).await?;
+        let runtime = inner.runtime_for(&task, &scope);
+        let mut subscription = runtime.subscribe(StreamMode::Task, false);
+        // spec 3.1.6: the first event is the task as it is now; nothing between it and the
+        // following events is lost (the subscription started before the snapshot).
+        let (seq, snapshot) = runtime.snapshot(TaskView::FULL).await?;
+        let snapshot = snapshot.ok_or_else(|| Error::TaskNotFound { task_id: request.id.clone() })?;
+        let state = snapshot.state();
+        if state.is_terminal() {
+            return Err(Error::unsupported(format!(
+                "task {} is {}: a terminal task cannot be subscribed to",
+                snapshot.id,
+                state.as_str_name()
+            )));
+        }
+        subscription.skip_through(seq);
+        Ok(into_stream(Some(snapshot), subscription))
+    }
+
+    async fn create_task_push_notification_config(
+        &self,
+        ctx: &CallContext,
+        mut request: TaskPushNotificationConfig,
+    ) -> Result<TaskPushNotificationConfig> {
+        let inner = &self.inner;
+        inner.admit(ctx, Operation::CreateTaskPushNotificationConfig)?;
+        let mut violations = Violations::default();
+        violations.require(&request.task_id, "taskId");
+        violations.require(&request.url, "url");
+        if !request.url.is_empty() {
+            if let Err(reason) = inner.policy.check_url(&request.url) {
+                violations.add("url", reason);
+            }
+        }
+        if let Some(auth) = &request.authentication {
+            violations.require(&auth.scheme, "authentication.scheme");
+        }
+        violations.finish()?;
+        inner.visible_task(&scope(ctx, &request.tenant), &request.task_id, TaskView::FULL).await?;
+        if request.id.is_empty() {
+            request.id = a2a_proto::new_id();
+        }
+        inner.push_configs.put(request).await
+    }
+
+    async fn get_task_push_notification_config(
+        &self,
+        ctx: &CallContext,
+        request: GetTaskPushNotificationConfigRequest,
+    ) -> Result<TaskPushNotificationConfig> {
+        let inner = &self.inner;
+        inner.admit(ctx, Operation::GetTaskPushNotificationConfig)?;
+        let mut violations = Violations::default();
+        violations.require(&request.task_id, "taskId");
+        violations.require(&request.id, "id");
+        violations.finish()?;
+        inner.visible_task(&scope(ctx, &request.tenant), &request.task_id, TaskView::FULL).await?;
+        // spec 3.1.8: a missing config is TaskNotFoundError.
+        inner
+            .push_configs
+            .get(&request.task_id, &request.id)
+            .await?
+            .ok_or(Error::TaskNotFound { task_id: request.task_id })
+    }
+
+    async fn list_task_push_notification_configs(
+        &self,
+        ctx: &CallContext,
+        request: ListTaskPushNotificationConfigsRequest,
+    ) -> Result<ListTaskPushNotificationConfigsResponse> {
+        let inner = &self.inner;
+        inner.admit(ctx, Operation::ListTaskPushNotificationConfigs)?;
+        let mut violations = Violations::default();
+        violations.require(&request.task_id, "taskId");
+        violations.non_negative(Some(request.page_size), "pageSize");
+        let offset = match request.page_token.as_str() {
+            "" => 0,
+            token => token.parse::<usize>().unwrap_or_else(|_| {
+                violations.add("pageToken", "is not a token returned by ListTaskPushNotificationConfigs");
+                0
+            }),
+        };
+        violations.finish()?;
+        inner.visible_task(&scope(ctx, &request.tenant), &request.task_id, TaskView::FULL).await?;
+        let all = inner.push_configs.list(&request.task_id).await?;
+        // pageSize 0 (unset) returns every config (spec 3.1.9: pagination is optional).
+        let size = if request.page_size == 0 { all.len() } else { request.page_size as usize };
+        let configs: Vec<_> = all.iter().skip(offset).take(size).cloned().collect();
+        let end = offset + configs.len();
+        let next_page_token = if end < all.len() { end.to_string() } else { String::new() };
+        Ok(ListTaskPushNotificationConfigsResponse { configs, next_page_token })
+    }
+
+    async fn delete_task_push_notification_config(
+        &self,
+        ctx: &CallContext,
+        request: DeleteTaskPushNotificationConfigRequest,
+    ) -> Result<()> {
+        let inner = &self.inner;
+        inner.admit(ctx, Operation::DeleteTaskPushNotificationConfig)?;
+        let mut violations = Violations::default();
+        violations.require(&request.task_id, "taskId");
+        violations.require(&request.id, "id");
+        violations.finish()?;
+        inner.visible_task(&scope(ctx, &request.tenant), &request.task_id, TaskView::FULL).await?;
+        // spec 3.1.10: idempotent, deleting a missing config succeeds.
+        inner.push_configs.delete(&request.task_id, &request.id).await?;
+        if let Some(push) = &inner.push {
+            push.forget_config(&request.task_id, &request.id);
+        }
+        Ok(())
+    }
+
+    async fn get_extended_agent_card(
+        &self,
+        ctx: &CallContext,
+        _request: GetExtendedAgentCardRequest,
+    ) -> Result<AgentCard> {
+        let inner = &self.inner;
+        inner.admit(ctx, Operation::GetExtendedAgentCard)?;
+        let extended = inner.extended_card.clone().ok_or(Error::ExtendedAgentCardNotConfigured)?;
+        // spec 13.3: the extended card requires authentication, when the agent declares any.
+        let secured = !inner.card.security_schemes.is_empty() || !inner.card.security_requirements.is_empty();
+        if secured && ctx.principal.is_none() {
+            return Err(Error::Unauthenticated {
+                reason: "the extended agent card requires authentication".into(),
+            });
+        }
+        Ok(extended)
+    }
+}
+
+#[cfg(test)]
+mod tests;

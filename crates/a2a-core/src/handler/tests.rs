@@ -1,0 +1,932 @@
+//! The handler driven in-process: a real scripted executor, in-memory stores, no sockets.
+//! Expected values come from the spec sections cited in each test.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use a2a_proto::v1::{
+    stream_response::Payload, AgentCapabilities, AgentCard, AgentExtension, AgentSkill, Artifact,
+    AuthenticationInfo, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest,
+    GetExtendedAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest, ListTasksRequest, Message, Part, SendMessageConfiguration,
+    SendMessageRequest, StreamResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig, TaskState,
+};
+use async_trait::async_trait;
+use futures::StreamExt;
+
+use super::*;
+use crate::context::{Principal, ServiceParams};
+use crate::push::{PushRequest, PushTransport};
+
+/// An agent whose behaviour is chosen by the first word of the message.
+struct Scripted;
+
+#[async_trait]
+impl AgentExecutor for Scripted {
+    async fn execute(&self, ctx: RequestContext, updater: TaskUpdater) -> Result<()> {
+        let text = ctx.message.text();
+        let mut words = text.split_whitespace();
+        match words.next().unwrap_or("") {
+            "echo" => {
+                updater.start_work(None).await?;
+                updater.add_artifact(Artifact::new(vec![Part::text(text.clone())]).with_name("echo")).await?;
+                updater.complete(Some(updater.agent_text("done"))).await
+            }
+            "reply" => updater.reply(Message::agent_text("a direct answer")).await,
+            "ask" if ctx.task.is_none() => updater.require_input(updater.agent_text("which city?")).await,
+            "ask" | "answer" => updater.complete(Some(updater.agent_text(format!("got {text}")))).await,
+            "slow" => {
+                updater.start_work(None).await?;
+                updater.cancelled().await;
+                Ok(())
+            }
+            "chunks" => {
+                let n: usize = words.next().and_then(|w| w.parse().ok()).unwrap_or(10);
+                updater.start_work(None).await?;
+                let id = "stream".to_string();
+                for i in 0..n {
+                    let chunk = Artifact {
+                        artifact_id: id.clone(),
+                        parts: vec![Part::text(i.to_string())],
+                        ..Default::default()
+                    };
+                    updater.artifact_update(chunk, i > 0, i + 1 == n).await?;
+                }
+                updater.complete(None).await
+            }
+            "fail" => Err(Error::internal("boom")),
+            "failafter" => {
+                updater.start_work(None).await?;
+                Err(Error::internal("late boom"))
+            }
+            "nothing" => Ok(()),
+            "panic" => panic!("scripted panic"),
+            "reject" => updater.reject(Some(updater.agent_text("no"))).await,
+            "late" => {
+                updater.complete(None).await?;
+                match updater.start_work(None).await {
+                    Err(Error::InvalidAgentResponse { .. }) => Ok(()),
+                    other => panic!("publishing after a terminal state must fail, got {other:?}"),
+                }
+            }
+            other => Err(Error::internal(format!("unknown script {other:?}"))),
+        }
+    }
+}
+
+fn card(streaming: bool, push: bool) -> AgentCard {
+    AgentCard {
+        name: "scripted".into(),
+        description: "test agent".into(),
+        version: "1.0.0".into(),
+        capabilities: Some(AgentCapabilities {
+            streaming: Some(streaming),
+            push_notifications: Some(push),
+            extensions: vec![],
+            extended_agent_card: None,
+        }),
+        default_input_modes: vec!["text/plain".into(), "image/*".into()],
+        default_output_modes: vec!["text/plain".into()],
+        skills: vec![AgentSkill {
+            id: "s".into(),
+            name: "s".into(),
+            description: "s".into(),
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+/// Records every notification; the true HTTP edge is tested in the server crate.
+#[derive(Default)]
+struct RecordingTransport(Mutex<Vec<PushRequest>>);
+
+#[async_trait]
+impl PushTransport for RecordingTransport {
+    async fn send(&self, request: PushRequest) -> std::result::Result<(), String> {
+        self.0.lock().unwrap().push(request);
+        Ok(())
+    }
+}
+
+fn handler() -> DefaultRequestHandler {
+    DefaultRequestHandler::builder(card(true, false), Scripted).build().unwrap()
+}
+
+fn ctx() -> CallContext {
+    CallContext::v1()
+}
+
+fn send(text: &str) -> SendMessageRequest {
+    SendMessageRequest { message: Some(Message::user_text(text)), ..Default::default() }
+}
+
+fn continue_task(task: &Task, text: &str) -> SendMessageRequest {
+    SendMessageRequest {
+        message: Some(Message::user_text(text).with_task_id(&task.id)),
+        ..Default::default()
+    }
+}
+
+async fn send_task(h: &DefaultRequestHandler, request: SendMessageRequest) -> Task {
+    match h.send_message(&ctx(), request).await.unwrap().payload {
+        Some(a2a_proto::v1::send_message_response::Payload::Task(task)) => task,
+        other => panic!("expected a task, got {other:?}"),
+    }
+}
+
+async fn collect(stream: EventStream) -> Vec<Result<StreamResponse>> {
+    tokio::time::timeout(Duration::from_secs(10), stream.collect()).await.expect("stream ends")
+}
+
+fn kind(event: &StreamResponse) -> &'static str {
+    match event.payload {
+        Some(Payload::Task(_)) => "task",
+        Some(Payload::Message(_)) => "message",
+        Some(Payload::StatusUpdate(_)) => "status",
+        Some(Payload::ArtifactUpdate(_)) => "artifact",
+        None => "empty",
+    }
+}
+
+fn status_of(event: &StreamResponse) -> Option<TaskState> {
+    match &event.payload {
+        Some(Payload::StatusUpdate(u)) => u.status.as_ref().map(|s| s.state()),
+        Some(Payload::Task(t)) => Some(t.state()),
+        _ => None,
+    }
+}
+
+// ---- SendMessage (spec 3.1.1, 3.2.2, 3.4) ----
+
+#[tokio::test]
+async fn blocking_send_returns_the_completed_task_with_its_artifact_and_history() {
+    let h = handler();
+    let task = send_task(&h, send("echo hello")).await;
+    assert_eq!(task.state(), TaskState::Completed);
+    assert!(!task.id.is_empty() && !task.context_id.is_empty(), "spec 3.4.1/3.4.2: ids generated");
+    assert_eq!(task.artifacts.len(), 1);
+    assert_eq!(task.artifacts[0].parts[0].as_text(), Some("echo hello"));
+    assert_eq!(task.history.len(), 1, "the user message; the final status message stays in status");
+    assert_eq!(task.history[0].task_id, task.id);
+    assert_eq!(task.status.as_ref().unwrap().message.as_ref().unwrap().text(), "done");
+    assert!(task.status.as_ref().unwrap().timestamp.is_some());
+}
+
+#[tokio::test]
+async fn a_direct_reply_is_a_message_and_creates_no_task() {
+    let h = handler();
+    let reply = h.send_message(&ctx(), send("reply")).await.unwrap();
+    let Some(a2a_proto::v1::send_message_response::Payload::Message(message)) = reply.payload else {
+        panic!("expected a message");
+    };
+    assert_eq!(message.text(), "a direct answer");
+    assert_eq!(message.role(), a2a_proto::v1::Role::Agent);
+    assert!(message.task_id.is_empty(), "a direct reply belongs to no task");
+    let listed = h.list_tasks(&ctx(), ListTasksRequest::default()).await.unwrap();
+    assert_eq!(listed.total_size, 0);
+}
+
+#[tokio::test]
+async fn return_immediately_answers_before_the_task_finishes() {
+    let h = handler();
+    let mut request = send("slow");
+    request.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
+    let task = send_task(&h, request).await;
+    assert!(!task.state().is_terminal(), "got {:?}", task.state());
+    let canceled =
+        h.cancel_task(&ctx(), CancelTaskRequest { id: task.id.clone(), ..Default::default() }).await.unwrap();
+    assert_eq!(canceled.state(), TaskState::Canceled);
+}
+
+#[tokio::test]
+async fn multi_turn_continues_the_task_in_its_context() {
+    let h = handler();
+    let first = send_task(&h, send("ask")).await;
+    assert_eq!(first.state(), TaskState::InputRequired, "blocking send returns at an interrupted state");
+    let second = send_task(&h, continue_task(&first, "answer Paris")).await;
+    assert_eq!(second.id, first.id);
+    assert_eq!(second.context_id, first.context_id, "spec 3.4.3: contextId inferred from the task");
+    assert_eq!(second.state(), TaskState::Completed);
+    let texts: Vec<_> = second.history.iter().map(|m| m.text()).collect();
+    assert_eq!(texts, ["ask", "which city?", "answer Paris"]);
+}
+
+#[tokio::test]
+async fn a_new_task_can_join_an_existing_context() {
+    let h = handler();
+    let first = send_task(&h, send("echo a")).await;
+    let mut request = send("echo b");
+    request.message.as_mut().unwrap().context_id = first.context_id.clone();
+    let second = send_task(&h, request).await;
+    assert_ne!(second.id, first.id);
+    assert_eq!(second.context_id, first.context_id);
+}
+
+#[tokio::test]
+async fn messages_to_terminal_unknown_or_mismatched_tasks_are_refused() {
+    let h = handler();
+    let done = send_task(&h, send("echo x")).await;
+    let err = h.send_message(&ctx(), continue_task(&done, "more")).await.unwrap_err();
+    assert!(matches!(err, Error::UnsupportedOperation { .. }), "spec 3.1.1: {err:?}");
+
+    let mut unknown = send("echo");
+    unknown.message.as_mut().unwrap().task_id = "no-such-task".into();
+    let err = h.send_message(&ctx(), unknown).await.unwrap_err();
+    assert!(
+        matches!(err, Error::TaskNotFound { ref task_id } if task_id == "no-such-task"),
+        "spec 3.4.2: {err:?}"
+    );
+
+    let open = send_task(&h, send("ask")).await;
+    let mut mismatch = continue_task(&open, "answer");
+    mismatch.message.as_mut().unwrap().context_id = "another-context".into();
+    let err = h.send_message(&ctx(), mismatch).await.unwrap_err();
+    assert_eq!(err.field_violations()[0].field, "message.contextId", "spec 3.4.3");
+}
+
+#[tokio::test]
+async fn reference_task_ids_reach_the_executor_as_tasks() {
+    struct Seen(Arc<Mutex<Vec<String>>>);
+    #[async_trait]
+    impl AgentExecutor for Seen {
+        async fn execute(&self, ctx: RequestContext, updater: TaskUpdater) -> Result<()> {
+            self.0.lock().unwrap().extend(ctx.reference_tasks.iter().map(|t| t.id.clone()));
+            updater.complete(None).await
+        }
+    }
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let h = DefaultRequestHandler::builder(card(true, false), Seen(seen.clone())).build().unwrap();
+    let first = send_task(&h, send("x")).await;
+    let mut request = send("y");
+    request.message.as_mut().unwrap().reference_task_ids = vec![first.id.clone(), "unknown".into()];
+    send_task(&h, request).await;
+    assert_eq!(*seen.lock().unwrap(), [first.id]);
+}
+
+#[tokio::test]
+async fn invalid_messages_name_every_offending_field() {
+    let h = handler();
+    let err = h.send_message(&ctx(), SendMessageRequest::default()).await.unwrap_err();
+    assert_eq!(err.field_violations()[0].field, "message");
+    let mut no_parts = send("x");
+    no_parts.message.as_mut().unwrap().parts.clear();
+    let err = h.send_message(&ctx(), no_parts).await.unwrap_err();
+    assert_eq!(err.field_violations()[0].field, "message.parts");
+    let mut negative = send("echo");
+    negative.configuration =
+        Some(SendMessageConfiguration { history_length: Some(-1), ..Default::default() });
+    let err = h.send_message(&ctx(), negative).await.unwrap_err();
+    assert_eq!(err.field_violations()[0].field, "configuration.historyLength");
+}
+
+#[tokio::test]
+async fn unsupported_media_types_are_refused() {
+    let h = handler();
+    let mut request = send("echo");
+    request.message.as_mut().unwrap().parts.push(Part::raw(vec![1, 2], "application/pdf"));
+    let err = h.send_message(&ctx(), request).await.unwrap_err();
+    assert!(
+        matches!(err, Error::ContentTypeNotSupported { ref media_type } if media_type == "application/pdf")
+    );
+    let mut image = send("echo");
+    image.message.as_mut().unwrap().parts.push(Part::raw(vec![1, 2], "image/png"));
+    send_task(&h, image).await;
+}
+
+#[tokio::test]
+async fn executor_failures_fail_the_call_or_the_task() {
+    let h = handler();
+    let err = h.send_message(&ctx(), send("fail")).await.unwrap_err();
+    assert!(matches!(err, Error::Internal { ref reason } if reason == "boom"), "{err:?}");
+    let failed = send_task(&h, send("failafter")).await;
+    assert_eq!(failed.state(), TaskState::Failed);
+    let err = h.send_message(&ctx(), send("nothing")).await.unwrap_err();
+    assert!(matches!(err, Error::InvalidAgentResponse { .. }), "{err:?}");
+    let err = h.send_message(&ctx(), send("panic")).await.unwrap_err();
+    assert!(matches!(err, Error::Internal { ref reason } if reason.contains("scripted panic")), "{err:?}");
+    // The handler survives all of that.
+    assert_eq!(send_task(&h, send("echo ok")).await.state(), TaskState::Completed);
+    assert_eq!(send_task(&h, send("late")).await.state(), TaskState::Completed);
+}
+
+// ---- GetTask and history (spec 3.1.3, 3.2.4) ----
+
+#[tokio::test]
+async fn history_length_limits_history_and_zero_omits_it() {
+    let h = handler();
+    let first = send_task(&h, send("ask")).await;
+    send_task(&h, continue_task(&first, "answer x")).await;
+    let get =
+        |n: Option<i32>| GetTaskRequest { id: first.id.clone(), history_length: n, ..Default::default() };
+    assert_eq!(h.get_task(&ctx(), get(None)).await.unwrap().history.len(), 3);
+    assert_eq!(h.get_task(&ctx(), get(Some(0))).await.unwrap().history.len(), 0);
+    let one = h.get_task(&ctx(), get(Some(1))).await.unwrap();
+    assert_eq!(one.history.iter().map(|m| m.text()).collect::<Vec<_>>(), ["answer x"], "the most recent");
+    let err = h.get_task(&ctx(), get(Some(-1))).await.unwrap_err();
+    assert_eq!(err.field_violations()[0].field, "historyLength");
+    let err =
+        h.get_task(&ctx(), GetTaskRequest { id: "nope".into(), ..Default::default() }).await.unwrap_err();
+    assert!(matches!(err, Error::TaskNotFound { .. }));
+}
+
+#[tokio::test]
+async fn tasks_are_invisible_to_other_principals_and_tenants() {
+    let h = handler();
+    let alice = ctx().with_principal(Principal::new("alice"));
+    let bob = ctx().with_principal(Principal::new("bob"));
+    let Some(a2a_proto::v1::send_message_response::Payload::Task(task)) =
+        h.send_message(&alice, send("echo secret")).await.unwrap().payload
+    else {
+        panic!()
+    };
+    let get = GetTaskRequest { id: task.id.clone(), ..Default::default() };
+    assert!(h.get_task(&alice, get.clone()).await.is_ok());
+    assert!(matches!(h.get_task(&bob, get.clone()).await, Err(Error::TaskNotFound { .. })), "spec 13.1");
+    let other_tenant = GetTaskRequest { tenant: "other".into(), ..get };
+    assert!(matches!(h.get_task(&alice, other_tenant).await, Err(Error::TaskNotFound { .. })));
+    assert_eq!(h.list_tasks(&bob, ListTasksRequest::default()).await.unwrap().total_size, 0);
+}
+
+// ---- ListTasks (spec 3.1.4) ----
+
+#[tokio::test]
+async fn list_paginates_newest_first_with_an_empty_token_on_the_last_page() {
+    let h = handler();
+    let mut ids = Vec::new();
+    for i in 0..7 {
+        ids.push(send_task(&h, send(&format!("echo {i}"))).await.id);
+        tokio::time::sleep(Duration::from_millis(2)).await; // distinct millisecond timestamps
+    }
+    ids.reverse();
+    let mut seen = Vec::new();
+    let mut token = String::new();
+    loop {
+        let page = h
+            .list_tasks(
+                &ctx(),
+                ListTasksRequest { page_size: Some(3), page_token: token.clone(), ..Default::default() },
+            )
+            .await
+            .unwrap();
+        assert_eq!(page.total_size, 7);
+        assert_eq!(page.page_size, 3);
+        assert!(page.tasks.iter().all(|t| t.artifacts.is_empty()), "artifacts omitted by default");
+        seen.extend(page.tasks.iter().map(|t| t.id.clone()));
+        if page.next_page_token.is_empty() {
+            break;
+        }
+        token = page.next_page_token;
+    }
+    assert_eq!(seen, ids);
+    let with = h
+        .list_tasks(&ctx(), ListTasksRequest { include_artifacts: Some(true), ..Default::default() })
+        .await
+        .unwrap();
+    assert!(with.tasks.iter().all(|t| t.artifacts.len() == 1));
+    assert_eq!(with.page_size, 50, "default page size");
+}
+
+#[tokio::test]
+async fn list_filters_by_context_and_state() {
+    let h = handler();
+    let done = send_task(&h, send("echo")).await;
+    let waiting = send_task(&h, send("ask")).await;
+    let by_state = h
+        .list_tasks(
+            &ctx(),
+            ListTasksRequest { status: TaskState::InputRequired.into(), ..Default::default() },
+        )
+        .await
+        .unwrap();
+    assert_eq!(by_state.tasks.iter().map(|t| &t.id).collect::<Vec<_>>(), [&waiting.id]);
+    let by_context = h
+        .list_tasks(&ctx(), ListTasksRequest { context_id: done.context_id.clone(), ..Default::default() })
+        .await
+        .unwrap();
+    assert_eq!(by_context.tasks.iter().map(|t| &t.id).collect::<Vec<_>>(), [&done.id]);
+    let after = h
+        .list_tasks(
+            &ctx(),
+            ListTasksRequest {
+                status_timestamp_after: waiting.status.clone().unwrap().timestamp,
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert!(after.tasks.iter().any(|t| t.id == waiting.id));
+}
+
+#[tokio::test]
+async fn list_rejects_out_of_range_parameters() {
+    let h = handler();
+    for (request, field) in [
+        (ListTasksRequest { page_size: Some(0), ..Default::default() }, "pageSize"),
+        (ListTasksRequest { page_size: Some(101), ..Default::default() }, "pageSize"),
+        (ListTasksRequest { history_length: Some(-5), ..Default::default() }, "historyLength"),
+        (ListTasksRequest { status: 42, ..Default::default() }, "status"),
+        (ListTasksRequest { page_token: "garbage!".into(), ..Default::default() }, "pageToken"),
+    ] {
+        let err = h.list_tasks(&ctx(), request).await.unwrap_err();
+        assert_eq!(err.field_violations()[0].field, field);
+    }
+}
+
+// ---- CancelTask (spec 3.1.5) ----
+
+#[tokio::test]
+async fn cancel_stops_a_working_task_and_is_idempotent() {
+    let h = handler();
+    let mut request = send("slow");
+    request.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
+    let task = send_task(&h, request).await;
+    let cancel = CancelTaskRequest { id: task.id.clone(), ..Default::default() };
+    assert_eq!(h.cancel_task(&ctx(), cancel.clone()).await.unwrap().state(), TaskState::Canceled);
+    assert_eq!(h.cancel_task(&ctx(), cancel).await.unwrap().state(), TaskState::Canceled, "spec 3.3.1");
+}
+
+#[tokio::test]
+async fn cancel_of_completed_task_is_not_cancelable_and_unknown_is_not_found() {
+    let h = handler();
+    let done = send_task(&h, send("echo")).await;
+    let err = h
+        .cancel_task(&ctx(), CancelTaskRequest { id: done.id.clone(), ..Default::default() })
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::TaskNotCancelable { state: TaskState::Completed, .. }), "{err:?}");
+    let err =
+        h.cancel_task(&ctx(), CancelTaskRequest { id: "x".into(), ..Default::default() }).await.unwrap_err();
+    assert!(matches!(err, Error::TaskNotFound { .. }));
+}
+
+#[tokio::test]
+async fn cancel_of_an_interrupted_task_cancels_it() {
+    let h = handler();
+    let waiting = send_task(&h, send("ask")).await;
+    let canceled = h
+        .cancel_task(&ctx(), CancelTaskRequest { id: waiting.id.clone(), ..Default::default() })
+        .await
+        .unwrap();
+    assert_eq!(canceled.state(), TaskState::Canceled);
+}
+
+// ---- Streaming (spec 3.1.2, 3.1.6, 3.5.2) ----
+
+#[tokio::test]
+async fn a_stream_starts_with_the_task_delivers_chunks_in_order_and_ends_at_completion() {
+    let h = handler();
+    let stream = h.send_streaming_message(&ctx(), send("chunks 20")).await.unwrap();
+    let events: Vec<_> = collect(stream).await.into_iter().map(Result::unwrap).collect();
+    assert_eq!(kind(&events[0]), "task", "spec 3.1.2: the stream begins with the Task");
+    assert_eq!(status_of(&events[1]), Some(TaskState::Working));
+    let chunks: Vec<_> = events
+        .iter()
+        .filter_map(|e| match &e.payload {
+            Some(Payload::ArtifactUpdate(u)) => Some((
+                u.artifact.as_ref().unwrap().parts[0].as_text().unwrap().to_owned(),
+                u.append,
+                u.last_chunk,
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(chunks.len(), 20);
+    for (i, (text, append, last)) in chunks.iter().enumerate() {
+        assert_eq!((text.as_str(), *append, *last), (i.to_string().as_str(), i > 0, i == 19));
+    }
+    assert_eq!(status_of(events.last().unwrap()), Some(TaskState::Completed));
+    let task = h
+        .get_task(&ctx(), GetTaskRequest { id: events[0].task_id().unwrap().into(), ..Default::default() })
+        .await
+        .unwrap();
+    assert_eq!(task.artifacts[0].parts.len(), 20, "chunks appended into one artifact");
+}
+
+#[tokio::test]
+async fn a_streamed_direct_reply_is_a_single_message() {
+    let h = handler();
+    let events = collect(h.send_streaming_message(&ctx(), send("reply")).await.unwrap()).await;
+    assert_eq!(events.len(), 1);
+    assert_eq!(kind(events[0].as_ref().unwrap()), "message");
+}
+
+#[tokio::test]
+async fn a_stream_ends_at_an_interrupted_state_and_a_continued_stream_starts_with_the_task() {
+    let h = handler();
+    let events = collect(h.send_streaming_message(&ctx(), send("ask")).await.unwrap()).await;
+    let last = events.last().unwrap().as_ref().unwrap();
+    assert_eq!(status_of(last), Some(TaskState::InputRequired));
+    let task_id = last.task_id().unwrap().to_owned();
+    let task = Task { id: task_id, ..Default::default() };
+    let events =
+        collect(h.send_streaming_message(&ctx(), continue_task(&task, "answer")).await.unwrap()).await;
+    let events: Vec<_> = events.into_iter().map(Result::unwrap).collect();
+    assert_eq!(kind(&events[0]), "task");
+    assert_eq!(events[0].task_id(), Some(task.id.as_str()));
+    assert_eq!(status_of(events.last().unwrap()), Some(TaskState::Completed));
+}
+
+#[tokio::test]
+async fn a_failing_execution_ends_the_stream_with_its_error() {
+    let h = handler();
+    let events = collect(h.send_streaming_message(&ctx(), send("fail")).await.unwrap()).await;
+    assert!(matches!(events.as_slice(), [Err(Error::Internal { .. })]), "{events:?}");
+}
+
+#[tokio::test]
+async fn subscribers_see_the_snapshot_first_then_the_same_events_in_the_same_order() {
+    let h = handler();
+    let waiting = send_task(&h, send("ask")).await;
+    let subscribe = || SubscribeToTaskRequest { id: waiting.id.clone(), ..Default::default() };
+    let a = h.subscribe_to_task(&ctx(), subscribe()).await.unwrap();
+    let b = h.subscribe_to_task(&ctx(), subscribe()).await.unwrap();
+    send_task(&h, continue_task(&waiting, "answer")).await;
+    let (a, b) = (collect(a).await, collect(b).await);
+    let render = |events: Vec<Result<StreamResponse>>| -> Vec<String> {
+        events
+            .into_iter()
+            .map(|e| {
+                let e = e.unwrap();
+                format!("{}:{:?}", kind(&e), status_of(&e))
+            })
+            .collect()
+    };
+    let (a, b) = (render(a), render(b));
+    assert_eq!(a, b, "spec 3.5.2: same events, same order");
+    assert_eq!(a.first().unwrap(), "task:Some(InputRequired)", "spec 3.1.6: the current task first");
+    assert_eq!(a.last().unwrap(), "status:Some(Completed)", "the stream ends at the terminal state");
+}
+
+#[tokio::test]
+async fn subscribing_to_a_terminal_or_unknown_task_is_refused() {
+    let h = handler();
+    let done = send_task(&h, send("echo")).await;
+    let err = h
+        .subscribe_to_task(&ctx(), SubscribeToTaskRequest { id: done.id, ..Default::default() })
+        .await
+        .err()
+        .unwrap();
+    assert!(matches!(err, Error::UnsupportedOperation { .. }), "spec 3.1.6: {err:?}");
+    let err = h
+        .subscribe_to_task(&ctx(), SubscribeToTaskRequest { id: "x".into(), ..Default::default() })
+        .await
+        .err()
+        .unwrap();
+    assert!(matches!(err, Error::TaskNotFound { .. }));
+}
+
+/// Rebuilds the artifact text a client sees from a stream: chunks append, a Task snapshot resets.
+fn replay(events: &[StreamResponse]) -> (Vec<String>, Option<TaskState>) {
+    let mut parts: Vec<String> = Vec::new();
+    let mut state = None;
+    for event in events {
+        match &event.payload {
+            Some(Payload::Task(task)) => {
+                parts = task
+                    .artifacts
+                    .iter()
+                    .flat_map(|a| a.parts.iter().filter_map(|p| p.as_text().map(str::to_owned)))
+                    .collect();
+                state = Some(task.state());
+            }
+            Some(Payload::ArtifactUpdate(u)) => {
+                if !u.append {
+                    parts.clear();
+                }
+                parts.extend(
+                    u.artifact.as_ref().unwrap().parts.iter().filter_map(|p| p.as_text().map(str::to_owned)),
+                );
+            }
+            Some(Payload::StatusUpdate(u)) => state = u.status.as_ref().map(|s| s.state()),
+            _ => {}
+        }
+    }
+    (parts, state)
+}
+
+/// Starts work, then waits for the gate before publishing `n` chunks and completing.
+struct GatedChunks(Arc<tokio::sync::Notify>, usize);
+
+#[async_trait]
+impl AgentExecutor for GatedChunks {
+    async fn execute(&self, _ctx: RequestContext, updater: TaskUpdater) -> Result<()> {
+        updater.start_work(None).await?;
+        self.0.notified().await;
+        for i in 0..self.1 {
+            let chunk = Artifact {
+                artifact_id: "a".into(),
+                parts: vec![Part::text(i.to_string())],
+                ..Default::default()
+            };
+            updater.artifact_update(chunk, i > 0, i + 1 == self.1).await?;
+        }
+        updater.complete(None).await
+    }
+}
+
+#[tokio::test]
+async fn a_slow_subscriber_neither_stalls_the_agent_nor_loses_state() {
+    let gate = Arc::new(tokio::sync::Notify::new());
+    let h =
+        DefaultRequestHandler::builder(card(true, false), GatedChunks(gate.clone(), 2000)).build().unwrap();
+    let mut request = send("go");
+    request.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
+    let first = send_task(&h, request).await;
+    // Subscribe, then let the agent publish far more than the ring holds while nobody reads.
+    let lagging = h
+        .subscribe_to_task(&ctx(), SubscribeToTaskRequest { id: first.id.clone(), ..Default::default() })
+        .await
+        .unwrap();
+    gate.notify_one();
+    let done = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let t = h
+                .get_task(&ctx(), GetTaskRequest { id: first.id.clone(), ..Default::default() })
+                .await
+                .unwrap();
+            if t.state().is_terminal() {
+                return t;
+            }
+            tokio::task::yield_now().await;
+        }
+    })
+    .await
+    .expect("the agent is not stalled by a subscriber that does not read");
+    assert_eq!(done.artifacts[0].parts.len(), 2000);
+    let events: Vec<_> = collect(lagging).await.into_iter().map(Result::unwrap).collect();
+    assert!(events.len() < 2000, "the subscriber lagged and was resynchronised ({} events)", events.len());
+    assert!(events.iter().skip(1).any(|e| kind(e) == "task"), "a resync snapshot was delivered");
+    let (parts, state) = replay(&events);
+    let expected: Vec<String> = (0..2000).map(|i| i.to_string()).collect();
+    assert_eq!(state, Some(TaskState::Completed));
+    assert_eq!(parts, expected, "resync by snapshot loses nothing and duplicates nothing");
+}
+
+#[tokio::test]
+async fn the_originating_stream_gets_backpressure_not_loss() {
+    let h = handler();
+    let mut stream = h.send_streaming_message(&ctx(), send("chunks 1000")).await.unwrap();
+    let first = stream.next().await.unwrap().unwrap();
+    let task_id = first.task_id().unwrap().to_owned();
+    // Not reading: the agent must wait for this client instead of running ahead and dropping events.
+    for _ in 0..50 {
+        tokio::task::yield_now().await;
+    }
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let mid = h.get_task(&ctx(), GetTaskRequest { id: task_id.clone(), ..Default::default() }).await.unwrap();
+    assert_eq!(mid.state(), TaskState::Working, "the agent waits for the reader");
+    let mut events = vec![first];
+    while let Some(event) = stream.next().await {
+        events.push(event.unwrap());
+    }
+    let (parts, state) = replay(&events);
+    assert_eq!(state, Some(TaskState::Completed));
+    assert_eq!(parts.len(), 1000);
+    assert!(!events.iter().skip(1).any(|e| kind(e) == "task"), "no resync was needed: nothing was skipped");
+}
+
+#[tokio::test]
+async fn an_abandoned_stream_does_not_block_the_agent() {
+    let h = handler();
+    let mut stream = h.send_streaming_message(&ctx(), send("chunks 500")).await.unwrap();
+    let task_id = stream.next().await.unwrap().unwrap().task_id().unwrap().to_owned();
+    drop(stream);
+    let done = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let t = h
+                .get_task(&ctx(), GetTaskRequest { id: task_id.clone(), ..Default::default() })
+                .await
+                .unwrap();
+            if t.state().is_terminal() {
+                return t;
+            }
+            tokio::task::yield_now().await;
+        }
+    })
+    .await
+    .expect("dropping the stream releases the agent");
+    assert_eq!(done.state(), TaskState::Completed);
+}
+
+// ---- Capabilities, versions, extensions (spec 3.3.4, 3.6) ----
+
+#[tokio::test]
+async fn streaming_needs_the_streaming_capability() {
+    let h = DefaultRequestHandler::builder(card(false, false), Scripted).build().unwrap();
+    let err = h.send_streaming_message(&ctx(), send("echo")).await.err().unwrap();
+    assert!(matches!(err, Error::UnsupportedOperation { .. }));
+    let err = h
+        .subscribe_to_task(&ctx(), SubscribeToTaskRequest { id: "x".into(), ..Default::default() })
+        .await
+        .err()
+        .unwrap();
+    assert!(matches!(err, Error::UnsupportedOperation { .. }));
+}
+
+#[tokio::test]
+async fn push_operations_need_the_push_capability() {
+    let h = handler();
+    let task = send_task(&h, send("echo")).await;
+    let config = TaskPushNotificationConfig {
+        task_id: task.id.clone(),
+        url: "https://hooks.example.com/x".into(),
+        ..Default::default()
+    };
+    let err = h.create_task_push_notification_config(&ctx(), config.clone()).await.unwrap_err();
+    assert!(matches!(err, Error::PushNotificationNotSupported));
+    let err = h
+        .list_task_push_notification_configs(
+            &ctx(),
+            ListTaskPushNotificationConfigsRequest { task_id: task.id.clone(), ..Default::default() },
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::PushNotificationNotSupported));
+    let mut with_push = send("echo");
+    with_push.configuration =
+        Some(SendMessageConfiguration { task_push_notification_config: Some(config), ..Default::default() });
+    assert!(matches!(h.send_message(&ctx(), with_push).await, Err(Error::PushNotificationNotSupported)));
+}
+
+#[tokio::test]
+async fn a_card_advertising_push_without_a_transport_does_not_build() {
+    assert!(DefaultRequestHandler::builder(card(true, true), Scripted).build().is_err());
+}
+
+#[tokio::test]
+async fn extended_card_not_supported_not_configured_and_configured() {
+    let request = GetExtendedAgentCardRequest::default();
+    let err = handler().get_extended_agent_card(&ctx(), request.clone()).await.unwrap_err();
+    assert!(matches!(err, Error::UnsupportedOperation { .. }));
+    let mut declaring = card(true, false);
+    declaring.capabilities.as_mut().unwrap().extended_agent_card = Some(true);
+    let h = DefaultRequestHandler::builder(declaring.clone(), Scripted).build().unwrap();
+    assert!(matches!(
+        h.get_extended_agent_card(&ctx(), request.clone()).await,
+        Err(Error::ExtendedAgentCardNotConfigured)
+    ));
+    let extended = AgentCard { name: "extended".into(), ..declaring.clone() };
+    let h =
+        DefaultRequestHandler::builder(declaring, Scripted).extended_agent_card(extended).build().unwrap();
+    assert_eq!(h.get_extended_agent_card(&ctx(), request).await.unwrap().name, "extended");
+}
+
+#[tokio::test]
+async fn only_version_1_0_is_served_and_an_absent_version_means_0_3() {
+    let h = handler();
+    let get = GetTaskRequest { id: "x".into(), ..Default::default() };
+    let with = |v: Option<&str>| {
+        let mut params = ServiceParams::new();
+        if let Some(v) = v {
+            params.insert("A2A-Version", v);
+        }
+        CallContext::new(params)
+    };
+    assert!(matches!(h.get_task(&with(Some("1.0")), get.clone()).await, Err(Error::TaskNotFound { .. })));
+    for bad in [Some("9.9"), None, Some("0.3")] {
+        match h.get_task(&with(bad), get.clone()).await {
+            Err(Error::VersionNotSupported { supported, .. }) => assert_eq!(supported, ["1.0"]),
+            other => panic!("{bad:?}: {other:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn required_extensions_must_be_declared() {
+    let mut required = card(true, false);
+    required.capabilities.as_mut().unwrap().extensions =
+        vec![AgentExtension { uri: "urn:x:required".into(), required: true, ..Default::default() }];
+    let h = DefaultRequestHandler::builder(required, Scripted).build().unwrap();
+    match h.send_message(&ctx(), send("echo")).await {
+        Err(Error::ExtensionSupportRequired { uris }) => assert_eq!(uris, ["urn:x:required"]),
+        other => panic!("{other:?}"),
+    }
+    let declared = CallContext::new(ServiceParams::v1().with("A2A-Extensions", "urn:other, urn:x:required"));
+    assert!(h.send_message(&declared, send("echo")).await.is_ok());
+}
+
+// ---- Push notifications (spec 3.1.7-3.1.10, 4.3.3, 13.2) ----
+
+fn push_handler(transport: Arc<RecordingTransport>) -> DefaultRequestHandler {
+    DefaultRequestHandler::builder(card(true, true), Scripted)
+        .push_transport(transport)
+        .push_destination_policy(crate::push::DestinationPolicy::public_only())
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn every_event_is_pushed_in_order_with_the_configured_credentials() {
+    let transport = Arc::new(RecordingTransport::default());
+    let h = push_handler(transport.clone());
+    let mut request = send("echo pushed");
+    request.configuration = Some(SendMessageConfiguration {
+        task_push_notification_config: Some(TaskPushNotificationConfig {
+            url: "https://hooks.example.com/a2a".into(),
+            token: "tok".into(),
+            authentication: Some(AuthenticationInfo {
+                scheme: "Bearer".into(),
+                credentials: "secret".into(),
+            }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    });
+    let task = send_task(&h, request).await;
+    let requests = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            let n = transport.0.lock().unwrap().len();
+            if n >= 4 {
+                return transport.0.lock().unwrap().clone();
+            }
+            tokio::task::yield_now().await;
+        }
+    })
+    .await
+    .unwrap();
+    let kinds: Vec<_> = requests
+        .iter()
+        .map(|r| kind(&a2a_proto::json::from_slice::<StreamResponse>(&r.body).unwrap()).to_owned())
+        .collect();
+    assert_eq!(kinds, ["task", "status", "artifact", "status"], "every event, in order, as StreamResponse");
+    let last = a2a_proto::json::from_slice::<StreamResponse>(&requests[3].body).unwrap();
+    assert_eq!(last.task_id(), Some(task.id.as_str()));
+    let header = |name: &str| requests[0].headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+    assert_eq!(header("Authorization").as_deref(), Some("Bearer secret"));
+    assert_eq!(header("X-A2A-Notification-Token").as_deref(), Some("tok"));
+    assert_eq!(header("Content-Type").as_deref(), Some("application/a2a+json"));
+}
+
+#[tokio::test]
+async fn push_configs_are_created_listed_fetched_and_deleted() {
+    let h = push_handler(Arc::new(RecordingTransport::default()));
+    let task = send_task(&h, send("ask")).await;
+    let created = h
+        .create_task_push_notification_config(
+            &ctx(),
+            TaskPushNotificationConfig {
+                task_id: task.id.clone(),
+                url: "https://hooks.example.com/1".into(),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    assert!(!created.id.is_empty(), "an id is assigned");
+    let get = GetTaskPushNotificationConfigRequest {
+        task_id: task.id.clone(),
+        id: created.id.clone(),
+        ..Default::default()
+    };
+    assert_eq!(h.get_task_push_notification_config(&ctx(), get.clone()).await.unwrap(), created);
+    let list = ListTaskPushNotificationConfigsRequest { task_id: task.id.clone(), ..Default::default() };
+    assert_eq!(
+        h.list_task_push_notification_configs(&ctx(), list.clone()).await.unwrap().configs,
+        std::slice::from_ref(&created)
+    );
+    let delete = DeleteTaskPushNotificationConfigRequest {
+        task_id: task.id.clone(),
+        id: created.id.clone(),
+        ..Default::default()
+    };
+    h.delete_task_push_notification_config(&ctx(), delete.clone()).await.unwrap();
+    h.delete_task_push_notification_config(&ctx(), delete).await.expect("spec 3.1.10: idempotent");
+    assert!(matches!(
+        h.get_task_push_notification_config(&ctx(), get).await,
+        Err(Error::TaskNotFound { .. })
+    ));
+    assert!(h.list_task_push_notification_configs(&ctx(), list).await.unwrap().configs.is_empty());
+}
+
+#[tokio::test]
+async fn push_configs_for_unknown_tasks_or_private_destinations_are_refused() {
+    let h = push_handler(Arc::new(RecordingTransport::default()));
+    let err = h
+        .create_task_push_notification_config(
+            &ctx(),
+            TaskPushNotificationConfig {
+                task_id: "nope".into(),
+                url: "https://hooks.example.com".into(),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::TaskNotFound { .. }));
+    let task = send_task(&h, send("echo")).await;
+    for url in ["http://127.0.0.1:8080/hook", "http://169.254.169.254/", "not a url", ""] {
+        let err = h
+            .create_task_push_notification_config(
+                &ctx(),
+                TaskPushNotificationConfig {
+                    task_id: task.id.clone(),
+                    url: url.into(),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(err.field_violations()[0].field, "url", "{url}");
+    }
+}

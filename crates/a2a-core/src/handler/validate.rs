@@ -1,0 +1,173 @@
+//! Request validation (spec 5.7: required fields; 3.1.4: ranges), collecting every violation with
+//! the field's camelCase path so the client can fix them all at once.
+
+use a2a_proto::v1::{AgentCard, ListTasksRequest, Message, TaskState};
+use base64::Engine as _;
+
+use crate::error::{Error, FieldViolation, Result};
+use crate::store::Cursor;
+
+/// Collected violations.
+#[derive(Debug, Default)]
+pub(crate) struct Violations(Vec<FieldViolation>);
+
+impl Violations {
+    pub(crate) fn add(&mut self, field: impl Into<String>, description: impl Into<String>) {
+        self.0.push(FieldViolation { field: field.into(), description: description.into() });
+    }
+
+    pub(crate) fn require(&mut self, value: &str, field: &str) {
+        if value.is_empty() {
+            self.add(field, "is required");
+        }
+    }
+
+    pub(crate) fn non_negative(&mut self, value: Option<i32>, field: &str) {
+        if let Some(v) = value.filter(|v| *v < 0) {
+            self.add(field, format!("must be a non-negative integer, got {v}"));
+        }
+    }
+
+    pub(crate) fn finish(self) -> Result<()> {
+        if self.0.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::InvalidParams { violations: self.0 })
+        }
+    }
+}
+
+/// A message sent by a client (spec 4.1.4 required fields).
+pub(crate) fn message(message: Option<&Message>, field: &str, violations: &mut Violations) {
+    let Some(message) = message else {
+        violations.add(field, "is required");
+        return;
+    };
+    violations.require(&message.message_id, &format!("{field}.messageId"));
+    if message.role == 0 || a2a_proto::v1::Role::try_from(message.role).is_err() {
+        violations.add(format!("{field}.role"), "must be ROLE_USER or ROLE_AGENT");
+    }
+    if message.parts.is_empty() {
+        violations.add(format!("{field}.parts"), "at least one part is required");
+    }
+    for (i, part) in message.parts.iter().enumerate() {
+        if part.content.is_none() {
+            violations.add(format!("{field}.parts[{i}]"), "must hold one of text, raw, url or data");
+        }
+    }
+}
+
+/// The ListTasks parameters (spec 3.1.4): page size 1..=100, defaulting to 50.
+pub(crate) fn list_tasks(request: &ListTasksRequest, violations: &mut Violations) -> usize {
+    let page_size = match request.page_size {
+        None => 50,
+        Some(size @ 1..=100) => size as usize,
+        Some(size) => {
+            violations.add("pageSize", format!("must be between 1 and 100 inclusive, got {size}"));
+            50
+        }
+    };
+    violations.non_negative(request.history_length, "historyLength");
+    if TaskState::try_from(request.status).is_err() {
+        violations.add(
+            "status",
+            format!(
+                "unknown task state {}; use one of TASK_STATE_SUBMITTED ... TASK_STATE_AUTH_REQUIRED",
+                request.status
+            ),
+        );
+    }
+    page_size
+}
+
+/// Page tokens are opaque to clients: the cursor, base64url-encoded.
+pub(crate) fn encode_page_token(cursor: &Cursor) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode(format!("{}:{}", cursor.updated_ms, cursor.task_id))
+}
+
+/// The cursor in a page token, or a violation.
+pub(crate) fn decode_page_token(token: &str, violations: &mut Violations) -> Option<Cursor> {
+    if token.is_empty() {
+        return None;
+    }
+    let cursor = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(token)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .and_then(|text| {
+            let (ms, id) = text.split_once(':')?;
+            Some(Cursor { updated_ms: ms.parse().ok()?, task_id: id.to_owned() })
+        });
+    if cursor.is_none() {
+        violations.add("pageToken", "is not a token returned by ListTasks");
+    }
+    cursor
+}
+
+/// The first media type in `message` that the agent does not accept (spec 3.3.2
+/// ContentTypeNotSupported), judged against its default input modes and every skill's.
+pub(crate) fn unsupported_media_type<'a>(card: &AgentCard, message: &'a Message) -> Option<&'a str> {
+    let accepted: Vec<&str> = card
+        .default_input_modes
+        .iter()
+        .chain(card.skills.iter().flat_map(|s| s.input_modes.iter()))
+        .map(String::as_str)
+        .collect();
+    if accepted.is_empty() {
+        return None;
+    }
+    message
+        .parts
+        .iter()
+        .map(|p| p.media_type.as_str())
+        .filter(|m| !m.is_empty())
+        .find(|media_type| !accepted.iter().any(|mode| media_type_matches(mode, media_type)))
+}
+
+/// `mode` (possibly `*/*` or `type/*`) accepts `media_type`; parameters and case are ignored.
+pub(crate) fn media_type_matches(mode: &str, media_type: &str) -> bool {
+    let essence = |s: &str| s.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let (mode, media_type) = (essence(mode), essence(media_type));
+    if mode == "*/*" || mode == media_type {
+        return true;
+    }
+    match (mode.strip_suffix("/*"), media_type.split_once('/')) {
+        (Some(kind), Some((media_kind, _))) => kind == media_kind,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn media_types_match_exactly_by_wildcard_and_ignoring_parameters() {
+        assert!(media_type_matches("text/plain", "text/plain; charset=utf-8"));
+        assert!(media_type_matches("image/*", "image/png"));
+        assert!(media_type_matches("*/*", "application/x-anything"));
+        assert!(media_type_matches("Text/Plain", "text/plain"));
+        assert!(!media_type_matches("image/*", "text/plain"));
+        assert!(!media_type_matches("application/json", "application/xml"));
+    }
+
+    #[test]
+    fn page_tokens_round_trip_and_garbage_is_a_violation() {
+        let cursor = Cursor { updated_ms: 1_700_000_000_123, task_id: "t:1".into() };
+        let mut v = Violations::default();
+        assert_eq!(decode_page_token(&encode_page_token(&cursor), &mut v), Some(cursor));
+        assert!(decode_page_token("!!!", &mut v).is_none());
+        let Err(Error::InvalidParams { violations }) = v.finish() else { panic!() };
+        assert_eq!(violations[0].field, "pageToken");
+    }
+
+    #[test]
+    fn a_message_without_id_role_or_parts_names_every_field() {
+        let mut v = Violations::default();
+        message(Some(&Message::default()), "message", &mut v);
+        let Err(Error::InvalidParams { violations }) = v.finish() else { panic!() };
+        let fields: Vec<_> = violations.iter().map(|v| v.field.as_str()).collect();
+        assert_eq!(fields, ["message.messageId", "message.role", "message.parts"]);
+    }
+}

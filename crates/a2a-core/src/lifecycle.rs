@@ -1,0 +1,167 @@
+//! The task state machine and how events change a task: one place for both, shared by every
+//! store (spec 4.1.3, 3.1.2).
+//!
+//! - Terminal states (`COMPLETED`, `FAILED`, `CANCELED`, `REJECTED`) are final: no transition
+//!   leaves them.
+//! - `SUBMITTED` is only a starting state: a task never goes back to it.
+//! - `UNSPECIFIED` is never a valid target.
+//! - Every other move between non-terminal states is allowed (`WORKING` <-> `INPUT_REQUIRED` /
+//!   `AUTH_REQUIRED`, or straight to a terminal state).
+
+use a2a_proto::v1::{Artifact, Message, Task, TaskState, TaskStatus};
+
+/// Whether a task in `from` may move to `to`.
+pub fn can_transition(from: TaskState, to: TaskState) -> bool {
+    if from.is_terminal() || to == TaskState::Unspecified {
+        return false;
+    }
+    to != TaskState::Submitted || from == TaskState::Submitted || from == TaskState::Unspecified
+}
+
+/// A change to a stored task, as the execution produces it. Stores apply it with
+/// [`apply_mutation`] (or an equivalent of their own, e.g. a SQL insert for an artifact chunk).
+#[derive(Debug, Clone, Copy)]
+pub enum TaskMutation<'a> {
+    /// A new status replaces the current one. The current status message, if any, moves into the
+    /// history first, so the history holds every past status message and the status the latest.
+    Status(&'a TaskStatus),
+    /// An artifact, or a chunk of one (spec 4.2.2): with `append`, its parts extend the artifact of
+    /// the same id; without, it replaces that artifact or is added as a new one.
+    Artifact {
+        /// The artifact or chunk.
+        artifact: &'a Artifact,
+        /// Whether to append to the artifact of the same id.
+        append: bool,
+    },
+    /// A message joins the history (an incoming client message continuing the task). The current
+    /// status message, if any, moves into the history first: it is what the client answers, and
+    /// the history stays in chronological order.
+    History(&'a Message),
+}
+
+/// Applies `mutation` to `task`. Cost is proportional to the mutation, not to the task (an
+/// artifact lookup is a scan of artifact ids, without copying any).
+pub fn apply_mutation(task: &mut Task, mutation: TaskMutation<'_>) {
+    match mutation {
+        TaskMutation::Status(status) => {
+            archive_status_message(task);
+            task.status = Some(status.clone());
+        }
+        TaskMutation::Artifact { artifact, append } => {
+            let existing = task.artifacts.iter_mut().find(|a| a.artifact_id == artifact.artifact_id);
+            match (existing, append) {
+                (Some(existing), true) => {
+                    existing.parts.extend(artifact.parts.iter().cloned());
+                    if !artifact.name.is_empty() {
+                        existing.name.clone_from(&artifact.name);
+                    }
+                    if !artifact.description.is_empty() {
+                        existing.description.clone_from(&artifact.description);
+                    }
+                    if artifact.metadata.is_some() {
+                        existing.metadata.clone_from(&artifact.metadata);
+                    }
+                    for uri in &artifact.extensions {
+                        if !existing.extensions.contains(uri) {
+                            existing.extensions.push(uri.clone());
+                        }
+                    }
+                }
+                (Some(existing), false) => *existing = artifact.clone(),
+                (None, _) => task.artifacts.push(artifact.clone()),
+            }
+        }
+        TaskMutation::History(message) => {
+            archive_status_message(task);
+            task.history.push(message.clone());
+        }
+    }
+}
+
+fn archive_status_message(task: &mut Task) {
+    if let Some(previous) = task.status.as_mut().and_then(|s| s.message.take()) {
+        task.history.push(previous);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use a2a_proto::v1::Part;
+    use TaskState::*;
+
+    const ALL: [TaskState; 9] =
+        [Unspecified, Submitted, Working, Completed, Failed, Canceled, InputRequired, Rejected, AuthRequired];
+
+    #[test]
+    fn terminal_states_are_final() {
+        for from in [Completed, Failed, Canceled, Rejected] {
+            for to in ALL {
+                assert!(!can_transition(from, to), "{from:?} -> {to:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn non_terminal_states_move_anywhere_but_back_to_submitted_or_unspecified() {
+        for from in [Working, InputRequired, AuthRequired] {
+            for to in ALL {
+                let expected = !matches!(to, Unspecified | Submitted);
+                assert_eq!(can_transition(from, to), expected, "{from:?} -> {to:?}");
+            }
+        }
+        assert!(can_transition(Submitted, Submitted));
+        assert!(can_transition(Submitted, Working));
+        assert!(can_transition(Submitted, Rejected));
+    }
+
+    fn artifact(id: &str, text: &str) -> Artifact {
+        Artifact { artifact_id: id.into(), parts: vec![Part::text(text)], ..Default::default() }
+    }
+
+    #[test]
+    fn artifact_chunks_append_and_replace_by_id() {
+        let mut task = Task::default();
+        apply_mutation(&mut task, TaskMutation::Artifact { artifact: &artifact("a", "1"), append: false });
+        apply_mutation(&mut task, TaskMutation::Artifact { artifact: &artifact("a", "2"), append: true });
+        apply_mutation(&mut task, TaskMutation::Artifact { artifact: &artifact("b", "x"), append: true });
+        assert_eq!(task.artifacts.len(), 2);
+        let texts: Vec<_> = task.artifacts[0].parts.iter().filter_map(Part::as_text).collect();
+        assert_eq!(texts, ["1", "2"]);
+        apply_mutation(&mut task, TaskMutation::Artifact { artifact: &artifact("a", "new"), append: false });
+        assert_eq!(task.artifacts[0].parts.len(), 1, "a non-append update replaces the artifact");
+    }
+
+    #[test]
+    fn a_new_status_moves_the_previous_status_message_into_history() {
+        let mut task = Task::default();
+        let first =
+            TaskStatus { state: Working.into(), message: Some(Message::agent_text("one")), timestamp: None };
+        let second = TaskStatus {
+            state: Completed.into(),
+            message: Some(Message::agent_text("two")),
+            timestamp: None,
+        };
+        apply_mutation(&mut task, TaskMutation::Status(&first));
+        assert!(task.history.is_empty());
+        apply_mutation(&mut task, TaskMutation::Status(&second));
+        assert_eq!(task.history.len(), 1);
+        assert_eq!(task.history[0].text(), "one");
+        assert_eq!(task.status.unwrap().message.unwrap().text(), "two");
+    }
+
+    #[test]
+    fn a_client_answer_follows_the_question_it_answers() {
+        let mut task = Task::default();
+        let question = TaskStatus {
+            state: InputRequired.into(),
+            message: Some(Message::agent_text("which?")),
+            timestamp: None,
+        };
+        apply_mutation(&mut task, TaskMutation::Status(&question));
+        apply_mutation(&mut task, TaskMutation::History(&Message::user_text("this one")));
+        let texts: Vec<_> = task.history.iter().map(Message::text).collect();
+        assert_eq!(texts, ["which?", "this one"]);
+        assert_eq!(task.state(), InputRequired, "the state is the agent's to change");
+    }
+}
