@@ -14,6 +14,48 @@ pub const VERSION_PARAM: &str = "a2a-version";
 /// The name of the extensions service parameter (header / metadata key).
 pub const EXTENSIONS_PARAM: &str = "a2a-extensions";
 
+/// Whether a header or metadata name belongs to the transport itself rather than to A2A: the
+/// names HTTP/1.1, HTTP/2 and gRPC use for framing (`host`, `content-type`, `connection`, `te`,
+/// `grpc-*`, pseudo-headers, ...). These are never service parameters, in either direction.
+pub fn is_transport_header(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    name.is_empty()
+        || name.starts_with(':')
+        || name.starts_with("grpc-")
+        || matches!(
+            name.as_str(),
+            "accept"
+                | "accept-encoding"
+                | "connection"
+                | "content-encoding"
+                | "content-length"
+                | "content-type"
+                | "expect"
+                | "host"
+                | "keep-alive"
+                | "proxy-connection"
+                | "te"
+                | "trailer"
+                | "transfer-encoding"
+                | "upgrade"
+                | "user-agent"
+        )
+}
+
+/// Whether a header or metadata name carries credentials (`authorization`, `cookie`, ...).
+///
+/// Incoming credentials are for the authentication layer in front of the handler, which turns them
+/// into a [`Principal`]: they never reach an agent as service parameters, so a context an agent
+/// passes on to a client cannot forward them to the next hop (spec 7.6.3 warns about credentials
+/// travelling along chains of agents). A client still sends credentials its caller puts in the
+/// parameters on purpose.
+pub fn is_credential_header(name: &str) -> bool {
+    matches!(
+        name.to_ascii_lowercase().as_str(),
+        "authorization" | "proxy-authorization" | "cookie" | "set-cookie"
+    )
+}
+
 /// Service parameters (spec 3.2.6): case-insensitive names, case-sensitive values. Bindings fill
 /// them from HTTP headers or gRPC metadata (names are stored lowercased); clients send them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -78,9 +120,50 @@ impl ServiceParams {
             .unwrap_or_default()
     }
 
-    /// Iterates `(lowercase name, value)` pairs, e.g. to send them as headers.
+    /// Iterates `(lowercase name, value)` pairs.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
         self.entries.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+
+    /// The parameters of an incoming call, from its headers or metadata: every entry that is
+    /// neither [transport](is_transport_header) nor [credentials](is_credential_header) and whose
+    /// value is UTF-8; repeated names are joined with commas (spec 9.2, 10.2, 11.2). Every
+    /// binding's server builds its parameters with this one function.
+    pub fn from_transport<'a>(entries: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> Self {
+        let mut params = Self::new();
+        for (name, value) in entries {
+            if is_transport_header(name) || is_credential_header(name) {
+                continue;
+            }
+            if let Ok(value) = std::str::from_utf8(value) {
+                params.append(name, value);
+            }
+        }
+        params
+    }
+
+    /// Takes `A2A-Version` from a URL query string (name in any case) when no header carried it
+    /// (spec 3.6.1: clients may send the version as a request parameter).
+    pub fn with_query_version(mut self, query: Option<&str>) -> Self {
+        if self.version().is_none() {
+            let version = query.and_then(|q| {
+                url::form_urlencoded::parse(q.as_bytes())
+                    .find(|(name, _)| name.eq_ignore_ascii_case(VERSION_PARAM))
+                    .map(|(_, value)| value.into_owned())
+            });
+            if let Some(version) = version {
+                self.insert(VERSION_PARAM, version);
+            }
+        }
+        self
+    }
+
+    /// What a client sends as headers or metadata: every parameter that is not a
+    /// [transport header](is_transport_header) (the client sets those itself; a parameter named
+    /// `host` or `content-type` would corrupt its request). Every binding's client sends exactly
+    /// these.
+    pub fn outgoing(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.iter().filter(|(name, _)| !is_transport_header(name))
     }
 
     /// Whether there are no parameters.
@@ -200,6 +283,45 @@ mod tests {
         assert_eq!(params.extensions(), ["urn:a", "urn:b", "urn:c"]);
         params.insert("A2A-VERSION", "1.0");
         assert_eq!(params.version(), Some("1.0"));
+    }
+
+    #[test]
+    fn transport_entries_become_params_without_framing_or_credentials() {
+        let headers: [(&str, &[u8]); 7] = [
+            ("A2A-Version", b"1.0"),
+            ("a2a-extensions", b"urn:a"),
+            ("A2A-Extensions", b"urn:b"),
+            ("x-custom", b"kept"),
+            ("Authorization", b"Bearer secret"),
+            ("content-type", b"application/json"),
+            ("x-binary", &[0xff, 0xfe]),
+        ];
+        let params = ServiceParams::from_transport(headers);
+        let names: Vec<_> = params.iter().map(|(n, _)| n).collect();
+        assert_eq!(names, ["a2a-extensions", "a2a-version", "x-custom"]);
+        assert_eq!(params.extensions(), ["urn:a", "urn:b"]);
+        assert!(params.get("authorization").is_none(), "credentials are not service parameters");
+    }
+
+    #[test]
+    fn the_query_version_applies_only_without_a_header() {
+        let from_query = ServiceParams::new().with_query_version(Some("x=1&a2a-VERSION=1.0"));
+        assert_eq!(from_query.version(), Some("1.0"));
+        let header =
+            ServiceParams::new().with("A2A-Version", "0.3").with_query_version(Some("A2A-Version=1.0"));
+        assert_eq!(header.version(), Some("0.3"));
+        assert_eq!(ServiceParams::new().with_query_version(None).version(), None);
+    }
+
+    #[test]
+    fn outgoing_params_skip_framing_but_keep_deliberate_credentials() {
+        let params = ServiceParams::v1()
+            .with("host", "elsewhere")
+            .with("Authorization", "Bearer mine")
+            .with("grpc-timeout", "1S")
+            .with("x-trace", "t");
+        let sent: Vec<_> = params.outgoing().collect();
+        assert_eq!(sent, [("a2a-version", "1.0"), ("authorization", "Bearer mine"), ("x-trace", "t")]);
     }
 
     #[test]

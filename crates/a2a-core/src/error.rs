@@ -69,7 +69,7 @@ pub enum Error {
         uris: Vec<String>,
     },
     /// `VersionNotSupportedError` (spec 3.6.2).
-    #[error("A2A version {version:?} is not supported; supported: {}", supported.join(", "))]
+    #[error("{}; supported: {} (send the A2A-Version header)", describe_version(version), supported.join(", "))]
     VersionNotSupported {
         /// The version asked for (empty means 0.3).
         version: String,
@@ -134,6 +134,15 @@ pub struct FieldViolation {
     pub field: String,
     /// What is wrong with it and what would be valid.
     pub description: String,
+}
+
+fn describe_version(version: &str) -> String {
+    if version.is_empty() {
+        // spec 3.6.2: an absent or empty A2A-Version means 0.3.
+        "a request without A2A-Version is A2A 0.3, which this endpoint does not serve".into()
+    } else {
+        format!("A2A version {version:?} is not supported")
+    }
 }
 
 fn describe(violations: &[FieldViolation]) -> String {

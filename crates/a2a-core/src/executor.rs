@@ -58,6 +58,18 @@ pub trait AgentExecutor: Send + Sync + 'static {
     }
 }
 
+/// A shared executor is an executor (so a builder can hold `Arc<dyn AgentExecutor>`).
+#[async_trait]
+impl<T: AgentExecutor + ?Sized> AgentExecutor for Arc<T> {
+    async fn execute(&self, ctx: RequestContext, updater: TaskUpdater) -> Result<()> {
+        (**self).execute(ctx, updater).await
+    }
+
+    async fn cancel(&self, task: Task, updater: TaskUpdater) -> Result<()> {
+        (**self).cancel(task, updater).await
+    }
+}
+
 /// What the executor knows about the message it processes.
 #[derive(Debug, Clone)]
 pub struct RequestContext {

@@ -1,1 +1,66 @@
-//! The A2A grpc binding (work in progress).
+//! The A2A gRPC binding (spec 10): a tonic server for any [`a2a_core::A2aService`], and a tonic
+//! client that is one.
+//!
+//! Where it sits: between `a2a-core` (the operations, as the [`a2a_core::A2aService`] trait, and
+//! [`a2a_core::Error`]) and the wire, beside the JSON-RPC and REST bindings, which it does not
+//! know. The messages are `a2a-proto`'s generated types, sent as they are; this crate only
+//! translates metadata and errors.
+//!
+//! - [`server`] / [`GrpcService`]: `lf.a2a.v1.A2AService` over any `A2aService`. Service
+//!   parameters come from the metadata (spec 10.2), an authenticated
+//!   [`Principal`](a2a_core::Principal) from the request extensions; nothing is validated here
+//!   (that is the handler's job, the same for every binding).
+//! - [`GrpcClient`]: calls a remote agent and implements `A2aService`, so code written against
+//!   the trait runs over any binding, or in process.
+//! - [`error`]: the mapping between [`a2a_core::Error`] and `tonic::Status` (spec 5.4, 10.6),
+//!   with `google.rpc.ErrorInfo` and `google.rpc.BadRequest` details.
+//! - [`metadata`]: service parameters as gRPC metadata.
+//!
+//! # Example
+//! ```no_run
+//! use std::sync::Arc;
+//!
+//! use a2a_core::{A2aService, CallContext};
+//! use a2a_grpc::GrpcClient;
+//! use a2a_proto::v1::GetTaskRequest;
+//!
+//! # async fn example(agent: Arc<dyn A2aService>) -> Result<(), Box<dyn std::error::Error>> {
+//! // Serve an agent (any A2aService, e.g. the core request handler) on port 50051.
+//! tokio::spawn(
+//!     tonic::transport::Server::builder()
+//!         .add_service(a2a_grpc::server(agent))
+//!         .serve("127.0.0.1:50051".parse()?),
+//! );
+//!
+//! // Call it by the address its agent card advertises for GRPC.
+//! let client = GrpcClient::connect("127.0.0.1:50051").await?;
+//! let request = GetTaskRequest { id: "task-123".into(), ..Default::default() };
+//! match client.get_task(&CallContext::v1(), request).await {
+//!     Ok(task) => println!("{:?}", task.state()),
+//!     Err(a2a_core::Error::TaskNotFound { task_id }) => println!("no task {task_id}"),
+//!     Err(other) => return Err(other.into()),
+//! }
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Features
+//! - `tls`: `https://` endpoints (and bare `host:443`) for [`GrpcClient::connect`], with rustls
+//!   and the system's root certificates. Without it, use plain `http://` or build your own
+//!   [`tonic::transport::Channel`] for [`GrpcClient::new`].
+
+mod client;
+pub mod error;
+pub mod metadata;
+mod server;
+mod stream;
+
+pub use a2a_proto::v1::grpc::a2a_service_server::A2aServiceServer;
+pub use client::GrpcClient;
+pub use server::{server, GrpcService};
+
+/// The default limit on the size of one request or reply message, in both directions and on
+/// both sides: 16 MiB. tonic's own default (4 MiB to decode) is easily exceeded by a message
+/// carrying a file inline (`Part.raw`); a limit still bounds what one call can make a peer
+/// allocate.
+pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 16 * 1024 * 1024;

@@ -89,6 +89,50 @@ pub fn from_value<T: DeserializeOwned + prost::Name>(mut value: Value) -> Result
     Ok(serde_json::from_value(value)?)
 }
 
+/// Fields the spec requires on the wire even at their proto3 default, which ProtoJSON would omit:
+/// spec 3.1.4 says `nextPageToken` MUST always be present (`""` on the last page), and the other
+/// fields of ListTasksResponse are REQUIRED too. By message name, the fields and their defaults.
+const ALWAYS_PRESENT: &[(&str, &[DefaultField])] = &[(
+    "ListTasksResponse",
+    &[
+        ("tasks", || Value::Array(Vec::new())),
+        ("nextPageToken", || Value::String(String::new())),
+        ("pageSize", || Value::from(0)),
+        ("totalSize", || Value::from(0)),
+    ],
+)];
+
+/// A field name and how to make its default value.
+type DefaultField = (&'static str, fn() -> Value);
+
+fn always_present<T: prost::Name>() -> Option<&'static [DefaultField]> {
+    if T::PACKAGE != crate::PACKAGE {
+        return None;
+    }
+    ALWAYS_PRESENT.iter().find(|(name, _)| *name == T::NAME).map(|(_, fields)| *fields)
+}
+
+/// Serializes an A2A message as ProtoJSON, keeping the fields the spec requires on the wire
+/// even at their default value (see `ALWAYS_PRESENT`; e.g. ListTasksResponse's `nextPageToken`).
+/// Bindings write every message through this function or [`to_vec`].
+pub fn to_value<T: serde::Serialize + prost::Name>(message: &T) -> Result<Value, serde_json::Error> {
+    let mut value = serde_json::to_value(message)?;
+    if let (Some(fields), Value::Object(object)) = (always_present::<T>(), &mut value) {
+        for (field, default) in fields {
+            object.entry(*field).or_insert_with(default);
+        }
+    }
+    Ok(value)
+}
+
+/// [`to_value`], as bytes (without an intermediate value for messages that need no fields added).
+pub fn to_vec<T: serde::Serialize + prost::Name>(message: &T) -> Result<Vec<u8>, serde_json::Error> {
+    match always_present::<T>() {
+        None => serde_json::to_vec(message),
+        Some(_) => serde_json::to_vec(&to_value(message)?),
+    }
+}
+
 /// Removes the fields of `value` (a JSON object for the message named `message`, e.g.
 /// `"lf.a2a.v1.Task"`) whose value is `null`, recursively through nested messages, except
 /// `google.protobuf.Value` fields and anything inside the JSON well-known types. Returns how many
@@ -299,6 +343,20 @@ mod tests {
     fn unknown_fields_are_ignored() {
         let task: Task = from_value(json!({"id": "t", "someFutureField": {"x": 1}})).unwrap();
         assert_eq!(task.id, "t");
+    }
+
+    #[test]
+    fn list_tasks_response_keeps_its_required_fields_at_default_values() {
+        let empty = crate::v1::ListTasksResponse::default();
+        assert_eq!(
+            to_value(&empty).unwrap(),
+            json!({"tasks": [], "nextPageToken": "", "pageSize": 0, "totalSize": 0}),
+            "spec 3.1.4: nextPageToken MUST always be present"
+        );
+        let bytes = to_vec(&empty).unwrap();
+        assert_eq!(serde_json::from_slice::<Value>(&bytes).unwrap()["nextPageToken"], "");
+        // Other messages serialize exactly as pbjson writes them.
+        assert_eq!(to_value(&Task::default()).unwrap(), json!({}));
     }
 
     #[test]

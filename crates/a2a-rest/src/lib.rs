@@ -1,1 +1,115 @@
-//! The A2A rest binding (work in progress).
+//! The A2A HTTP+JSON/REST binding (spec 11): an axum router serving any
+//! [`A2aService`](a2a_core::A2aService), and [`RestClient`], which implements the same trait by
+//! calling a remote agent.
+//!
+//! Where it sits: one of the three bindings above `a2a-core`. It translates HTTP requests into
+//! calls of `A2aService` and the results back (ProtoJSON bodies, SSE streams, spec 11.6 errors),
+//! and validates only what is wire-level: routes, methods, content types, body size, JSON syntax
+//! and query values. Versions, capabilities, required fields and ranges are the handler's to
+//! check. Every request header reaches the handler as a service parameter in the
+//! [`CallContext`](a2a_core::CallContext), and so does the `A2A-Version` query parameter when no
+//! header carries it (spec 3.6.1). An [`a2a_core::Principal`] put into the request extensions by
+//! an authentication layer is passed on too.
+//!
+//! # Example
+//! ```no_run
+//! use std::sync::Arc;
+//!
+//! use a2a_core::{A2aService, CallContext};
+//! use a2a_proto::v1::{Message, SendMessageRequest};
+//!
+//! // Server: any A2aService (usually a2a-core's handler) behind the REST routes.
+//! async fn serve(service: Arc<dyn A2aService>) -> std::io::Result<()> {
+//!     let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//!     axum::serve(listener, a2a_rest::router(service)).await
+//! }
+//!
+//! // Client: the same trait, over the network.
+//! async fn ask() -> Result<(), Box<dyn std::error::Error>> {
+//!     let agent = a2a_rest::RestClient::new("http://127.0.0.1:8080")?;
+//!     let request = SendMessageRequest { message: Some(Message::user_text("Hello")), ..Default::default() };
+//!     let reply = agent.send_message(&CallContext::v1(), request).await?;
+//!     println!("{reply:?}");
+//!     Ok(())
+//! }
+//! ```
+//!
+//! # Routes
+//! The `google.api.http` annotations of a2a.proto, each also under `/{tenant}/...`, which sets
+//! the request's `tenant` field:
+//!
+//! | Operation | Route | Request fields from |
+//! | :-- | :-- | :-- |
+//! | SendMessage | `POST /message:send` | body |
+//! | SendStreamingMessage | `POST /message:stream` (SSE) | body |
+//! | GetTask | `GET /tasks/{id}` | path, query |
+//! | ListTasks | `GET /tasks` | query |
+//! | CancelTask | `POST /tasks/{id}:cancel` | path, body (may be empty) |
+//! | SubscribeToTask | `POST` (spec 11.3.2) or `GET` (proto) `/tasks/{id}:subscribe` (SSE) | path, body or query |
+//! | CreateTaskPushNotificationConfig | `POST /tasks/{task_id}/pushNotificationConfigs` | path, body |
+//! | GetTaskPushNotificationConfig | `GET /tasks/{task_id}/pushNotificationConfigs/{id}` | path, query |
+//! | ListTaskPushNotificationConfigs | `GET /tasks/{task_id}/pushNotificationConfigs` | path, query |
+//! | DeleteTaskPushNotificationConfig | `DELETE /tasks/{task_id}/pushNotificationConfigs/{id}` | path, query |
+//! | GetExtendedAgentCard | `GET /extendedAgentCard` | query |
+//!
+//! - Path variables are percent-decoded; a value for the same field in the body or query must
+//!   agree with the path (or be empty), otherwise the call is InvalidParams naming the field.
+//! - When a path matches both a plain and a tenant template (`GET /tasks/tasks`), the plain one
+//!   wins if it accepts the method. A known path with the wrong method is 405 with `Allow`; an
+//!   unknown path is 404 (MethodNotFound), both with the JSON error body.
+//! - Bodies: `application/a2a+json` or `application/json` (or no `Content-Type`); a non-empty
+//!   body of another type is 415. Bodies over the limit (16 MiB by default,
+//!   [`RestServer::max_body_bytes`]) are 413.
+//! - Query parameters (spec 11.5): camelCase names (snake_case accepted), enums by name or number,
+//!   booleans `true`/`false`, timestamps in ISO 8601; unknown parameters are ignored. An
+//!   unparsable value is InvalidParams naming the parameter; range checks are the handler's.
+//! - Responses are `application/a2a+json`. DeleteTaskPushNotificationConfig answers 200 with `{}`
+//!   (google.protobuf.Empty, as the Python SDK does); the client also accepts 204.
+//! - SSE (spec 11.7): one `data:` line per `StreamResponse`, a keep-alive comment every 15 s, and
+//!   an error after the stream started is sent as a last event named `error` whose data is the
+//!   error body below. Errors found before the stream starts are ordinary error responses.
+//!
+//! # Errors
+//! Spec 11.6: `{"error":{"code":<HTTP status>,"status":"<google.rpc.Code>","message":"..",
+//! "details":[..]}}` where `details` holds a `google.rpc.ErrorInfo` (domain `a2a-protocol.org`)
+//! for A2A errors and a `google.rpc.BadRequest` for invalid parameters. HTTP statuses follow
+//! spec 5.4 (1.0.1):
+//!
+//! | Error | HTTP | `status` |
+//! | :-- | :-- | :-- |
+//! | TaskNotFound | 404 | `NOT_FOUND` |
+//! | TaskNotCancelable, PushNotificationNotSupported, UnsupportedOperation, ExtendedAgentCardNotConfigured, ExtensionSupportRequired, VersionNotSupported | 400 | `FAILED_PRECONDITION` |
+//! | ContentTypeNotSupported, ParseError, InvalidRequest, InvalidParams | 400 | `INVALID_ARGUMENT` |
+//! | InvalidAgentResponse, Internal | 500 | `INTERNAL` |
+//! | MethodNotFound | 404 (405 for a known path) | `UNIMPLEMENTED` |
+//! | Unauthenticated | 401 | `UNAUTHENTICATED` |
+//! | PermissionDenied | 403 | `PERMISSION_DENIED` |
+//! | Transport (client-side; never expected on a server) | 503 | `UNAVAILABLE` |
+//!
+//! Wire-level rejections keep their error's body and `status` but send the precise HTTP status:
+//! 405 with `Allow` (MethodNotFound), 413 and 415 (InvalidRequest). [`error_response`] renders
+//! any error this way, e.g. for an authentication layer in front of the router.
+//!
+//! The client rebuilds the error from the ErrorInfo `reason` (or BadRequest); without one it
+//! falls back on the HTTP status, reading the 1.0.0 statuses some peers still send (409
+//! TaskNotCancelable, 415 ContentTypeNotSupported, 501 UnsupportedOperation, 502
+//! InvalidAgentResponse). ParseError and InvalidRequest look alike on the wire (400,
+//! `INVALID_ARGUMENT`, no details) and both come back as InvalidRequest. Connection failures and
+//! replies that are not A2A replies are [`Error::Transport`](a2a_core::Error::Transport).
+//!
+//! # Features
+//! - `tls`: HTTPS for the client (rustls).
+
+mod client;
+mod error;
+mod query;
+mod routes;
+mod server;
+mod sse;
+
+pub use client::RestClient;
+pub use error::error_response;
+pub use server::{router, RestServer, DEFAULT_KEEP_ALIVE, DEFAULT_MAX_BODY_BYTES};
+
+/// The media type of A2A JSON bodies (spec 14.1.1).
+pub const A2A_JSON: &str = "application/a2a+json";

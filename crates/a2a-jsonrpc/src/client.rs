@@ -1,0 +1,298 @@
+//! The client: [`JsonRpcClient`] implements [`A2aService`] by POSTing JSON-RPC requests (spec 9).
+//!
+//! Failures map as follows:
+//! - a JSON-RPC error object: the error its details or code name ([`crate::error::from_wire`]),
+//!   whatever the HTTP status;
+//! - HTTP 401 / 403 without a JSON-RPC body (e.g. from an authenticating proxy):
+//!   [`Error::Unauthenticated`] / [`Error::PermissionDenied`];
+//! - no connection, any other HTTP error, a body that is not a JSON-RPC response for this request:
+//!   [`Error::Transport`];
+//! - a well-formed response whose `result` does not decode as the method's result type:
+//!   [`Error::InvalidAgentResponse`] (spec 3.3.2: the agent's reply does not conform).
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use a2a_core::context::VERSION_PARAM;
+use a2a_core::{A2aService, CallContext, Error, EventStream, Operation, ProtocolVersion};
+use a2a_proto::v1::{
+    AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
+    GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, SendMessageRequest,
+    SendMessageResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
+};
+use async_trait::async_trait;
+use http::{header, HeaderName, HeaderValue, StatusCode};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use crate::{envelope, sse};
+
+/// An A2A agent reached over JSON-RPC, usable wherever an [`A2aService`] is.
+///
+/// Each call sends the context's service parameters as HTTP headers, plus `A2A-Version: 1.0` when
+/// the context names no version (spec 3.6.1). Request ids are numbers, unique per client (clones
+/// share the counter). Cloning is cheap.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), a2a_core::Error> {
+/// use a2a_core::{A2aService, CallContext};
+/// use a2a_jsonrpc::JsonRpcClient;
+/// use a2a_proto::v1::GetTaskRequest;
+///
+/// let client = JsonRpcClient::new("http://localhost:8080/");
+/// let request = GetTaskRequest { id: "task-1".into(), ..Default::default() };
+/// let task = client.get_task(&CallContext::v1(), request).await?;
+/// println!("{:?}", task.state());
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct JsonRpcClient {
+    url: String,
+    http: reqwest::Client,
+    next_id: Arc<AtomicU64>,
+}
+
+impl JsonRpcClient {
+    /// A client for the JSON-RPC endpoint at `url` (the `url` of the agent card's interface). An
+    /// invalid URL is reported by each call as [`Error::Transport`].
+    pub fn new(url: impl Into<String>) -> Self {
+        JsonRpcClient { url: url.into(), http: reqwest::Client::new(), next_id: Arc::new(AtomicU64::new(1)) }
+    }
+
+    /// Uses `http` for the requests (timeouts, TLS roots, proxies, default headers).
+    pub fn with_http_client(mut self, http: reqwest::Client) -> Self {
+        self.http = http;
+        self
+    }
+
+    /// The endpoint URL.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Calls a unary method and decodes its result as `R`.
+    async fn unary<P, R>(&self, ctx: &CallContext, operation: Operation, params: &P) -> Result<R, Error>
+    where
+        P: Serialize,
+        R: DeserializeOwned + prost::Name,
+    {
+        let result = self.call(ctx, operation, params).await?;
+        a2a_proto::json::from_slice::<R>(result.get().as_bytes()).map_err(|e| Error::InvalidAgentResponse {
+            reason: format!("the {operation} result is not a {}: {e}", R::NAME),
+        })
+    }
+
+    /// Calls a unary method; returns its raw `result`.
+    async fn call<P: Serialize>(
+        &self,
+        ctx: &CallContext,
+        operation: Operation,
+        params: &P,
+    ) -> Result<Box<RawValue>, Error> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let response = self.post(ctx, operation, id, params, "application/json").await?;
+        let status = response.status();
+        let body =
+            response.bytes().await.map_err(|e| self.transport("reading the response of", operation, &e))?;
+        if !status.is_success() {
+            return Err(http_error(status, &body, id));
+        }
+        envelope::parse_response(&body, id).map(ToOwned::to_owned)
+    }
+
+    /// Calls a streaming method. Errors the server reports before the stream starts come back as
+    /// an ordinary JSON response and are returned here.
+    async fn streaming<P: Serialize>(
+        &self,
+        ctx: &CallContext,
+        operation: Operation,
+        params: &P,
+    ) -> Result<EventStream, Error> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let response = self.post(ctx, operation, id, params, "text/event-stream").await?;
+        let status = response.status();
+        let is_event_stream = response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim_start().to_ascii_lowercase().starts_with("text/event-stream"));
+        if status.is_success() && is_event_stream {
+            return Ok(sse::events(response, id));
+        }
+        let body =
+            response.bytes().await.map_err(|e| self.transport("reading the response of", operation, &e))?;
+        if !status.is_success() {
+            return Err(http_error(status, &body, id));
+        }
+        envelope::parse_response(&body, id)?;
+        Err(Error::Transport {
+            reason: format!("{operation} was answered with a single result instead of text/event-stream"),
+        })
+    }
+
+    async fn post<P: Serialize>(
+        &self,
+        ctx: &CallContext,
+        operation: Operation,
+        id: u64,
+        params: &P,
+        accept: &'static str,
+    ) -> Result<reqwest::Response, Error> {
+        let body = envelope::request(id, operation.method(), params)?;
+        let mut request = self
+            .http
+            .post(&self.url)
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, accept);
+        // Framing and credentials of a context copied from an incoming request are not forwarded.
+        for (name, value) in ctx.params.outgoing() {
+            let header_name = HeaderName::from_bytes(name.as_bytes());
+            let header_value = HeaderValue::from_str(value);
+            let (Ok(header_name), Ok(header_value)) = (header_name, header_value) else {
+                return Err(Error::Transport {
+                    reason: format!("service parameter {name:?} cannot be sent as an HTTP header"),
+                });
+            };
+            request = request.header(header_name, header_value);
+        }
+        if ctx.params.version().is_none() {
+            request = request.header(VERSION_PARAM, ProtocolVersion::V1_0.as_str());
+        }
+        request.body(body).send().await.map_err(|e| self.transport("sending", operation, &e))
+    }
+
+    fn transport(&self, doing: &str, operation: Operation, error: &reqwest::Error) -> Error {
+        Error::Transport { reason: format!("{doing} {operation} to {}: {}", self.url, error_chain(error)) }
+    }
+}
+
+impl fmt::Debug for JsonRpcClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JsonRpcClient").field("url", &self.url).finish_non_exhaustive()
+    }
+}
+
+/// An error and its sources, e.g. `error sending request: connection refused`.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// The error of a non-2xx answer: its JSON-RPC error object if it has one, else by status.
+fn http_error(status: StatusCode, body: &[u8], id: u64) -> Error {
+    match envelope::parse_response(body, id) {
+        Err(error) if !matches!(error, Error::Transport { .. }) => error,
+        _ => by_status(status, body),
+    }
+}
+
+/// The error of a non-2xx answer without a JSON-RPC error object.
+fn by_status(status: StatusCode, body: &[u8]) -> Error {
+    const SHOWN: usize = 200;
+    let text = String::from_utf8_lossy(body);
+    let text = text.trim();
+    let detail = match text.char_indices().nth(SHOWN) {
+        _ if text.is_empty() => status.to_string(),
+        Some((cut, _)) => format!("{status}: {}…", &text[..cut]),
+        None => format!("{status}: {text}"),
+    };
+    match status {
+        StatusCode::UNAUTHORIZED => Error::Unauthenticated { reason: detail },
+        StatusCode::FORBIDDEN => Error::PermissionDenied { reason: detail },
+        _ => Error::Transport { reason: format!("HTTP {detail}") },
+    }
+}
+
+#[async_trait]
+impl A2aService for JsonRpcClient {
+    async fn send_message(
+        &self,
+        ctx: &CallContext,
+        request: SendMessageRequest,
+    ) -> Result<SendMessageResponse, Error> {
+        self.unary(ctx, Operation::SendMessage, &request).await
+    }
+
+    async fn send_streaming_message(
+        &self,
+        ctx: &CallContext,
+        request: SendMessageRequest,
+    ) -> Result<EventStream, Error> {
+        self.streaming(ctx, Operation::SendStreamingMessage, &request).await
+    }
+
+    async fn get_task(&self, ctx: &CallContext, request: GetTaskRequest) -> Result<Task, Error> {
+        self.unary(ctx, Operation::GetTask, &request).await
+    }
+
+    async fn list_tasks(
+        &self,
+        ctx: &CallContext,
+        request: ListTasksRequest,
+    ) -> Result<ListTasksResponse, Error> {
+        self.unary(ctx, Operation::ListTasks, &request).await
+    }
+
+    async fn cancel_task(&self, ctx: &CallContext, request: CancelTaskRequest) -> Result<Task, Error> {
+        self.unary(ctx, Operation::CancelTask, &request).await
+    }
+
+    async fn subscribe_to_task(
+        &self,
+        ctx: &CallContext,
+        request: SubscribeToTaskRequest,
+    ) -> Result<EventStream, Error> {
+        self.streaming(ctx, Operation::SubscribeToTask, &request).await
+    }
+
+    async fn create_task_push_notification_config(
+        &self,
+        ctx: &CallContext,
+        request: TaskPushNotificationConfig,
+    ) -> Result<TaskPushNotificationConfig, Error> {
+        self.unary(ctx, Operation::CreateTaskPushNotificationConfig, &request).await
+    }
+
+    async fn get_task_push_notification_config(
+        &self,
+        ctx: &CallContext,
+        request: GetTaskPushNotificationConfigRequest,
+    ) -> Result<TaskPushNotificationConfig, Error> {
+        self.unary(ctx, Operation::GetTaskPushNotificationConfig, &request).await
+    }
+
+    async fn list_task_push_notification_configs(
+        &self,
+        ctx: &CallContext,
+        request: ListTaskPushNotificationConfigsRequest,
+    ) -> Result<ListTaskPushNotificationConfigsResponse, Error> {
+        self.unary(ctx, Operation::ListTaskPushNotificationConfigs, &request).await
+    }
+
+    async fn delete_task_push_notification_config(
+        &self,
+        ctx: &CallContext,
+        request: DeleteTaskPushNotificationConfigRequest,
+    ) -> Result<(), Error> {
+        // Servers answer `null` (Python, JS, this crate) or `{}` (google.protobuf.Empty in
+        // ProtoJSON); any result means success.
+        self.call(ctx, Operation::DeleteTaskPushNotificationConfig, &request).await.map(drop)
+    }
+
+    async fn get_extended_agent_card(
+        &self,
+        ctx: &CallContext,
+        request: GetExtendedAgentCardRequest,
+    ) -> Result<AgentCard, Error> {
+        self.unary(ctx, Operation::GetExtendedAgentCard, &request).await
+    }
+}

@@ -1,0 +1,290 @@
+//! JSON-RPC 2.0 request, response and error objects (spec 9.3, 9.5; jsonrpc.org/specification):
+//! reading and writing them, and the request `id` rules.
+//!
+//! Members are kept as raw JSON ([`RawValue`]) until they are needed, so the `id` is echoed
+//! byte for byte (a number like `12345678901234567890123` or `1.50` comes back unchanged, which a
+//! round trip through `f64` would not guarantee) and `params` is decoded once, straight into the
+//! operation's request message.
+
+use a2a_core::Error;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use crate::error;
+
+/// The only `jsonrpc` value JSON-RPC 2.0 allows.
+const VERSION: &str = "2.0";
+
+/// A request id as sent by the client: a JSON string, number or `null`, kept verbatim.
+#[derive(Debug, Clone)]
+pub(crate) struct Id(Box<RawValue>);
+
+impl Id {
+    /// `null`: the id of answers to requests whose id could not be read (JSON-RPC 2.0 section 5).
+    pub(crate) fn null() -> Self {
+        Id(RawValue::NULL.to_owned())
+    }
+
+    /// The id if `raw` is a string, a number or `null`; JSON-RPC 2.0 allows nothing else.
+    fn from_raw(raw: &RawValue) -> Option<Self> {
+        let text = raw.get();
+        let valid = text.starts_with('"')
+            || text.starts_with('-')
+            || text.starts_with(|c: char| c.is_ascii_digit())
+            || text == "null";
+        valid.then(|| Id(raw.to_owned()))
+    }
+}
+
+impl Serialize for Id {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+/// A request object that passed the envelope checks. Its `params` are not decoded yet.
+#[derive(Debug)]
+pub(crate) struct Request<'a> {
+    /// `None` for a notification (no `id` member at all; `"id": null` is a request).
+    pub(crate) id: Option<Id>,
+    /// The method name, not yet looked up.
+    pub(crate) method: String,
+    /// The raw `params` member, if present.
+    pub(crate) params: Option<&'a RawValue>,
+}
+
+/// Why a body is not a usable request object, with the id to answer with.
+#[derive(Debug)]
+pub(crate) struct Rejection {
+    /// The request's id if it could be read, else `null`.
+    pub(crate) id: Id,
+    /// `ParseError` or `InvalidRequest`.
+    pub(crate) error: Error,
+}
+
+/// The members of a request object; each is `Some` iff present, even when it is `null`.
+#[derive(Deserialize)]
+struct Members<'a> {
+    #[serde(default, borrow, deserialize_with = "present")]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    method: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    params: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+}
+
+/// Keeps a present member (also a present `null`, which `Option`'s own impl would turn into
+/// `None`); absent members get the field default, `None`.
+fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(deserializer).map(Some)
+}
+
+/// Reads a request body: -32700 if it is not JSON, -32600 if it is not one request object
+/// (batches included, see the crate docs), with the request's id when it could be read.
+pub(crate) fn parse_request(body: &[u8]) -> Result<Request<'_>, Rejection> {
+    let reject = |id: Id, reason: String| Rejection { id, error: Error::InvalidRequest { reason } };
+    let raw: &RawValue = serde_json::from_slice(body)
+        .map_err(|e| Rejection { id: Id::null(), error: Error::ParseError { reason: e.to_string() } })?;
+    let text = raw.get();
+    if text.starts_with('[') {
+        return Err(reject(
+            Id::null(),
+            "batch requests are not supported; send one request object per HTTP request".into(),
+        ));
+    }
+    if !text.starts_with('{') {
+        return Err(reject(Id::null(), "the request must be a JSON object".into()));
+    }
+    // Only duplicate members can fail here: unknown members are ignored.
+    let members: Members<'_> = serde_json::from_str(text)
+        .map_err(|e| reject(Id::null(), format!("malformed request object: {e}")))?;
+    let id = match members.id {
+        None => None,
+        Some(raw) => Some(Id::from_raw(raw).ok_or_else(|| {
+            reject(Id::null(), format!("`id` must be a string, a number or null, not {}", raw.get()))
+        })?),
+    };
+    // From here on the id is known; errors echo it (or null for a notification).
+    let answer_id = || id.clone().unwrap_or_else(Id::null);
+    match members.jsonrpc.map(|raw| serde_json::from_str::<String>(raw.get())) {
+        Some(Ok(version)) if version == VERSION => {}
+        _ => return Err(reject(answer_id(), format!("`jsonrpc` must be the string \"{VERSION}\""))),
+    }
+    let method = match members.method.map(|raw| serde_json::from_str::<String>(raw.get())) {
+        Some(Ok(method)) => method,
+        _ => return Err(reject(answer_id(), "`method` must be a string".into())),
+    };
+    Ok(Request { id, method, params: members.params })
+}
+
+/// A response object carrying a result.
+#[derive(Serialize)]
+struct Success<'a, R: ?Sized> {
+    jsonrpc: &'static str,
+    id: &'a Id,
+    result: &'a R,
+}
+
+/// A response object carrying an error.
+#[derive(Serialize)]
+struct Failure<'a> {
+    jsonrpc: &'static str,
+    id: &'a Id,
+    error: ErrorObject,
+}
+
+/// The JSON-RPC error object (spec 9.5): `data` is the array of `@type` details, omitted when
+/// there are none.
+#[derive(Serialize)]
+struct ErrorObject {
+    code: i64,
+    message: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    data: Vec<Value>,
+}
+
+/// Written when a response cannot be serialized, which only a broken `Serialize` impl can cause.
+const UNSERIALIZABLE: &str = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error: the response could not be serialized"}}"#;
+
+/// `{"jsonrpc":"2.0","id":…,"result":…}`, or the serialization failure as an error response.
+pub(crate) fn success<R: Serialize + ?Sized>(id: &Id, result: &R) -> String {
+    serde_json::to_string(&Success { jsonrpc: VERSION, id, result }).unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "cannot serialize a JSON-RPC result");
+        failure(id, &Error::internal(format_args!("the result could not be serialized: {e}")))
+    })
+}
+
+/// `{"jsonrpc":"2.0","id":…,"error":{"code","message","data"}}` for `error` (spec 9.5).
+pub(crate) fn failure(id: &Id, error: &Error) -> String {
+    let object =
+        ErrorObject { code: error::code(error), message: error.to_string(), data: error.to_json_details() };
+    serde_json::to_string(&Failure { jsonrpc: VERSION, id, error: object })
+        .unwrap_or_else(|_| UNSERIALIZABLE.to_owned())
+}
+
+/// A request object as the client sends it; the id is a number from the client's counter.
+#[derive(Serialize)]
+struct ClientRequest<'a, P> {
+    jsonrpc: &'static str,
+    id: u64,
+    method: &'a str,
+    params: &'a P,
+}
+
+/// Serializes a request. Fails only if `params` cannot be represented in JSON.
+pub(crate) fn request<P: Serialize>(id: u64, method: &str, params: &P) -> Result<Vec<u8>, Error> {
+    serde_json::to_vec(&ClientRequest { jsonrpc: VERSION, id, method, params })
+        .map_err(|e| Error::invalid_param("params", format!("cannot be written as JSON: {e}")))
+}
+
+/// The members of a response object the client looks at.
+#[derive(Deserialize)]
+struct ResponseMembers<'a> {
+    #[serde(default, borrow, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    result: Option<&'a RawValue>,
+    #[serde(default)]
+    error: Option<WireError>,
+}
+
+/// An error object as received; `data` may be anything a peer sends.
+#[derive(Deserialize)]
+struct WireError {
+    code: i64,
+    #[serde(default)]
+    message: String,
+    #[serde(default)]
+    data: Option<Value>,
+}
+
+/// Reads a response object (client side): its raw `result`, or the error it carries mapped to
+/// [`Error`] (see [`error::from_wire`]). A body that is not a response object for request
+/// `expected_id` is [`Error::Transport`]. An error may carry id `null` (the server could not read
+/// the request's id); a result must carry the request's id.
+pub(crate) fn parse_response(body: &[u8], expected_id: u64) -> Result<&RawValue, Error> {
+    let not_a_response = |why: String| Error::Transport { reason: format!("not a JSON-RPC response: {why}") };
+    let members: ResponseMembers<'_> =
+        serde_json::from_slice(body).map_err(|e| not_a_response(e.to_string()))?;
+    let id = members.id.map_or("null", RawValue::get);
+    let is_ours = serde_json::from_str::<u64>(id).ok() == Some(expected_id);
+    match members.error {
+        // A server that could not read the request's id answers with id null (JSON-RPC 2.0 §5).
+        Some(error) if is_ours || id == "null" => {
+            Err(error::from_wire(error.code, &error.message, error.data.as_ref()))
+        }
+        Some(_) => Err(not_a_response(format!("error for id {id}, expected {expected_id}"))),
+        None if !is_ours => Err(not_a_response(format!("id {id} does not match request id {expected_id}"))),
+        None => members.result.ok_or_else(|| not_a_response("neither `result` nor `error`".into())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rejected(body: &str) -> Rejection {
+        parse_request(body.as_bytes()).unwrap_err()
+    }
+
+    #[test]
+    fn ids_are_kept_verbatim_and_a_missing_id_makes_a_notification() {
+        for id in [r#""abc""#, "7", "-1.50", "12345678901234567890123", "1e400", "null"] {
+            let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"GetTask"}}"#);
+            let request = parse_request(body.as_bytes()).unwrap();
+            assert_eq!(request.id.unwrap().0.get(), id);
+        }
+        let request = parse_request(br#"{"jsonrpc":"2.0","method":"GetTask"}"#).unwrap();
+        assert!(request.id.is_none());
+    }
+
+    #[test]
+    fn ids_of_other_types_are_invalid_requests_answered_with_null() {
+        for id in ["{}", "[1]", "true"] {
+            let rejection = rejected(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"GetTask"}}"#));
+            assert!(matches!(rejection.error, Error::InvalidRequest { .. }), "{id}");
+            assert_eq!(rejection.id.0.get(), "null");
+        }
+    }
+
+    #[test]
+    fn envelope_errors_after_a_valid_id_echo_it() {
+        let rejection = rejected(r#"{"jsonrpc":"1.0","id":"x","method":"GetTask"}"#);
+        assert_eq!(rejection.id.0.get(), r#""x""#);
+        let rejection = rejected(r#"{"jsonrpc":"2.0","id":3,"method":7}"#);
+        assert_eq!(rejection.id.0.get(), "3");
+        assert!(matches!(rejection.error, Error::InvalidRequest { .. }));
+    }
+
+    #[test]
+    fn non_json_is_a_parse_error_and_batches_are_invalid_requests() {
+        assert!(matches!(rejected("{").error, Error::ParseError { .. }));
+        assert!(matches!(rejected("").error, Error::ParseError { .. }));
+        assert!(matches!(rejected("[]").error, Error::InvalidRequest { .. }));
+        assert!(matches!(rejected("42").error, Error::InvalidRequest { .. }));
+        assert!(matches!(
+            rejected(r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"GetTask"}"#).error,
+            Error::InvalidRequest { .. }
+        ));
+    }
+
+    #[test]
+    fn responses_write_the_id_raw_and_omit_empty_error_data() {
+        let id = Id::from_raw(&RawValue::from_string("12345678901234567890123".into()).unwrap()).unwrap();
+        assert_eq!(success(&id, &()), r#"{"jsonrpc":"2.0","id":12345678901234567890123,"result":null}"#);
+        assert_eq!(
+            failure(&Id::null(), &Error::internal("boom")),
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error: boom"}}"#
+        );
+    }
+
+    #[test]
+    fn a_result_with_another_id_is_not_accepted() {
+        let error = parse_response(br#"{"jsonrpc":"2.0","id":2,"result":{}}"#, 1).unwrap_err();
+        assert!(matches!(error, Error::Transport { .. }), "{error:?}");
+        assert_eq!(parse_response(br#"{"jsonrpc":"2.0","id":1,"result":null}"#, 1).unwrap().get(), "null");
+    }
+}

@@ -1,0 +1,154 @@
+//! The server: an axum [`Router`] answering JSON-RPC 2.0 requests at `POST /` (spec 9) by calling
+//! an [`A2aService`].
+//!
+//! Every answer that carries a JSON-RPC response object has HTTP status 200 and
+//! `Content-Type: application/json`, errors included (as the Python, JS and Go SDKs do): the
+//! JSON-RPC error code is the error's identity, not the HTTP status. Streaming methods answer
+//! `text/event-stream` unless they fail before the stream starts. A notification (a request
+//! without an `id` member) is executed and answered with `204 No Content` and no body, errors
+//! included, as JSON-RPC 2.0 section 4.1 requires.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use a2a_core::{A2aService, Error, Operation};
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, FailedToBufferBody};
+use axum::extract::{DefaultBodyLimit, State};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::Router;
+use http::request::Parts;
+use http::{header, StatusCode};
+
+use crate::dispatch::{self, Outcome};
+use crate::envelope::{self, Id, Rejection};
+use crate::{context, sse};
+
+/// The JSON-RPC server with its settings; [`router`] is the short form with the defaults.
+///
+/// ```
+/// # use std::sync::Arc;
+/// # fn build(service: Arc<dyn a2a_core::A2aService>) -> axum::Router {
+/// use a2a_jsonrpc::JsonRpcServer;
+///
+/// JsonRpcServer::new(service).max_body_bytes(1024 * 1024).into_router()
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct JsonRpcServer {
+    service: Arc<dyn A2aService>,
+    max_body_bytes: usize,
+    keep_alive: Duration,
+}
+
+impl JsonRpcServer {
+    /// The default request body limit: 16 MiB.
+    pub const DEFAULT_MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
+    /// The default interval of SSE keep-alive comments: 15 s.
+    pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+    /// A server for `service` with the default settings.
+    pub fn new(service: Arc<dyn A2aService>) -> Self {
+        JsonRpcServer {
+            service,
+            max_body_bytes: Self::DEFAULT_MAX_BODY_BYTES,
+            keep_alive: Self::DEFAULT_KEEP_ALIVE,
+        }
+    }
+
+    /// Limits request bodies to `bytes`; larger ones get a `-32600` error response.
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes;
+        self
+    }
+
+    /// Sends an SSE keep-alive comment on streams idle for `interval`.
+    pub fn keep_alive_interval(mut self, interval: Duration) -> Self {
+        self.keep_alive = interval;
+        self
+    }
+
+    /// The router serving `POST /`. Mount it elsewhere with [`Router::nest`].
+    pub fn into_router(self) -> Router {
+        let limit = self.max_body_bytes;
+        let shared =
+            Arc::new(Shared { service: self.service, max_body_bytes: limit, keep_alive: self.keep_alive });
+        Router::new().route("/", post(handle)).layer(DefaultBodyLimit::max(limit)).with_state(shared)
+    }
+}
+
+impl fmt::Debug for JsonRpcServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JsonRpcServer")
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("keep_alive", &self.keep_alive)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The router serving `service` over JSON-RPC at `POST /`, with the default settings of
+/// [`JsonRpcServer`].
+pub fn router(service: Arc<dyn A2aService>) -> Router {
+    JsonRpcServer::new(service).into_router()
+}
+
+struct Shared {
+    service: Arc<dyn A2aService>,
+    max_body_bytes: usize,
+    keep_alive: Duration,
+}
+
+async fn handle(
+    State(shared): State<Arc<Shared>>,
+    parts: Parts,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let body = match body {
+        Ok(body) => body,
+        Err(rejection) => return json(envelope::failure(&Id::null(), &body_error(&rejection, &shared))),
+    };
+    let request = match envelope::parse_request(&body) {
+        Ok(request) => request,
+        Err(Rejection { id, error }) => return json(envelope::failure(&id, &error)),
+    };
+    let ctx = context::from_parts(&parts);
+    let operation = Operation::from_method(&request.method);
+    let Some(id) = request.id else {
+        // A notification: run it, drop whatever it produced (a stream is dropped as if its client
+        // had disconnected at once) and answer nothing.
+        match operation {
+            Some(operation) => {
+                if let Err(error) = dispatch::call(&*shared.service, &ctx, operation, request.params).await {
+                    tracing::debug!(%error, method = %request.method, "notification failed");
+                }
+            }
+            None => tracing::debug!(method = %request.method, "notification of an unknown method"),
+        }
+        return StatusCode::NO_CONTENT.into_response();
+    };
+    let Some(operation) = operation else {
+        return json(envelope::failure(&id, &Error::MethodNotFound { method: request.method }));
+    };
+    match dispatch::call(&*shared.service, &ctx, operation, request.params).await {
+        Ok(Outcome::Unary(result)) => json(envelope::success(&id, &result)),
+        Ok(Outcome::Stream(events)) => sse::response(id, events, shared.keep_alive),
+        Err(error) => json(envelope::failure(&id, &error)),
+    }
+}
+
+/// The error for a body that could not be read: too large, or the connection failed.
+fn body_error(rejection: &BytesRejection, shared: &Shared) -> Error {
+    let reason = match rejection {
+        BytesRejection::FailedToBufferBody(FailedToBufferBody::LengthLimitError(_)) => {
+            format!("the request body exceeds the limit of {} bytes", shared.max_body_bytes)
+        }
+        other => format!("the request body could not be read: {}", other.body_text()),
+    };
+    Error::InvalidRequest { reason }
+}
+
+fn json(body: String) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+}

@@ -1,0 +1,426 @@
+//! [`RestClient`]: an [`A2aService`] that calls a remote agent over HTTP+JSON/REST (spec 11).
+//!
+//! Requests follow the server's route table: POST operations send the request message as the
+//! body, GET and DELETE send its scalar fields as camelCase query parameters (spec 11.5). Path
+//! variables are percent-encoded so that every character but `A-Z a-z 0-9 - . _ ~` survives, `:`
+//! included (a raw `:` could be read as a custom verb). Service parameters of the
+//! [`CallContext`] become headers; `A2A-Version: 1.0` is added when they carry no version
+//! (spec 3.6.1).
+
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use a2a_core::context::VERSION_PARAM;
+use a2a_core::{A2aService, CallContext, Error, EventStream, ProtocolVersion, Result};
+use a2a_proto::v1::{
+    AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
+    GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, SendMessageRequest,
+    SendMessageResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
+};
+use async_trait::async_trait;
+use http::header::{ACCEPT, CONTENT_TYPE};
+use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+use reqwest::RequestBuilder;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+use url::Url;
+
+use crate::{error, query, sse, A2A_JSON};
+
+/// Everything but RFC 3986 unreserved characters is percent-encoded in path segments.
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+
+const EVENT_STREAM: &str = "text/event-stream";
+const ACCEPT_JSON: &str = "application/a2a+json, application/json";
+
+/// An A2A client over HTTP+JSON/REST, implementing [`A2aService`] like the server-side handler,
+/// so application code is written once for every binding.
+///
+/// ```no_run
+/// use a2a_core::{A2aService, CallContext};
+/// use a2a_proto::v1::{GetTaskRequest, Message, SendMessageRequest};
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let client = a2a_rest::RestClient::new("https://agent.example.com")?.with_tenant("acme");
+/// let request = SendMessageRequest { message: Some(Message::user_text("Hello")), ..Default::default() };
+/// let reply = client.send_message(&CallContext::v1(), request).await?;
+/// println!("{reply:?}");
+/// let task = client
+///     .get_task(&CallContext::v1(), GetTaskRequest { id: "task-123".into(), ..Default::default() })
+///     .await?;
+/// println!("{:?}", task.status);
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct RestClient {
+    http: reqwest::Client,
+    base: Url,
+    tenant: Option<String>,
+    /// Set once a server answered 405 to `POST /tasks/{id}:subscribe`; later subscriptions (of
+    /// this client and its clones) go straight to GET.
+    subscribe_with_get: Arc<AtomicBool>,
+}
+
+impl RestClient {
+    /// A client for the agent whose REST interface is at `base_url` (the `url` of its
+    /// `AgentInterface`); routes are appended to its path, so `https://host/a2a` calls
+    /// `https://host/a2a/message:send`.
+    pub fn new(base_url: impl AsRef<str>) -> std::result::Result<Self, url::ParseError> {
+        let mut base = Url::parse(base_url.as_ref())?;
+        if base.cannot_be_a_base() {
+            return Err(url::ParseError::RelativeUrlWithCannotBeABaseBase);
+        }
+        base.set_fragment(None);
+        Ok(RestClient {
+            http: reqwest::Client::new(),
+            base,
+            tenant: None,
+            subscribe_with_get: Arc::new(AtomicBool::new(false)),
+        })
+    }
+
+    /// Uses `http` for the calls (timeouts, proxies, TLS roots, default headers such as
+    /// `Authorization`).
+    pub fn with_http_client(mut self, http: reqwest::Client) -> Self {
+        self.http = http;
+        self
+    }
+
+    /// Calls the `/{tenant}/...` routes. A request whose own `tenant` field is set uses that
+    /// tenant instead.
+    pub fn with_tenant(mut self, tenant: impl Into<String>) -> Self {
+        self.tenant = Some(tenant.into()).filter(|t| !t.is_empty());
+        self
+    }
+
+    /// The base URL the routes are appended to.
+    pub fn base_url(&self) -> &Url {
+        &self.base
+    }
+
+    /// The tenant of a call: the request's own, else the client's, else none (`""`).
+    fn tenant(&self, requested: &str) -> String {
+        if requested.is_empty() {
+            self.tenant.clone().unwrap_or_default()
+        } else {
+            requested.to_owned()
+        }
+    }
+
+    /// The URL of `path` (already encoded, starting with `/`) under `tenant`.
+    fn url(&self, tenant: &str, path: &str) -> Url {
+        let mut url = self.base.clone();
+        let base_path = url.path().trim_end_matches('/').to_owned();
+        let tenant = if tenant.is_empty() {
+            String::new()
+        } else {
+            format!("/{}", utf8_percent_encode(tenant, SEGMENT))
+        };
+        url.set_path(&format!("{base_path}{tenant}{path}"));
+        url
+    }
+
+    fn headers(&self, ctx: &CallContext, accept: &'static str) -> Result<HeaderMap> {
+        let mut headers = HeaderMap::new();
+        // Framing and credentials of a context copied from an incoming request are not forwarded.
+        for (name, value) in ctx.params.outgoing() {
+            let unsendable = || Error::InvalidRequest {
+                reason: format!("service parameter `{name}` cannot be sent as an HTTP header"),
+            };
+            let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| unsendable())?;
+            let value = HeaderValue::from_str(value).map_err(|_| unsendable())?;
+            headers.append(name, value);
+        }
+        if ctx.params.version().is_none() {
+            headers.insert(
+                HeaderName::from_static(VERSION_PARAM),
+                HeaderValue::from_static(ProtocolVersion::V1_0.as_str()),
+            );
+        }
+        headers.insert(ACCEPT, HeaderValue::from_static(accept));
+        Ok(headers)
+    }
+
+    fn post<M: Serialize>(
+        &self,
+        ctx: &CallContext,
+        url: Url,
+        body: &M,
+        accept: &'static str,
+    ) -> Result<RequestBuilder> {
+        let body = serde_json::to_vec(body).map_err(|err| Error::InvalidRequest {
+            reason: format!("the request cannot be serialized: {err}"),
+        })?;
+        Ok(self.http.post(url).headers(self.headers(ctx, accept)?).header(CONTENT_TYPE, A2A_JSON).body(body))
+    }
+
+    /// A GET or DELETE carrying the fields of `request` except `path_fields` as the query.
+    fn without_body<M: Serialize>(
+        &self,
+        ctx: &CallContext,
+        method: Method,
+        mut url: Url,
+        request: &M,
+        path_fields: &[&str],
+        accept: &'static str,
+    ) -> Result<RequestBuilder> {
+        let Ok(Value::Object(mut object)) = serde_json::to_value(request) else {
+            return Err(Error::InvalidRequest { reason: "the request cannot be serialized".into() });
+        };
+        for field in path_fields.iter().chain(&["tenant"]) {
+            object.remove(*field);
+        }
+        let pairs = query::to_pairs(&object);
+        if !pairs.is_empty() {
+            url.query_pairs_mut().extend_pairs(pairs);
+        }
+        Ok(self.http.request(method, url).headers(self.headers(ctx, accept)?))
+    }
+
+    async fn send(&self, request: RequestBuilder) -> Result<reqwest::Response> {
+        request.send().await.map_err(|err| transport_error("the request failed", &err))
+    }
+
+    async fn unary<T: DeserializeOwned + prost::Name>(&self, request: RequestBuilder) -> Result<T> {
+        let bytes = self.checked_body(request).await?;
+        a2a_proto::json::from_slice(&bytes)
+            .map_err(|err| transport_error(&format!("the response is not a valid {}", T::NAME), &err))
+    }
+
+    /// The body of a successful response, or the error of a failed one.
+    async fn checked_body(&self, request: RequestBuilder) -> Result<bytes::Bytes> {
+        let response = self.send(request).await?;
+        let status = response.status();
+        let bytes =
+            response.bytes().await.map_err(|err| transport_error("reading the response failed", &err))?;
+        if status.is_success() {
+            Ok(bytes)
+        } else {
+            Err(error::from_status_body(status, &bytes))
+        }
+    }
+}
+
+/// The events of a streaming response, or the error it answered with.
+async fn open_stream(response: reqwest::Response) -> Result<EventStream> {
+    let status = response.status();
+    if !status.is_success() {
+        let bytes =
+            response.bytes().await.map_err(|err| transport_error("reading the response failed", &err))?;
+        return Err(error::from_status_body(status, &bytes));
+    }
+    let content_type = response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default();
+    if !content_type.trim_start().to_ascii_lowercase().starts_with(EVENT_STREAM) {
+        return Err(Error::Transport {
+            reason: format!("expected a `{EVENT_STREAM}` response, got content type `{content_type}`"),
+        });
+    }
+    Ok(sse::decode(response))
+}
+
+/// A path variable, percent-encoded. REST cannot express an empty id (`/tasks/` is another
+/// route) nor `.`/`..` (URL normalization removes them), so those fail here, naming the field.
+fn segment(field: &str, value: &str) -> Result<String> {
+    match value {
+        "" => Err(Error::invalid_param(field, "required: a REST path cannot carry an empty value")),
+        "." | ".." => Err(Error::invalid_param(field, format!("`{value}` cannot be sent in a URL path"))),
+        _ => Ok(utf8_percent_encode(value, SEGMENT).to_string()),
+    }
+}
+
+/// [`Error::Transport`] from a failure and its chain of causes.
+pub(crate) fn transport_error(context: &str, err: &(dyn std::error::Error + 'static)) -> Error {
+    let mut reason = format!("{context}: {err}");
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let _ = write!(reason, ": {cause}");
+        source = cause.source();
+    }
+    Error::Transport { reason }
+}
+
+#[async_trait]
+impl A2aService for RestClient {
+    async fn send_message(
+        &self,
+        ctx: &CallContext,
+        mut request: SendMessageRequest,
+    ) -> Result<SendMessageResponse> {
+        request.tenant = self.tenant(&request.tenant);
+        let url = self.url(&request.tenant, "/message:send");
+        self.unary(self.post(ctx, url, &request, ACCEPT_JSON)?).await
+    }
+
+    async fn send_streaming_message(
+        &self,
+        ctx: &CallContext,
+        mut request: SendMessageRequest,
+    ) -> Result<EventStream> {
+        request.tenant = self.tenant(&request.tenant);
+        let url = self.url(&request.tenant, "/message:stream");
+        open_stream(self.send(self.post(ctx, url, &request, EVENT_STREAM)?).await?).await
+    }
+
+    async fn get_task(&self, ctx: &CallContext, request: GetTaskRequest) -> Result<Task> {
+        let url = self.url(&self.tenant(&request.tenant), &format!("/tasks/{}", segment("id", &request.id)?));
+        self.unary(self.without_body(ctx, Method::GET, url, &request, &["id"], ACCEPT_JSON)?).await
+    }
+
+    async fn list_tasks(&self, ctx: &CallContext, request: ListTasksRequest) -> Result<ListTasksResponse> {
+        let url = self.url(&self.tenant(&request.tenant), "/tasks");
+        self.unary(self.without_body(ctx, Method::GET, url, &request, &[], ACCEPT_JSON)?).await
+    }
+
+    async fn cancel_task(&self, ctx: &CallContext, mut request: CancelTaskRequest) -> Result<Task> {
+        request.tenant = self.tenant(&request.tenant);
+        let url = self.url(&request.tenant, &format!("/tasks/{}:cancel", segment("id", &request.id)?));
+        self.unary(self.post(ctx, url, &request, ACCEPT_JSON)?).await
+    }
+
+    /// POST (spec 11.3.2) first; a server answering 405 is asked again with GET (the proto
+    /// annotation, A2A#1574), and so is every later subscription of this client.
+    async fn subscribe_to_task(
+        &self,
+        ctx: &CallContext,
+        mut request: SubscribeToTaskRequest,
+    ) -> Result<EventStream> {
+        request.tenant = self.tenant(&request.tenant);
+        let url = self.url(&request.tenant, &format!("/tasks/{}:subscribe", segment("id", &request.id)?));
+        if !self.subscribe_with_get.load(Ordering::Relaxed) {
+            let response = self.send(self.post(ctx, url.clone(), &request, EVENT_STREAM)?).await?;
+            if response.status() != StatusCode::METHOD_NOT_ALLOWED {
+                return open_stream(response).await;
+            }
+            self.subscribe_with_get.store(true, Ordering::Relaxed);
+        }
+        let get = self.without_body(ctx, Method::GET, url, &request, &["id"], EVENT_STREAM)?;
+        open_stream(self.send(get).await?).await
+    }
+
+    async fn create_task_push_notification_config(
+        &self,
+        ctx: &CallContext,
+        mut request: TaskPushNotificationConfig,
+    ) -> Result<TaskPushNotificationConfig> {
+        request.tenant = self.tenant(&request.tenant);
+        let path = format!("/tasks/{}/pushNotificationConfigs", segment("taskId", &request.task_id)?);
+        let url = self.url(&request.tenant, &path);
+        self.unary(self.post(ctx, url, &request, ACCEPT_JSON)?).await
+    }
+
+    async fn get_task_push_notification_config(
+        &self,
+        ctx: &CallContext,
+        request: GetTaskPushNotificationConfigRequest,
+    ) -> Result<TaskPushNotificationConfig> {
+        let path = format!(
+            "/tasks/{}/pushNotificationConfigs/{}",
+            segment("taskId", &request.task_id)?,
+            segment("id", &request.id)?
+        );
+        let url = self.url(&self.tenant(&request.tenant), &path);
+        self.unary(self.without_body(ctx, Method::GET, url, &request, &["taskId", "id"], ACCEPT_JSON)?).await
+    }
+
+    async fn list_task_push_notification_configs(
+        &self,
+        ctx: &CallContext,
+        request: ListTaskPushNotificationConfigsRequest,
+    ) -> Result<ListTaskPushNotificationConfigsResponse> {
+        let path = format!("/tasks/{}/pushNotificationConfigs", segment("taskId", &request.task_id)?);
+        let url = self.url(&self.tenant(&request.tenant), &path);
+        self.unary(self.without_body(ctx, Method::GET, url, &request, &["taskId"], ACCEPT_JSON)?).await
+    }
+
+    async fn delete_task_push_notification_config(
+        &self,
+        ctx: &CallContext,
+        request: DeleteTaskPushNotificationConfigRequest,
+    ) -> Result<()> {
+        let path = format!(
+            "/tasks/{}/pushNotificationConfigs/{}",
+            segment("taskId", &request.task_id)?,
+            segment("id", &request.id)?
+        );
+        let url = self.url(&self.tenant(&request.tenant), &path);
+        // 200 with `{}` (google.protobuf.Empty) or 204: the body does not matter.
+        self.checked_body(self.without_body(
+            ctx,
+            Method::DELETE,
+            url,
+            &request,
+            &["taskId", "id"],
+            ACCEPT_JSON,
+        )?)
+        .await
+        .map(drop)
+    }
+
+    async fn get_extended_agent_card(
+        &self,
+        ctx: &CallContext,
+        request: GetExtendedAgentCardRequest,
+    ) -> Result<AgentCard> {
+        let url = self.url(&self.tenant(&request.tenant), "/extendedAgentCard");
+        self.unary(self.without_body(ctx, Method::GET, url, &request, &[], ACCEPT_JSON)?).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_are_appended_to_the_base_path_with_encoded_variables() {
+        let client = RestClient::new("http://h:1/a2a/").unwrap();
+        assert_eq!(client.url("", "/message:send").as_str(), "http://h:1/a2a/message:send");
+        let id = segment("id", "a/b c:d%é").unwrap();
+        assert_eq!(id, "a%2Fb%20c%3Ad%25%C3%A9");
+        assert_eq!(
+            client.url("ten ant", &format!("/tasks/{id}:cancel")).as_str(),
+            "http://h:1/a2a/ten%20ant/tasks/a%2Fb%20c%3Ad%25%C3%A9:cancel"
+        );
+    }
+
+    #[test]
+    fn request_tenant_wins_over_the_client_tenant() {
+        let client = RestClient::new("http://h").unwrap().with_tenant("acme");
+        assert_eq!(client.tenant(""), "acme");
+        assert_eq!(client.tenant("other"), "other");
+        assert_eq!(RestClient::new("http://h").unwrap().with_tenant("").tenant(""), "");
+    }
+
+    #[test]
+    fn unexpressible_path_values_are_invalid_params() {
+        for value in ["", ".", ".."] {
+            let err = segment("taskId", value).unwrap_err();
+            assert_eq!(err.field_violations()[0].field, "taskId", "{value:?}");
+        }
+    }
+
+    #[test]
+    fn base_urls_that_cannot_carry_paths_are_rejected() {
+        assert!(RestClient::new("mailto:agent@example.com").is_err());
+        assert!(RestClient::new("not a url").is_err());
+    }
+
+    #[test]
+    fn headers_carry_params_and_default_the_version() {
+        let client = RestClient::new("http://h").unwrap();
+        let mut ctx = CallContext::default();
+        ctx.params.insert("A2A-Extensions", "urn:a,urn:b");
+        ctx.params.insert("Host", "elsewhere");
+        let headers = client.headers(&ctx, ACCEPT_JSON).unwrap();
+        assert_eq!(headers["a2a-extensions"], "urn:a,urn:b");
+        assert_eq!(headers["a2a-version"], "1.0");
+        assert!(headers.get("host").is_none());
+        ctx.params.insert("A2A-Version", "0.3");
+        assert_eq!(client.headers(&ctx, ACCEPT_JSON).unwrap()["a2a-version"], "0.3");
+        ctx.params.insert("x-bad", "line\nbreak");
+        assert!(matches!(client.headers(&ctx, ACCEPT_JSON), Err(Error::InvalidRequest { .. })));
+    }
+}

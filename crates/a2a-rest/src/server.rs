@@ -1,0 +1,404 @@
+//! The REST server: one axum handler that resolves the route ([`routes`](crate::routes)), builds
+//! the request message from path, query and body, calls the [`A2aService`] and answers with
+//! ProtoJSON, an SSE stream, or the error body of spec 11.6.
+//!
+//! Request handling, in order: route (404 / 405), body size (413), content type of a non-empty
+//! body (415), JSON syntax (400 ParseError), shape (400 InvalidRequest / InvalidParams), then the
+//! service. The binding validates nothing else (versions, capabilities, required fields and
+//! ranges are the handler's); it only passes the service parameters on in the [`CallContext`].
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use a2a_core::error::FieldViolation;
+use a2a_core::{A2aService, CallContext, Error, Operation, Principal, ServiceParams};
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::response::{IntoResponse, Response};
+use axum::routing::any;
+use axum::Router;
+use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
+use http::request::Parts;
+use http::{HeaderMap, HeaderValue, Method};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::error::Rejection;
+use crate::routes::{self, Matched, RouteError};
+use crate::{query, sse, A2A_JSON};
+
+/// The default request body limit: 16 MiB.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
+
+/// The default interval of SSE keep-alive comments: 15 s.
+pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// Configures and builds the REST router for an [`A2aService`].
+///
+/// ```
+/// # use std::sync::Arc;
+/// # fn build(service: Arc<dyn a2a_core::A2aService>) -> axum::Router {
+/// a2a_rest::RestServer::new(service)
+///     .max_body_bytes(4 * 1024 * 1024)
+///     .keep_alive_interval(std::time::Duration::from_secs(30))
+///     .into_router()
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct RestServer {
+    service: Arc<dyn A2aService>,
+    max_body_bytes: usize,
+    keep_alive: Duration,
+}
+
+impl fmt::Debug for RestServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RestServer")
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("keep_alive", &self.keep_alive)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RestServer {
+    /// A server for `service` with a [`DEFAULT_MAX_BODY_BYTES`] body limit and
+    /// [`DEFAULT_KEEP_ALIVE`] keep-alive comments.
+    pub fn new(service: Arc<dyn A2aService>) -> Self {
+        RestServer { service, max_body_bytes: DEFAULT_MAX_BODY_BYTES, keep_alive: DEFAULT_KEEP_ALIVE }
+    }
+
+    /// Request bodies larger than `limit` bytes are answered with 413 and the JSON error body.
+    pub fn max_body_bytes(mut self, limit: usize) -> Self {
+        self.max_body_bytes = limit;
+        self
+    }
+
+    /// How often an idle SSE stream sends a keep-alive comment.
+    pub fn keep_alive_interval(mut self, interval: Duration) -> Self {
+        self.keep_alive = interval;
+        self
+    }
+
+    /// The router. It routes every path itself (see the crate docs for the route table), so it
+    /// can be nested under a prefix or merged with routes of other paths such as
+    /// `/.well-known/agent-card.json`, which take precedence.
+    pub fn into_router(self) -> Router {
+        Router::new().route("/", any(dispatch)).route("/{*path}", any(dispatch)).with_state(Arc::new(self))
+    }
+}
+
+/// The REST router for `service` with default settings; see [`RestServer`] to configure it.
+pub fn router(service: Arc<dyn A2aService>) -> Router {
+    RestServer::new(service).into_router()
+}
+
+async fn dispatch(State(server): State<Arc<RestServer>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    match handle(&server, &parts, body).await {
+        Ok(response) => response,
+        Err(rejection) => {
+            if rejection.status().is_server_error() {
+                tracing::warn!(
+                    method = %parts.method,
+                    path = parts.uri.path(),
+                    error = %rejection.error(),
+                    "A2A REST call failed"
+                );
+            }
+            rejection.into_response()
+        }
+    }
+}
+
+async fn handle(server: &RestServer, parts: &Parts, body: Body) -> Result<Response, Rejection> {
+    let path = parts.uri.path();
+    let matched = routes::resolve(&parts.method, path).map_err(|err| match err {
+        RouteError::NotFound => Error::MethodNotFound { method: format!("{} {path}", parts.method) }.into(),
+        RouteError::MethodNotAllowed { allow } => Rejection::method_not_allowed(&parts.method, path, &allow),
+        RouteError::Undecodable { field } => {
+            Error::invalid_param(field, "the path segment is not UTF-8 once percent-decoded").into()
+        }
+    })?;
+    let ctx = call_context(parts);
+    // google.api.http: POST rules take the body (`body: "*"`); GET and DELETE take the query.
+    let input = if matched.method == Method::POST {
+        Input::Body(read_body(&parts.headers, body, server.max_body_bytes).await?)
+    } else {
+        Input::Query(parts.uri.query())
+    };
+    let service = server.service.as_ref();
+    match matched.operation {
+        Operation::SendMessage => json(&service.send_message(&ctx, input.decode(&matched)?).await?),
+        Operation::SendStreamingMessage => {
+            let events = service.send_streaming_message(&ctx, input.decode(&matched)?).await?;
+            Ok(sse::response(events, server.keep_alive))
+        }
+        Operation::GetTask => json(&service.get_task(&ctx, input.decode(&matched)?).await?),
+        Operation::ListTasks => json(&service.list_tasks(&ctx, input.decode(&matched)?).await?),
+        Operation::CancelTask => json(&service.cancel_task(&ctx, input.decode(&matched)?).await?),
+        Operation::SubscribeToTask => {
+            let events = service.subscribe_to_task(&ctx, input.decode(&matched)?).await?;
+            Ok(sse::response(events, server.keep_alive))
+        }
+        Operation::CreateTaskPushNotificationConfig => {
+            json(&service.create_task_push_notification_config(&ctx, input.decode(&matched)?).await?)
+        }
+        Operation::GetTaskPushNotificationConfig => {
+            json(&service.get_task_push_notification_config(&ctx, input.decode(&matched)?).await?)
+        }
+        Operation::ListTaskPushNotificationConfigs => {
+            json(&service.list_task_push_notification_configs(&ctx, input.decode(&matched)?).await?)
+        }
+        Operation::DeleteTaskPushNotificationConfig => {
+            service.delete_task_push_notification_config(&ctx, input.decode(&matched)?).await?;
+            // google.protobuf.Empty, 200, as the Python SDK answers (`{}`).
+            // google.protobuf.Empty in ProtoJSON, as the Python SDK answers.
+            Ok(([(CONTENT_TYPE, HeaderValue::from_static(A2A_JSON))], "{}").into_response())
+        }
+        Operation::GetExtendedAgentCard => {
+            json(&service.get_extended_agent_card(&ctx, input.decode(&matched)?).await?)
+        }
+    }
+}
+
+/// Service parameters from the headers (`ServiceParams::from_transport`: repeated headers
+/// comma-joined, framing and credentials left out), the `A2A-Version` query parameter when no
+/// header carries it (spec 3.6.1), and the principal an authentication layer put in the request
+/// extensions.
+fn call_context(parts: &Parts) -> CallContext {
+    let headers = parts.headers.iter().map(|(name, value)| (name.as_str(), value.as_bytes()));
+    let params = ServiceParams::from_transport(headers).with_query_version(parts.uri.query());
+    CallContext { params, principal: parts.extensions.get::<Principal>().cloned() }
+}
+
+/// Where a request's fields come from besides the path.
+#[derive(Debug)]
+enum Input<'a> {
+    /// The JSON object of a POST body.
+    Body(Map<String, Value>),
+    /// The raw query of a GET or DELETE.
+    Query(Option<&'a str>),
+}
+
+impl Input<'_> {
+    /// The request message: body or query as JSON, path variables bound, parsed as ProtoJSON.
+    fn decode<T: DeserializeOwned + prost::Name>(self, matched: &Matched) -> Result<T, Error> {
+        let (mut object, source) = match self {
+            Input::Body(object) => (object, "body"),
+            Input::Query(raw) => (query::to_json::<T>(raw, query::fields(matched.operation))?, "query"),
+        };
+        bind_path(&mut object, matched)?;
+        parse(object, source)
+    }
+}
+
+/// Sets the fields named by path variables (google.api.http). A body or query may repeat them
+/// only with the same value (or empty): a different one is rejected rather than silently
+/// overridden, since it most likely addresses another task.
+fn bind_path(object: &mut Map<String, Value>, matched: &Matched) -> Result<(), Error> {
+    let mut violations = Vec::new();
+    for (json_name, proto_name, value) in matched.bindings() {
+        let names: &[&str] = if json_name == proto_name { &[json_name] } else { &[json_name, proto_name] };
+        for name in names {
+            let Some(given) = object.remove(*name) else { continue };
+            let agrees = match &given {
+                Value::Null => true,
+                Value::String(s) => s.is_empty() || s == value,
+                _ => false,
+            };
+            if !agrees {
+                violations.push(FieldViolation {
+                    field: json_name.to_owned(),
+                    description: format!("{given} does not match `{value}` from the URL path"),
+                });
+            }
+        }
+        object.insert(json_name.to_owned(), Value::String(value.to_owned()));
+    }
+    if violations.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::InvalidParams { violations })
+    }
+}
+
+/// Parses the JSON object as `T`. This is [`a2a_proto::json::from_value`] (null normalization,
+/// then serde) done on a borrowed value, so that on failure each top-level field can be tried
+/// alone and the violation names the offending field(s); `source` names the whole input when no
+/// single field fails alone.
+fn parse<T: DeserializeOwned + prost::Name>(object: Map<String, Value>, source: &str) -> Result<T, Error> {
+    let mut value = Value::Object(object);
+    a2a_proto::json::normalize_nulls(&T::full_name(), &mut value);
+    let err = match T::deserialize(&value) {
+        Ok(message) => return Ok(message),
+        Err(err) => err,
+    };
+    let Value::Object(object) = &value else { unreachable!("built from an object above") };
+    let violations: Vec<FieldViolation> = object
+        .iter()
+        .filter_map(|(key, field)| {
+            let alone = Value::Object(Map::from_iter([(key.clone(), field.clone())]));
+            let err = T::deserialize(&alone).err()?;
+            Some(FieldViolation { field: key.clone(), description: err.to_string() })
+        })
+        .collect();
+    if violations.is_empty() {
+        Err(Error::invalid_param(source, err.to_string()))
+    } else {
+        Err(Error::InvalidParams { violations })
+    }
+}
+
+/// Reads a POST body as a JSON object. An empty body is `{}` (e.g. `POST /tasks/{id}:cancel`
+/// without a body); only a non-empty body must be `application/a2a+json` or `application/json`.
+async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> Result<Map<String, Value>, Rejection> {
+    let declared =
+        headers.get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limit as u64) {
+        return Err(Rejection::payload_too_large(limit));
+    }
+    let bytes = axum::body::to_bytes(body, limit).await.map_err(|err| {
+        if err.into_inner().downcast_ref::<http_body_util::LengthLimitError>().is_some() {
+            Rejection::payload_too_large(limit)
+        } else {
+            Error::InvalidRequest { reason: "the request body could not be read".into() }.into()
+        }
+    })?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Map::new());
+    }
+    if let Some(content_type) = headers.get(CONTENT_TYPE) {
+        if !is_json(content_type) {
+            return Err(Rejection::unsupported_media_type(&String::from_utf8_lossy(content_type.as_bytes())));
+        }
+    }
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(Value::Object(object)) => Ok(object),
+        Ok(other) => Err(Error::InvalidRequest {
+            reason: format!("the request body must be a JSON object, not {}", json_kind(&other)),
+        }
+        .into()),
+        Err(err) => Err(Error::ParseError { reason: err.to_string() }.into()),
+    }
+}
+
+/// `application/a2a+json` or `application/json`, with any parameters (`; charset=utf-8`).
+fn is_json(content_type: &HeaderValue) -> bool {
+    let Ok(text) = content_type.to_str() else { return false };
+    let essence = text.split(';').next().unwrap_or_default().trim();
+    essence.eq_ignore_ascii_case(A2A_JSON) || essence.eq_ignore_ascii_case("application/json")
+}
+
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A 200 response with the ProtoJSON of `message` (with the fields the spec requires on the wire
+/// even at default values, e.g. ListTasksResponse's `nextPageToken`: `a2a_proto::json::to_vec`).
+fn json<T: Serialize + prost::Name>(message: &T) -> Result<Response, Rejection> {
+    let bytes = a2a_proto::json::to_vec(message)
+        .map_err(|err| Error::internal(format!("cannot serialize the response: {err}")))?;
+    Ok(([(CONTENT_TYPE, HeaderValue::from_static(A2A_JSON))], bytes).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use a2a_proto::v1::{CancelTaskRequest, SendMessageRequest, TaskPushNotificationConfig};
+    use serde_json::json;
+
+    use super::*;
+
+    fn matched(method: Method, path: &str) -> Matched {
+        routes::resolve(&method, path).unwrap()
+    }
+
+    fn object(value: Value) -> Map<String, Value> {
+        match value {
+            Value::Object(object) => object,
+            _ => panic!("not an object"),
+        }
+    }
+
+    #[test]
+    fn path_variables_fill_the_request_fields() {
+        let m = matched(Method::POST, "/acme/tasks/t1/pushNotificationConfigs");
+        let config: TaskPushNotificationConfig =
+            Input::Body(object(json!({"url": "https://x/hook"}))).decode(&m).unwrap();
+        assert_eq!((config.tenant.as_str(), config.task_id.as_str()), ("acme", "t1"));
+        assert_eq!(config.url, "https://x/hook");
+    }
+
+    #[test]
+    fn body_may_repeat_a_path_variable_with_the_same_value_in_either_spelling() {
+        let m = matched(Method::POST, "/tasks/t1/pushNotificationConfigs");
+        for body in [
+            json!({"taskId": "t1"}),
+            json!({"task_id": "t1"}),
+            json!({"taskId": ""}),
+            json!({"taskId": null}),
+        ] {
+            let config: TaskPushNotificationConfig = Input::Body(object(body.clone())).decode(&m).unwrap();
+            assert_eq!(config.task_id, "t1", "{body}");
+        }
+    }
+
+    #[test]
+    fn body_contradicting_the_path_is_invalid_params() {
+        let m = matched(Method::POST, "/acme/tasks/t1:cancel");
+        let err = Input::Body(object(json!({"id": "t2", "tenant": "other"})))
+            .decode::<CancelTaskRequest>(&m)
+            .unwrap_err();
+        let fields: Vec<&str> = err.field_violations().iter().map(|v| v.field.as_str()).collect();
+        assert_eq!(fields, ["tenant", "id"]);
+    }
+
+    #[test]
+    fn non_tenant_route_keeps_a_tenant_given_in_the_body() {
+        let m = matched(Method::POST, "/message:send");
+        let request: SendMessageRequest = Input::Body(object(json!({"tenant": "t"}))).decode(&m).unwrap();
+        assert_eq!(request.tenant, "t");
+    }
+
+    #[test]
+    fn a_wrongly_shaped_field_is_named() {
+        let m = matched(Method::POST, "/message:send");
+        let err = Input::Body(object(json!({"message": {"role": "ROLE_NOBODY"}, "metadata": {"a": 1}})))
+            .decode::<SendMessageRequest>(&m)
+            .unwrap_err();
+        let violations = err.field_violations();
+        assert_eq!(violations.len(), 1, "{violations:?}");
+        assert_eq!(violations[0].field, "message");
+        assert!(violations[0].description.contains("ROLE_NOBODY"), "{violations:?}");
+    }
+
+    #[test]
+    fn nulls_for_absent_fields_are_accepted() {
+        let m = matched(Method::POST, "/message:send");
+        let request: SendMessageRequest = Input::Body(object(json!({
+            "message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}], "extensions": null},
+            "configuration": null
+        })))
+        .decode(&m)
+        .unwrap();
+        assert_eq!(request.message.unwrap().message_id, "m");
+    }
+
+    #[test]
+    fn json_content_types_are_recognized_with_parameters() {
+        for ok in ["application/json", "application/a2a+json", "Application/JSON; charset=utf-8"] {
+            assert!(is_json(&HeaderValue::from_static(ok)), "{ok}");
+        }
+        for bad in ["text/plain", "application/x-www-form-urlencoded", "application/jsonx", ""] {
+            assert!(!is_json(&HeaderValue::from_static(bad)), "{bad}");
+        }
+    }
+}

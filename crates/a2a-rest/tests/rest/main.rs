@@ -1,0 +1,15 @@
+//! Integration tests of the REST binding: real servers on 127.0.0.1 port 0.
+//!
+//! - `support`: the scripted `A2aService` and the test server.
+//! - `client_server`: our client against our server, for all 11 operations.
+//! - `raw_http`: hand-written requests from the spec's examples (sections 3.6, 6, 11) against our
+//!   server, so that a mistake shared by client and server cannot hide.
+//! - `errors`: every `a2a_core::Error` on the wire (status, body, ErrorInfo) and back through
+//!   the client, including streams.
+//! - `bad_inputs`: wire-level rejections and inputs that must never reach the service.
+
+mod bad_inputs;
+mod client_server;
+mod errors;
+mod raw_http;
+mod support;
