@@ -2,6 +2,7 @@
 //!
 //! - `codegen [--check]`: regenerate `crates/a2a-proto/src/generated/` from `proto/`; with `--check`,
 //!   fail if the checked-in files differ from what the protos produce (CI's drift check).
+//! - `test`: the whole test suite (nextest over the workspace, then the doc tests).
 //! - `ci`: the same checks `.ci/run` performs, for running locally.
 
 mod codegen;
@@ -13,9 +14,10 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("codegen") => codegen::run(&workspace_root(), args.iter().any(|a| a == "--check")),
+        Some("test") => test(),
         Some("ci") => ci(),
         _ => {
-            eprintln!("usage: cargo xtask <codegen [--check] | ci>");
+            eprintln!("usage: cargo xtask <codegen [--check] | test | ci>");
             return ExitCode::from(2);
         }
     };
@@ -33,25 +35,41 @@ pub(crate) fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask has a parent directory").to_path_buf()
 }
 
-/// Runs the local equivalent of CI, stopping at the first failure.
+/// The whole test suite: every crate's unit and integration tests under nextest (plain
+/// `cargo test` where nextest is not installed), then the doc tests, which nextest does not run.
+fn test() -> anyhow::Result<()> {
+    let nextest =
+        Command::new(cargo()).args(["nextest", "--version"]).output().is_ok_and(|o| o.status.success());
+    if nextest {
+        run_cargo(&["nextest", "run", "--workspace", "--all-features", "--no-fail-fast"])?;
+    } else {
+        eprintln!("xtask: cargo-nextest not found, using cargo test");
+        run_cargo(&["test", "--workspace", "--all-features", "--lib", "--bins", "--tests", "--examples"])?;
+    }
+    run_cargo(&["test", "--workspace", "--all-features", "--doc"])
+}
+
+/// Runs the local equivalent of CI (`.ci/run`), stopping at the first failure.
 fn ci() -> anyhow::Result<()> {
     codegen::run(&workspace_root(), true)?;
     let steps: &[&[&str]] = &[
         &["fmt", "--all", "--", "--check"],
-        &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"],
-        &["nextest", "run", "--workspace", "--no-fail-fast"],
-        &["test", "--workspace", "--doc"],
-        &["doc", "--workspace", "--no-deps"],
+        &["clippy", "--workspace", "--all-targets", "--all-features", "--", "-D", "warnings"],
+        &["doc", "--workspace", "--no-deps", "--all-features"],
     ];
     for step in steps {
         run_cargo(step)?;
     }
-    Ok(())
+    test()
+}
+
+fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
 }
 
 fn run_cargo(args: &[&str]) -> anyhow::Result<()> {
     eprintln!("$ cargo {}", args.join(" "));
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+    let status = Command::new(cargo())
         .args(args)
         .current_dir(workspace_root())
         .env("RUSTDOCFLAGS", "-D warnings")

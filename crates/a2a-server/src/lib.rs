@@ -1,0 +1,319 @@
+//! The multi-transport A2A reference server: JSON-RPC, HTTP+JSON/REST and gRPC on one port, as a
+//! library and as the `a2a-server` binary.
+//!
+//! Where it sits: on top of everything. It composes the three binding crates around one
+//! [`a2a_core::DefaultRequestHandler`] and adds what a deployment needs: the agent card endpoint
+//! with caching, push delivery over HTTP, gRPC reflection and health, graceful shutdown. It holds no
+//! protocol logic of its own.
+//!
+//! Layout on one port (the official Python SDK's default): JSON-RPC at `POST /`, the REST routes at
+//! the root (`/message:send`, `/tasks/{id}`, ...), gRPC chosen by `content-type: application/grpc`,
+//! and the card at `/.well-known/agent-card.json`, whose `supportedInterfaces` list all three.
+//!
+//! ```no_run
+//! use a2a_core::{AgentExecutor, RequestContext, Result, TaskUpdater};
+//! use a2a_proto::v1::{Artifact, Part};
+//!
+//! struct Echo;
+//!
+//! #[async_trait::async_trait]
+//! impl AgentExecutor for Echo {
+//!     async fn execute(&self, ctx: RequestContext, updater: TaskUpdater) -> Result<()> {
+//!         updater.add_artifact(Artifact::new(vec![Part::text(ctx.message.text())])).await?;
+//!         updater.complete(None).await
+//!     }
+//! }
+//!
+//! # async fn run() -> std::io::Result<()> {
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//! a2a_server::Server::builder()
+//!     .agent_card(a2a_server::demo::demo_card())
+//!     .executor(Echo)
+//!     .serve(listener)
+//!     .await
+//! # }
+//! ```
+
+pub mod card;
+pub mod demo;
+pub mod push_http;
+mod shutdown;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use a2a_core::push::DestinationPolicy;
+use a2a_core::store::{PushConfigStore, TaskStore};
+use a2a_core::{A2aService, AgentExecutor, DefaultRequestHandler};
+use a2a_proto::v1::AgentCard;
+use axum::body::Body;
+use axum::extract::Request;
+use axum::serve::ListenerExt;
+use axum::Router;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+use tower::ServiceExt;
+
+pub use card::{interfaces, AGENT_CARD_PATH};
+pub use push_http::HttpPushTransport;
+
+/// Entry point: [`Server::builder`].
+#[derive(Debug)]
+pub struct Server;
+
+impl Server {
+    /// A builder with nothing configured.
+    pub fn builder() -> ServerBuilder {
+        ServerBuilder::default()
+    }
+}
+
+/// Configures and runs a reference server.
+#[derive(Default)]
+pub struct ServerBuilder {
+    card: Option<AgentCard>,
+    extended_card: Option<AgentCard>,
+    executor: Option<Arc<dyn AgentExecutor>>,
+    tasks: Option<Arc<dyn TaskStore>>,
+    push_configs: Option<Arc<dyn PushConfigStore>>,
+    policy: DestinationPolicy,
+    public_url: Option<String>,
+    grpc_url: Option<String>,
+}
+
+impl std::fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerBuilder").field("public_url", &self.public_url).finish_non_exhaustive()
+    }
+}
+
+impl ServerBuilder {
+    /// The public agent card. Its `supportedInterfaces` are filled in from the public URL when empty.
+    pub fn agent_card(mut self, card: AgentCard) -> Self {
+        self.card = Some(card);
+        self
+    }
+
+    /// The extended card for authenticated callers (spec 3.1.11).
+    pub fn extended_agent_card(mut self, card: AgentCard) -> Self {
+        self.extended_card = Some(card);
+        self
+    }
+
+    /// The agent logic.
+    pub fn executor(mut self, executor: impl AgentExecutor) -> Self {
+        self.executor = Some(Arc::new(executor));
+        self
+    }
+
+    /// Task storage (default: in memory).
+    pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
+        self.tasks = Some(store);
+        self
+    }
+
+    /// Push config storage (default: in memory).
+    pub fn push_config_store(mut self, store: Arc<dyn PushConfigStore>) -> Self {
+        self.push_configs = Some(store);
+        self
+    }
+
+    /// Which webhook destinations push delivery may reach (default: public addresses only).
+    pub fn push_destination_policy(mut self, policy: DestinationPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// The base URL clients use for JSON-RPC and REST (default: `http://` + the listen address).
+    pub fn public_url(mut self, url: impl Into<String>) -> Self {
+        self.public_url = Some(url.into());
+        self
+    }
+
+    /// The `host:port` clients use for gRPC (default: the host and port of the public URL).
+    pub fn grpc_url(mut self, address: impl Into<String>) -> Self {
+        self.grpc_url = Some(address.into());
+        self
+    }
+
+    /// The complete HTTP + gRPC application for a server reachable at `local` (used for the
+    /// default public URL), and the card it advertises.
+    pub fn into_app(self, local: SocketAddr) -> std::io::Result<(Router, AgentCard)> {
+        self.build(local, CancellationToken::new())
+    }
+
+    fn build(self, local: SocketAddr, shutdown: CancellationToken) -> std::io::Result<(Router, AgentCard)> {
+        let invalid = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, what.to_owned());
+        let mut card = self.card.ok_or_else(|| invalid("an agent card is required"))?;
+        let executor = self.executor.ok_or_else(|| invalid("an executor is required"))?;
+        let public_url = self.public_url.unwrap_or_else(|| format!("http://{local}"));
+        let grpc_url = match self.grpc_url {
+            Some(address) => address,
+            None => {
+                let url = url::Url::parse(&public_url).map_err(|e| invalid(&format!("public URL: {e}")))?;
+                let host = url.host_str().ok_or_else(|| invalid("the public URL has no host"))?;
+                let port = url.port_or_known_default().unwrap_or(local.port());
+                if host.contains(':') {
+                    format!("[{host}]:{port}")
+                } else {
+                    format!("{host}:{port}")
+                }
+            }
+        };
+        if card.supported_interfaces.is_empty() {
+            card.supported_interfaces = interfaces(&public_url, &grpc_url);
+        }
+        let mut handler = DefaultRequestHandler::builder(card.clone(), executor)
+            .push_destination_policy(self.policy.clone())
+            .push_timeout(Duration::from_secs(10));
+        if card.capabilities.as_ref().and_then(|c| c.push_notifications) == Some(true) {
+            handler = handler.push_transport(Arc::new(HttpPushTransport::new(self.policy.clone())));
+        }
+        if let Some(extended) = self.extended_card {
+            handler = handler.extended_agent_card(extended);
+        }
+        if let Some(store) = self.tasks {
+            handler = handler.task_store(store);
+        }
+        if let Some(store) = self.push_configs {
+            handler = handler.push_config_store(store);
+        }
+        let handler = handler.build().map_err(|e| invalid(&e.to_string()))?;
+        let service: Arc<dyn A2aService> =
+            Arc::new(shutdown::EndStreamsOnShutdown { inner: handler, token: shutdown });
+        Ok((app(service, &card), card))
+    }
+
+    /// Serves on `listener` until the process receives SIGINT or SIGTERM, then shuts down
+    /// gracefully.
+    pub async fn serve(self, listener: TcpListener) -> std::io::Result<()> {
+        self.serve_with_shutdown(listener, shutdown_signal()).await
+    }
+
+    /// Serves on `listener` until `signal` completes, then shuts down gracefully: stops accepting,
+    /// lets in-flight unary calls finish, and ends open streams cleanly.
+    pub async fn serve_with_shutdown(
+        self,
+        listener: TcpListener,
+        signal: impl Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
+        let local = listener.local_addr()?;
+        let token = CancellationToken::new();
+        let (app, _) = self.build(local, token.clone())?;
+        // Nagle's algorithm would hold back small SSE events and gRPC frames for up to 40 ms.
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                signal.await;
+                tracing::info!("shutting down: finishing in-flight calls and ending open streams");
+                token.cancel();
+            })
+            .await
+    }
+
+    /// Starts serving in the background; the returned handle stops it.
+    pub async fn spawn(self, listener: TcpListener) -> std::io::Result<RunningServer> {
+        let addr = listener.local_addr()?;
+        let stop = CancellationToken::new();
+        let signal = stop.clone().cancelled_owned();
+        // The listener is bound already: connections queue until the server task accepts them.
+        let task = tokio::spawn(self.serve_with_shutdown(listener, signal));
+        Ok(RunningServer { addr, stop, task })
+    }
+}
+
+/// A server started with [`ServerBuilder::spawn`].
+#[derive(Debug)]
+pub struct RunningServer {
+    addr: SocketAddr,
+    stop: CancellationToken,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl RunningServer {
+    /// The address it listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://` + the address.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Shuts down gracefully and waits for the server to finish.
+    pub async fn shutdown(self) -> std::io::Result<()> {
+        self.stop.cancel();
+        self.task.await.map_err(std::io::Error::other)?
+    }
+}
+
+/// The whole application: HTTP routes (card, REST, JSON-RPC) and gRPC services, chosen by the
+/// request's content type.
+fn app(service: Arc<dyn A2aService>, card: &AgentCard) -> Router {
+    let http = card::router(card)
+        .merge(a2a_jsonrpc::router(Arc::clone(&service)))
+        .merge(a2a_rest::router(Arc::clone(&service)));
+    let grpc = grpc_router(service);
+    Router::new().fallback_service(tower::service_fn(move |request: Request<Body>| {
+        let target = if is_grpc(&request) { grpc.clone() } else { http.clone() };
+        target.oneshot(request)
+    }))
+}
+
+fn is_grpc(request: &Request<Body>) -> bool {
+    request
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/grpc"))
+}
+
+fn grpc_router(service: Arc<dyn A2aService>) -> Router {
+    let reflection_v1 = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(a2a_proto::FILE_DESCRIPTOR_SET)
+        .build_v1()
+        .expect("the embedded descriptor set is valid");
+    let reflection_v1alpha = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(a2a_proto::FILE_DESCRIPTOR_SET)
+        .build_v1alpha()
+        .expect("the embedded descriptor set is valid");
+    let (health_reporter, health) = tonic_health::server::health_reporter();
+    tokio::spawn(async move {
+        health_reporter
+            .set_service_status("lf.a2a.v1.A2AService", tonic_health::ServingStatus::Serving)
+            .await;
+    });
+    tonic::service::Routes::new(a2a_grpc::server(service))
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
+        .add_service(health)
+        .prepare()
+        .into_axum_router()
+}
+
+/// Completes on SIGINT (Ctrl-C) or, on Unix, SIGTERM.
+pub async fn shutdown_signal() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {},
+        () = terminate => {},
+    }
+}

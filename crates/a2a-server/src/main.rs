@@ -1,0 +1,64 @@
+//! `a2a-server`: the A2A reference server with the built-in demo agent.
+//!
+//! Run with `cargo run -p a2a-server` (listens on 127.0.0.1:8080), or see `--help`.
+
+use a2a_core::push::{DestinationPolicy, IpNet};
+use anyhow::Context as _;
+use clap::Parser;
+use tracing_subscriber::EnvFilter;
+
+/// The A2A reference server: JSON-RPC, REST and gRPC on one port, with a demo agent.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Args {
+    /// Address to listen on (port 0 picks a free port).
+    #[arg(long, default_value = "127.0.0.1:8080", env = "A2A_LISTEN")]
+    listen: String,
+
+    /// Base URL advertised in the agent card for JSON-RPC and REST (default: http://<listen address>).
+    #[arg(long, env = "A2A_PUBLIC_URL")]
+    public_url: Option<String>,
+
+    /// host:port advertised in the agent card for gRPC (default: host and port of the public URL).
+    #[arg(long, env = "A2A_GRPC_URL")]
+    grpc_url: Option<String>,
+
+    /// Networks push notifications may reach besides public addresses, e.g. 127.0.0.0/8 (repeatable).
+    #[arg(long = "push-allow", value_name = "CIDR")]
+    push_allow: Vec<IpNet>,
+
+    /// Log filter (tracing EnvFilter syntax), e.g. "info" or "a2a_core=debug".
+    #[arg(long, default_value = "info", env = "A2A_LOG")]
+    log: String,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::try_new(&args.log).context("--log")?)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_writer(std::io::stderr)
+        .init();
+
+    let listener = tokio::net::TcpListener::bind(&args.listen)
+        .await
+        .with_context(|| format!("binding {}", args.listen))?;
+    let local = listener.local_addr()?;
+    let mut builder = a2a_server::Server::builder()
+        .agent_card(a2a_server::demo::demo_card())
+        .extended_agent_card(a2a_server::demo::demo_extended_card())
+        .executor(a2a_server::demo::DemoAgent)
+        .push_destination_policy(DestinationPolicy::public_only().allowing(args.push_allow));
+    if let Some(url) = args.public_url {
+        builder = builder.public_url(url);
+    }
+    if let Some(address) = args.grpc_url {
+        builder = builder.grpc_url(address);
+    }
+    println!("a2a-server listening on http://{local}");
+    println!("agent card: http://{local}{}", a2a_server::AGENT_CARD_PATH);
+    tracing::info!(%local, "serving JSON-RPC (POST /), REST and gRPC");
+    builder.serve(listener).await.context("serving")?;
+    Ok(())
+}

@@ -1,0 +1,78 @@
+//! The HTTP side of push delivery: POSTs notifications with reqwest, and refuses every address the
+//! [`DestinationPolicy`] does not permit at the moment of connecting (spec 13.2).
+//!
+//! The check sits in the DNS resolver, so it applies to the addresses the connection will really
+//! use (no window for DNS rebinding between a check and the connect). Literal IP hosts never reach
+//! a resolver; the core dispatcher checks them with [`DestinationPolicy::check_url`] before every
+//! send. Redirects are not followed (a redirect could point anywhere) and no proxy is used.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use a2a_core::push::{DestinationPolicy, PushRequest, PushTransport};
+use async_trait::async_trait;
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+
+/// A [`PushTransport`] over HTTP(S).
+#[derive(Debug, Clone)]
+pub struct HttpPushTransport {
+    client: reqwest::Client,
+}
+
+#[derive(Debug)]
+struct PolicyResolver {
+    policy: DestinationPolicy,
+}
+
+impl Resolve for PolicyResolver {
+    fn resolve(&self, name: Name) -> Resolving {
+        let policy = self.policy.clone();
+        let host = name.as_str().to_owned();
+        Box::pin(async move {
+            let resolved: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let permitted: Vec<SocketAddr> =
+                resolved.iter().copied().filter(|a| policy.permits(a.ip())).collect();
+            if permitted.is_empty() {
+                let refused: Vec<String> = resolved.iter().map(|a| a.ip().to_string()).collect();
+                return Err(format!(
+                    "{host} resolves only to addresses the destination policy refuses ({})",
+                    refused.join(", ")
+                )
+                .into());
+            }
+            let addrs: Addrs = Box::new(permitted.into_iter());
+            Ok(addrs)
+        })
+    }
+}
+
+impl HttpPushTransport {
+    /// A transport that connects only to destinations `policy` permits.
+    pub fn new(policy: DestinationPolicy) -> Self {
+        let client = reqwest::Client::builder()
+            .dns_resolver(Arc::new(PolicyResolver { policy }))
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .tcp_nodelay(true)
+            .build()
+            .expect("a reqwest client without TLS or proxy configuration builds");
+        HttpPushTransport { client }
+    }
+}
+
+#[async_trait]
+impl PushTransport for HttpPushTransport {
+    async fn send(&self, request: PushRequest) -> Result<(), String> {
+        let mut builder = self.client.post(&request.url).timeout(request.timeout).body(request.body);
+        for (name, value) in &request.headers {
+            builder = builder.header(name, value);
+        }
+        let response = builder.send().await.map_err(|e| format!("{e:#}"))?;
+        let status = response.status();
+        if status.is_success() {
+            Ok(())
+        } else {
+            Err(format!("the webhook answered {status}"))
+        }
+    }
+}
