@@ -20,17 +20,18 @@ const MAX_AGE_SECONDS: u32 = 300;
 /// The interfaces a server on `public_url` (JSON-RPC and REST) and `grpc_address` (gRPC,
 /// `host:port` as the proto's `AgentInterface.url` comment says) offers, in preference order.
 pub fn interfaces(public_url: &str, grpc_address: &str) -> Vec<AgentInterface> {
+    interfaces_of(public_url, public_url, grpc_address)
+}
+
+/// The interfaces of a server whose bindings may be on different ports, in preference order.
+pub fn interfaces_of(jsonrpc_url: &str, rest_url: &str, grpc_address: &str) -> Vec<AgentInterface> {
     let interface = |url: &str, binding: &str| AgentInterface {
         url: url.to_owned(),
         protocol_binding: binding.to_owned(),
         tenant: String::new(),
         protocol_version: "1.0".to_owned(),
     };
-    vec![
-        interface(public_url, "JSONRPC"),
-        interface(public_url, "HTTP+JSON"),
-        interface(grpc_address, "GRPC"),
-    ]
+    vec![interface(jsonrpc_url, "JSONRPC"), interface(rest_url, "HTTP+JSON"), interface(grpc_address, "GRPC")]
 }
 
 /// The router serving the card.

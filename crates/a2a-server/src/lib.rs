@@ -56,7 +56,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
-pub use card::{interfaces, AGENT_CARD_PATH};
+pub use card::{interfaces, interfaces_of, AGENT_CARD_PATH};
 pub use push_http::HttpPushTransport;
 
 /// Entry point: [`Server::builder`].
@@ -81,6 +81,18 @@ pub struct ServerBuilder {
     policy: DestinationPolicy,
     public_url: Option<String>,
     grpc_url: Option<String>,
+    separate: Vec<(Binding, TcpListener)>,
+}
+
+/// One of the three protocol bindings the server offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Binding {
+    /// JSON-RPC 2.0 (spec 9), `protocolBinding` `JSONRPC`.
+    JsonRpc,
+    /// HTTP+JSON/REST (spec 11), `protocolBinding` `HTTP+JSON`.
+    Rest,
+    /// gRPC (spec 10), `protocolBinding` `GRPC`.
+    Grpc,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -138,20 +150,36 @@ impl ServerBuilder {
         self
     }
 
-    /// The complete HTTP + gRPC application for a server reachable at `local` (used for the
-    /// default public URL), and the card it advertises.
-    pub fn into_app(self, local: SocketAddr) -> std::io::Result<(Router, AgentCard)> {
-        self.build(local, CancellationToken::new())
+    /// Serves `binding` on a port of its own instead of the main one (and advertises it there).
+    /// The agent card stays on the main port.
+    pub fn binding_listener(mut self, binding: Binding, listener: TcpListener) -> Self {
+        self.separate.retain(|(b, _)| *b != binding);
+        self.separate.push((binding, listener));
+        self
     }
 
-    fn build(self, local: SocketAddr, shutdown: CancellationToken) -> std::io::Result<(Router, AgentCard)> {
+    /// The complete HTTP + gRPC application for a server reachable at `local` (used for the
+    /// default public URL), and the card it advertises. Bindings given their own listener with
+    /// [`binding_listener`](Self::binding_listener) are not part of it.
+    pub fn into_app(self, local: SocketAddr) -> std::io::Result<(Router, AgentCard)> {
+        let (apps, card) = self.build(local, CancellationToken::new())?;
+        Ok((apps.main, card))
+    }
+
+    fn build(mut self, local: SocketAddr, shutdown: CancellationToken) -> std::io::Result<(Apps, AgentCard)> {
         let invalid = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, what.to_owned());
-        let mut card = self.card.ok_or_else(|| invalid("an agent card is required"))?;
-        let executor = self.executor.ok_or_else(|| invalid("an executor is required"))?;
-        let public_url = self.public_url.unwrap_or_else(|| format!("http://{local}"));
-        let grpc_url = match self.grpc_url {
-            Some(address) => address,
-            None => {
+        let mut card = self.card.take().ok_or_else(|| invalid("an agent card is required"))?;
+        let executor = self.executor.take().ok_or_else(|| invalid("an executor is required"))?;
+        let separate: Vec<(Binding, TcpListener, SocketAddr)> = std::mem::take(&mut self.separate)
+            .into_iter()
+            .map(|(binding, listener)| listener.local_addr().map(|addr| (binding, listener, addr)))
+            .collect::<std::io::Result<_>>()?;
+        let own_port = |binding: Binding| separate.iter().find(|(b, _, _)| *b == binding).map(|(_, _, a)| *a);
+        let public_url = self.public_url.clone().unwrap_or_else(|| format!("http://{local}"));
+        let grpc_url = match (own_port(Binding::Grpc), self.grpc_url.clone()) {
+            (_, Some(address)) => address,
+            (Some(addr), None) => addr.to_string(),
+            (None, None) => {
                 let url = url::Url::parse(&public_url).map_err(|e| invalid(&format!("public URL: {e}")))?;
                 let host = url.host_str().ok_or_else(|| invalid("the public URL has no host"))?;
                 let port = url.port_or_known_default().unwrap_or(local.port());
@@ -162,8 +190,12 @@ impl ServerBuilder {
                 }
             }
         };
+        let http_url = |binding: Binding| {
+            own_port(binding).map_or_else(|| public_url.clone(), |a| format!("http://{a}"))
+        };
         if card.supported_interfaces.is_empty() {
-            card.supported_interfaces = interfaces(&public_url, &grpc_url);
+            card.supported_interfaces =
+                card::interfaces_of(&http_url(Binding::JsonRpc), &http_url(Binding::Rest), &grpc_url);
         }
         let mut handler = DefaultRequestHandler::builder(card.clone(), executor)
             .push_destination_policy(self.policy.clone())
@@ -183,7 +215,21 @@ impl ServerBuilder {
         let handler = handler.build().map_err(|e| invalid(&e.to_string()))?;
         let service: Arc<dyn A2aService> =
             Arc::new(shutdown::EndStreamsOnShutdown { inner: handler, token: shutdown });
-        Ok((app(service, &card), card))
+        let on_main = |binding: Binding| own_port(binding).is_none();
+        let main =
+            app(&service, &card, on_main(Binding::JsonRpc), on_main(Binding::Rest), on_main(Binding::Grpc));
+        let separate = separate
+            .into_iter()
+            .map(|(binding, listener, _)| {
+                let router = match binding {
+                    Binding::JsonRpc => a2a_jsonrpc::router(Arc::clone(&service)),
+                    Binding::Rest => a2a_rest::router(Arc::clone(&service)),
+                    Binding::Grpc => grpc_router(Arc::clone(&service)),
+                };
+                (listener, router)
+            })
+            .collect();
+        Ok((Apps { main, separate }, card))
     }
 
     /// Serves on `listener` until the process receives SIGINT or SIGTERM, then shuts down
@@ -201,18 +247,22 @@ impl ServerBuilder {
     ) -> std::io::Result<()> {
         let local = listener.local_addr()?;
         let token = CancellationToken::new();
-        let (app, _) = self.build(local, token.clone())?;
-        // Nagle's algorithm would hold back small SSE events and gRPC frames for up to 40 ms.
-        let listener = listener.tap_io(|tcp| {
-            let _ = tcp.set_nodelay(true);
+        let (apps, _) = self.build(local, token.clone())?;
+        let mut others = Vec::new();
+        for (listener, router) in apps.separate {
+            others.push(tokio::spawn(serve_until(listener, router, token.clone().cancelled_owned())));
+        }
+        let stop = token.clone();
+        tokio::spawn(async move {
+            signal.await;
+            tracing::info!("shutting down: finishing in-flight calls and ending open streams");
+            stop.cancel();
         });
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                signal.await;
-                tracing::info!("shutting down: finishing in-flight calls and ending open streams");
-                token.cancel();
-            })
-            .await
+        let main = serve_until(listener, apps.main, token.cancelled_owned()).await;
+        for other in others {
+            other.await.map_err(std::io::Error::other)??;
+        }
+        main
     }
 
     /// Starts serving in the background; the returned handle stops it.
@@ -252,13 +302,39 @@ impl RunningServer {
     }
 }
 
-/// The whole application: HTTP routes (card, REST, JSON-RPC) and gRPC services, chosen by the
-/// request's content type.
-fn app(service: Arc<dyn A2aService>, card: &AgentCard) -> Router {
-    let http = card::router(card)
-        .merge(a2a_jsonrpc::router(Arc::clone(&service)))
-        .merge(a2a_rest::router(Arc::clone(&service)));
-    let grpc = grpc_router(service);
+/// The main port's application and the bindings served on ports of their own.
+struct Apps {
+    main: Router,
+    separate: Vec<(TcpListener, Router)>,
+}
+
+/// Serves `router` on `listener` until `shutdown` completes, then finishes gracefully.
+async fn serve_until(
+    listener: TcpListener,
+    router: Router,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    // Nagle's algorithm would hold back small SSE events and gRPC frames for up to 40 ms.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    axum::serve(listener, router).with_graceful_shutdown(shutdown).await
+}
+
+/// The main port's application: the card, and each binding not given a port of its own; gRPC is
+/// chosen by the request's content type.
+fn app(service: &Arc<dyn A2aService>, card: &AgentCard, jsonrpc: bool, rest: bool, grpc: bool) -> Router {
+    let mut http = card::router(card);
+    if jsonrpc {
+        http = http.merge(a2a_jsonrpc::router(Arc::clone(service)));
+    }
+    if rest {
+        http = http.merge(a2a_rest::router(Arc::clone(service)));
+    }
+    if !grpc {
+        return http;
+    }
+    let grpc = grpc_router(Arc::clone(service));
     Router::new().fallback_service(tower::service_fn(move |request: Request<Body>| {
         let target = if is_grpc(&request) { grpc.clone() } else { http.clone() };
         target.oneshot(request)

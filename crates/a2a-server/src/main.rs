@@ -3,6 +3,7 @@
 //! Run with `cargo run -p a2a-server` (listens on 127.0.0.1:8080), or see `--help`.
 
 use a2a_core::push::{DestinationPolicy, IpNet};
+use a2a_server::Binding;
 use anyhow::Context as _;
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
@@ -22,6 +23,18 @@ struct Args {
     /// host:port advertised in the agent card for gRPC (default: host and port of the public URL).
     #[arg(long, env = "A2A_GRPC_URL")]
     grpc_url: Option<String>,
+
+    /// Serve gRPC on this address of its own instead of the main port.
+    #[arg(long, value_name = "HOST:PORT")]
+    grpc_listen: Option<String>,
+
+    /// Serve JSON-RPC on this address of its own instead of the main port.
+    #[arg(long, value_name = "HOST:PORT")]
+    jsonrpc_listen: Option<String>,
+
+    /// Serve REST on this address of its own instead of the main port.
+    #[arg(long, value_name = "HOST:PORT")]
+    rest_listen: Option<String>,
 
     /// Networks push notifications may reach besides public addresses, e.g. 127.0.0.0/8 (repeatable).
     #[arg(long = "push-allow", value_name = "CIDR")]
@@ -55,6 +68,19 @@ async fn main() -> anyhow::Result<()> {
     }
     if let Some(address) = args.grpc_url {
         builder = builder.grpc_url(address);
+    }
+    for (binding, address) in [
+        (Binding::Grpc, args.grpc_listen),
+        (Binding::JsonRpc, args.jsonrpc_listen),
+        (Binding::Rest, args.rest_listen),
+    ] {
+        if let Some(address) = address {
+            let listener = tokio::net::TcpListener::bind(&address)
+                .await
+                .with_context(|| format!("binding {address} for {binding:?}"))?;
+            println!("{binding:?} on its own port: {}", listener.local_addr()?);
+            builder = builder.binding_listener(binding, listener);
+        }
     }
     println!("a2a-server listening on http://{local}");
     println!("agent card: http://{local}{}", a2a_server::AGENT_CARD_PATH);

@@ -701,3 +701,57 @@ async fn grpc_reflection_and_health_answer_on_the_shared_port() {
     assert_eq!(health.status, 1, "SERVING");
     env.server.shutdown().await.unwrap();
 }
+
+#[tokio::test]
+async fn bindings_can_be_served_on_ports_of_their_own() {
+    let main = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let grpc_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let rest_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let (grpc_addr, rest_addr) = (grpc_listener.local_addr().unwrap(), rest_listener.local_addr().unwrap());
+    let server = Server::builder()
+        .agent_card(a2a_server::demo::demo_card())
+        .executor(a2a_server::demo::DemoAgent)
+        .binding_listener(a2a_server::Binding::Grpc, grpc_listener)
+        .binding_listener(a2a_server::Binding::Rest, rest_listener)
+        .spawn(main)
+        .await
+        .unwrap();
+    let card: Value = reqwest::get(format!("{}/.well-known/agent-card.json", server.url()))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let url_of = |binding: &str| -> String {
+        card["supportedInterfaces"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["protocolBinding"] == binding)
+            .unwrap()["url"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(url_of("GRPC"), grpc_addr.to_string());
+    assert_eq!(url_of("HTTP+JSON"), format!("http://{rest_addr}"));
+    assert_eq!(url_of("JSONRPC"), server.url());
+    let clients: [(&str, Arc<dyn A2aService>); 3] = [
+        ("JSONRPC", Arc::new(JsonRpcClient::new(format!("{}/", url_of("JSONRPC"))))),
+        ("HTTP+JSON", Arc::new(RestClient::new(url_of("HTTP+JSON")).unwrap())),
+        ("GRPC", Arc::new(GrpcClient::connect_lazy(url_of("GRPC")).unwrap())),
+    ];
+    for (binding, client) in &clients {
+        let task = send_task(client.as_ref(), send("echo")).await;
+        assert_eq!(task.state(), TaskState::Completed, "{binding}");
+    }
+    // REST moved away from the main port.
+    let moved = reqwest::Client::new()
+        .get(format!("{}/tasks", server.url()))
+        .header("A2A-Version", "1.0")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(moved.status(), 404);
+    server.shutdown().await.unwrap();
+}
