@@ -38,8 +38,9 @@
 //! ```
 //!
 //! # Features
-//! - `grpc`: tonic client and server stubs for `A2AService` in [`v1::grpc`] (off by default, so
+//! - `grpc`: tonic client and server stubs for `A2AService` in `v1::grpc` (off by default, so
 //!   that crates needing only the types do not build tonic).
+//! - `v0_3`: the A2A 0.3 package `a2a.v1` in `v0_3` (with `grpc`: its service stubs too).
 
 mod helpers;
 pub mod json;
@@ -66,6 +67,26 @@ pub mod v1 {
     }
 }
 
+/// Package `a2a.v1` of A2A **0.3** (`proto/v0.3/a2a.proto`), for the edge that serves and calls 0.3
+/// peers; the rest of the workspace speaks 1.0 ([`v1`]). Regenerate with `cargo xtask codegen`.
+#[cfg(feature = "v0_3")]
+#[allow(missing_docs, unreachable_pub, clippy::all, clippy::pedantic)]
+#[allow(rustdoc::broken_intra_doc_links, rustdoc::bare_urls, rustdoc::invalid_html_tags)]
+pub mod v0_3 {
+    include!("generated/v0_3/a2a.v1.rs");
+    include!("generated/v0_3/a2a.v1.serde.rs");
+
+    /// tonic client and server stubs for 0.3's `a2a.v1.A2AService`.
+    #[cfg(feature = "grpc")]
+    pub mod grpc {
+        include!("generated/v0_3/a2a.v1.tonic.rs");
+    }
+}
+
+/// The encoded descriptors of 0.3's `a2a.v1` package and its imports (for gRPC reflection).
+#[cfg(feature = "v0_3")]
+pub const FILE_DESCRIPTOR_SET_V0_3: &[u8] = include_bytes!("generated/v0_3/a2a_descriptor.bin");
+
 /// The encoded `google.protobuf.FileDescriptorSet` of `a2a.proto` and everything it imports
 /// (`google/api/*`, `google/protobuf/*`), without source info. Serve it with gRPC reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!("generated/a2a_descriptor.bin");
@@ -76,6 +97,15 @@ pub const PACKAGE: &str = "lf.a2a.v1";
 #[cfg(test)]
 mod tests {
     use prost::Message as _;
+
+    #[cfg(feature = "v0_3")]
+    #[test]
+    fn the_0_3_descriptor_set_holds_its_service() {
+        let set = prost_types::FileDescriptorSet::decode(super::FILE_DESCRIPTOR_SET_V0_3).unwrap();
+        let a2a = set.file.iter().find(|f| f.name() == "a2a.proto").unwrap();
+        assert_eq!(a2a.package(), "a2a.v1");
+        assert_eq!(a2a.service[0].method.len(), 10, "0.3 has no ListTasks");
+    }
 
     #[test]
     fn embedded_descriptor_set_decodes_and_holds_the_service() {
