@@ -153,8 +153,7 @@ async fn handle(server: &RestServer, parts: &Parts, body: Body) -> Result<Respon
         }
         Operation::DeleteTaskPushNotificationConfig => {
             service.delete_task_push_notification_config(&ctx, input.decode(&matched)?).await?;
-            // google.protobuf.Empty, 200, as the Python SDK answers (`{}`).
-            // google.protobuf.Empty in ProtoJSON, as the Python SDK answers.
+            // google.protobuf.Empty in ProtoJSON (`{}`), 200, as the Python SDK answers.
             Ok(([(CONTENT_TYPE, HeaderValue::from_static(A2A_JSON))], "{}").into_response())
         }
         Operation::GetExtendedAgentCard => {
