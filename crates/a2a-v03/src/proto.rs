@@ -1,0 +1,163 @@
+//! The 0.3 protobuf messages (`a2a_proto::v0_3`, package `a2a.v1`) as 1.0 types and back: what a
+//! gRPC 0.3 service or client needs around the 1.0 [`A2aService`](a2a_core::A2aService).
+//!
+//! The bridge goes through ProtoJSON on purpose: a 0.3 message is serialized by its pbjson impl and
+//! read by the same liberal [`V03`] reader the HTTP+JSON edge uses; a 1.0 value is written by the
+//! [`Form::ProtoJson`] writer and deserialized into the 0.3 message. So gRPC, REST and JSON-RPC
+//! share one mapping (and its tests), including the a2a-python quirk of base64 text in
+//! `file_with_bytes` (see [`crate::json::part`]). The price is one JSON value per message on the
+//! 0.3 gRPC path.
+//!
+//! | 1.0 | `a2a_proto::v0_3` |
+//! | --- | --- |
+//! | `Part`, `Message`, `Artifact`, `Task`, `TaskStatus` | same names |
+//! | `TaskStatusUpdateEvent`, `TaskArtifactUpdateEvent` | same names |
+//! | `StreamResponse`, `SendMessageResponse`, `SendMessageRequest` | same names |
+//! | `GetTaskRequest`, `CancelTaskRequest` | same names (`name: "tasks/{id}"`) |
+//! | `SubscribeToTaskRequest` | `TaskSubscriptionRequest` |
+//! | `TaskPushNotificationConfig` | `TaskPushNotificationConfig`; as a request [`create_request_from_proto`] |
+//! | `Get`/`DeleteTaskPushNotificationConfigRequest` | same names (`name: "tasks/{id}/pushNotificationConfigs/{id}"`) |
+//! | `ListTaskPushNotificationConfigsRequest` / `Response` | `ListTaskPushNotificationConfigRequest` / `Response` |
+//! | `AgentCard` | `AgentCard` |
+//! | `GetExtendedAgentCardRequest` | `GetAgentCardRequest` |
+
+use a2a_core::{Error, Result};
+use a2a_proto::{v0_3, v1};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::convert::{Form, V03};
+use crate::json::push::write_task_config;
+
+/// A 1.0 type with a message of the 0.3 protobuf package as its counterpart.
+pub trait ProtoV03: V03 {
+    /// The 0.3 protobuf message.
+    type Proto: prost::Message + Serialize + DeserializeOwned + Default;
+
+    /// Reads the 0.3 message (invalid content is [`Error::InvalidParams`] naming the field).
+    fn from_v03_proto(message: &Self::Proto) -> Result<Self> {
+        let value = serde_json::to_value(message).map_err(Error::internal)?;
+        Self::from_v03(&value)
+    }
+
+    /// Writes the 0.3 message.
+    fn to_v03_proto(&self) -> Result<Self::Proto> {
+        to_proto(self.to_v03(Form::ProtoJson))
+    }
+}
+
+fn to_proto<P: DeserializeOwned>(value: serde_json::Value) -> Result<P> {
+    serde_json::from_value(value)
+        .map_err(|e| Error::internal(format!("0.3 ProtoJSON does not fit the 0.3 proto: {e}")))
+}
+
+macro_rules! bridge {
+    ($($v1:ident => $v03:ident),* $(,)?) => {
+        $(impl ProtoV03 for v1::$v1 {
+            type Proto = v0_3::$v03;
+        })*
+    };
+}
+
+bridge! {
+    Part => Part,
+    Message => Message,
+    Artifact => Artifact,
+    Task => Task,
+    TaskStatus => TaskStatus,
+    TaskStatusUpdateEvent => TaskStatusUpdateEvent,
+    TaskArtifactUpdateEvent => TaskArtifactUpdateEvent,
+    StreamResponse => StreamResponse,
+    SendMessageResponse => SendMessageResponse,
+    SendMessageRequest => SendMessageRequest,
+    GetTaskRequest => GetTaskRequest,
+    CancelTaskRequest => CancelTaskRequest,
+    SubscribeToTaskRequest => TaskSubscriptionRequest,
+    TaskPushNotificationConfig => TaskPushNotificationConfig,
+    GetTaskPushNotificationConfigRequest => GetTaskPushNotificationConfigRequest,
+    DeleteTaskPushNotificationConfigRequest => DeleteTaskPushNotificationConfigRequest,
+    ListTaskPushNotificationConfigsRequest => ListTaskPushNotificationConfigRequest,
+    ListTaskPushNotificationConfigsResponse => ListTaskPushNotificationConfigResponse,
+    AgentCard => AgentCard,
+    GetExtendedAgentCardRequest => GetAgentCardRequest,
+}
+
+/// A 0.3 `CreateTaskPushNotificationConfig` request as the 1.0 config to create.
+pub fn create_request_from_proto(
+    request: &v0_3::CreateTaskPushNotificationConfigRequest,
+) -> Result<v1::TaskPushNotificationConfig> {
+    let value = serde_json::to_value(request).map_err(Error::internal)?;
+    v1::TaskPushNotificationConfig::from_v03(&value)
+}
+
+/// The 0.3 `CreateTaskPushNotificationConfig` request for a 1.0 config (client side):
+/// `parent: "tasks/{taskId}"`, `configId`, and the config.
+pub fn create_request_to_proto(
+    config: &v1::TaskPushNotificationConfig,
+) -> Result<v0_3::CreateTaskPushNotificationConfigRequest> {
+    let value = serde_json::json!({
+        "parent": format!("tasks/{}", config.task_id),
+        "configId": config.id,
+        "config": write_task_config(config, Form::ProtoJson),
+    });
+    to_proto(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::push::config_name;
+    use a2a_proto::v1::{Message, Part, TaskState, TaskStatus};
+
+    #[test]
+    fn typed_messages_round_trip_through_the_0_3_proto() {
+        let task = v1::Task {
+            id: "t".into(),
+            context_id: "c".into(),
+            status: Some(TaskStatus {
+                state: TaskState::Canceled as i32,
+                message: Some(Message::agent_text("bye").with_task_id("t")),
+                timestamp: Some(a2a_proto::Timestamp { seconds: 1_700_000_000, nanos: 0 }),
+            }),
+            artifacts: vec![v1::Artifact::new(vec![Part::raw(vec![0, 255], "application/octet-stream")])],
+            history: vec![Message::user_text("hi")],
+            metadata: None,
+        };
+        let proto = task.to_v03_proto().unwrap();
+        assert_eq!(proto.status.as_ref().unwrap().state, v0_3::TaskState::Cancelled as i32);
+        assert_eq!(v1::Task::from_v03_proto(&proto).unwrap(), task);
+    }
+
+    #[test]
+    fn python_base64_text_in_proto_bytes_is_read_as_the_file() {
+        let python = v0_3::Part {
+            part: Some(v0_3::part::Part::File(v0_3::FilePart {
+                file: Some(v0_3::file_part::File::FileWithBytes(b"aGk=".to_vec())),
+                mime_type: "text/plain".into(),
+            })),
+        };
+        let part = v1::Part::from_v03_proto(&python).unwrap();
+        assert_eq!(part, Part::raw(b"hi".to_vec(), "text/plain"));
+        let ours = part.to_v03_proto().unwrap();
+        let Some(v0_3::part::Part::File(file)) = ours.part else { panic!() };
+        assert_eq!(
+            file.file,
+            Some(v0_3::file_part::File::FileWithBytes(b"hi".to_vec())),
+            "we send the bytes"
+        );
+    }
+
+    #[test]
+    fn create_requests_carry_parent_config_id_and_config() {
+        let config = v1::TaskPushNotificationConfig {
+            id: "c".into(),
+            task_id: "t".into(),
+            url: "https://h/x".into(),
+            ..Default::default()
+        };
+        let proto = create_request_to_proto(&config).unwrap();
+        assert_eq!((proto.parent.as_str(), proto.config_id.as_str()), ("tasks/t", "c"));
+        assert_eq!(proto.config.as_ref().unwrap().name, config_name("t", "c"));
+        assert_eq!(create_request_from_proto(&proto).unwrap(), config);
+    }
+}
