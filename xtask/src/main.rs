@@ -3,9 +3,12 @@
 //! - `codegen [--check]`: regenerate `crates/a2a-proto/src/generated/` from `proto/`; with `--check`,
 //!   fail if the checked-in files differ from what the protos produce (CI's drift check).
 //! - `test`: the whole test suite (nextest over the workspace, then the doc tests).
+//! - `conformance [--url URL]`: the cross-binding conformance suite, against the reference server
+//!   or any A2A agent (see `docs/conformance.md`).
 //! - `ci`: the same checks `.ci/run` performs, for running locally.
 
 mod codegen;
+mod conformance;
 
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
@@ -15,9 +18,10 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("codegen") => codegen::run(&workspace_root(), args.iter().any(|a| a == "--check")),
         Some("test") => test(),
+        Some("conformance") => conformance::run(&args[1..]),
         Some("ci") => ci(),
         _ => {
-            eprintln!("usage: cargo xtask <codegen [--check] | test | ci>");
+            eprintln!("usage: cargo xtask <codegen [--check] | test | conformance | ci>");
             return ExitCode::from(2);
         }
     };
@@ -63,11 +67,11 @@ fn ci() -> anyhow::Result<()> {
     test()
 }
 
-fn cargo() -> String {
+pub(crate) fn cargo() -> String {
     std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
 }
 
-fn run_cargo(args: &[&str]) -> anyhow::Result<()> {
+pub(crate) fn run_cargo(args: &[&str]) -> anyhow::Result<()> {
     eprintln!("$ cargo {}", args.join(" "));
     let status = Command::new(cargo())
         .args(args)

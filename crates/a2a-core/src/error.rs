@@ -168,6 +168,13 @@ impl Error {
         }
     }
 
+    /// Invalid parameters that name no field (a peer's validation error without a BadRequest):
+    /// one violation of the request as a whole, with an empty field path. Every client uses this
+    /// so that the same peer error reads the same on every binding.
+    pub fn invalid_params_unattributed(description: impl Into<String>) -> Self {
+        Self::invalid_param("", description)
+    }
+
     /// An internal error from anything displayable.
     pub fn internal(reason: impl std::fmt::Display) -> Self {
         Error::Internal { reason: reason.to_string() }

@@ -137,7 +137,7 @@ fn from_code(status: &Status, bad_request: Option<tonic_types::BadRequest>) -> E
                 // No field is named: keep the peer's explanation as a violation of the request
                 // as a whole (empty field path) rather than dropping it.
                 None if message.is_empty() => Vec::new(),
-                None => vec![FieldViolation { field: String::new(), description: message }],
+                None => Error::invalid_params_unattributed(message).field_violations().to_vec(),
             },
         },
         // 1.0.0 sent UNIMPLEMENTED for UnsupportedOperation (and some peers for

@@ -3,7 +3,6 @@
 
 use a2a_core::error::FieldViolation;
 use a2a_core::{A2aService, CallContext, Error, EventStream, Operation};
-use a2a_proto::json::JsonErrorKind;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -84,28 +83,12 @@ fn unary<T: Serialize + prost::Name>(result: Result<T, Error>) -> Result<Outcome
 /// accepted, unknown fields ignored, spec 5.7). On failure the BadRequest violation names the field
 /// path, e.g. `message.parts[0].text`.
 pub(crate) fn decode<T: DeserializeOwned + prost::Name>(params: &str) -> Result<T, Error> {
-    a2a_proto::json::from_slice::<T>(params.as_bytes()).map_err(|error| {
-        let field = match error.kind() {
-            JsonErrorKind::Data => failing_field::<T>(params),
-            JsonErrorKind::Syntax => None,
-        };
-        Error::InvalidParams {
-            violations: vec![FieldViolation {
-                field: field.unwrap_or_else(|| "params".to_owned()),
-                description: format!("not a valid {}: {}", T::NAME, error.message()),
-            }],
-        }
+    a2a_proto::json::from_slice::<T>(params.as_bytes()).map_err(|error| Error::InvalidParams {
+        violations: vec![FieldViolation {
+            field: error.path().unwrap_or("params").to_owned(),
+            description: format!("not a valid {}: {}", T::NAME, error.message()),
+        }],
     })
-}
-
-/// Re-reads `params` with path tracking to find where decoding `T` fails. A second pass only on
-/// the error path, so valid requests pay nothing for it.
-fn failing_field<T: DeserializeOwned + prost::Name>(params: &str) -> Option<String> {
-    let mut value: serde_json::Value = serde_json::from_str(params).ok()?;
-    a2a_proto::json::normalize_nulls(&T::full_name(), &mut value);
-    let error = serde_path_to_error::deserialize::<_, T>(value).err()?;
-    let path = error.path().to_string();
-    (path != ".").then_some(path)
 }
 
 #[cfg(test)]

@@ -117,7 +117,7 @@ fn from_code(code: i64, message: &str) -> Error {
         }
         // Without a BadRequest there is no field to name; keep the message as the description.
         INVALID_PARAMS => {
-            Error::invalid_param("params", text(Error::InvalidParams { violations: Vec::new() }))
+            Error::invalid_params_unattributed(text(Error::InvalidParams { violations: Vec::new() }))
         }
         // -31401 / -31403: what a2a-go sends for these.
         UNAUTHENTICATED | -31401 => {

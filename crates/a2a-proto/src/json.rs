@@ -26,6 +26,7 @@ use serde_json::Value;
 pub struct JsonError {
     kind: JsonErrorKind,
     message: String,
+    path: Option<String>,
 }
 
 /// The two classes of [`JsonError`]: bindings answer them differently (JSON-RPC `-32700` for
@@ -48,6 +49,22 @@ impl JsonError {
     pub fn message(&self) -> &str {
         &self.message
     }
+
+    /// For a [`Data`](JsonErrorKind::Data) error, the path of the field that failed in the
+    /// message's JSON names, e.g. `message.parts[0].text` (`None` when it is the whole document).
+    pub fn path(&self) -> Option<&str> {
+        self.path.as_deref()
+    }
+
+    fn at<T: DeserializeOwned>(mut self, value: &Value) -> Self {
+        if self.kind == JsonErrorKind::Data {
+            self.path = serde_path_to_error::deserialize::<_, T>(value)
+                .err()
+                .map(|e| e.path().to_string())
+                .filter(|p| p != ".");
+        }
+        self
+    }
 }
 
 impl fmt::Display for JsonError {
@@ -64,29 +81,29 @@ impl From<serde_json::Error> for JsonError {
             serde_json::error::Category::Syntax | serde_json::error::Category::Eof => JsonErrorKind::Syntax,
             serde_json::error::Category::Data | serde_json::error::Category::Io => JsonErrorKind::Data,
         };
-        JsonError { kind, message: err.to_string() }
+        JsonError { kind, message: err.to_string(), path: None }
     }
 }
 
-/// Parses ProtoJSON bytes into `T`, accepting `null` for absent fields.
+/// Parses ProtoJSON bytes into `T`, accepting `null` for absent fields. A data error names the
+/// failing field ([`JsonError::path`]).
 pub fn from_slice<T: DeserializeOwned + prost::Name>(bytes: &[u8]) -> Result<T, JsonError> {
     match serde_json::from_slice::<T>(bytes) {
         Ok(value) => Ok(value),
         Err(strict) if strict.is_data() => {
             let mut value: Value = serde_json::from_slice(bytes)?;
-            if normalize_nulls(&T::full_name(), &mut value) == 0 {
-                return Err(strict.into());
-            }
-            Ok(serde_json::from_value(value)?)
+            normalize_nulls(&T::full_name(), &mut value);
+            T::deserialize(&value).map_err(|e| JsonError::from(e).at::<T>(&value))
         }
         Err(other) => Err(other.into()),
     }
 }
 
-/// Parses a ProtoJSON value into `T`, accepting `null` for absent fields.
+/// Parses a ProtoJSON value into `T`, accepting `null` for absent fields. A data error names the
+/// failing field ([`JsonError::path`]).
 pub fn from_value<T: DeserializeOwned + prost::Name>(mut value: Value) -> Result<T, JsonError> {
     normalize_nulls(&T::full_name(), &mut value);
-    Ok(serde_json::from_value(value)?)
+    T::deserialize(&value).map_err(|e| JsonError::from(e).at::<T>(&value))
 }
 
 /// Fields the spec requires on the wire even at their proto3 default, which ProtoJSON would omit:
@@ -337,6 +354,19 @@ mod tests {
             from_value::<Task>(json!({"id": "t", "status": {"state": "TASK_STATE_RUNNING"}})).unwrap_err();
         assert_eq!(err.kind(), JsonErrorKind::Data);
         assert!(err.message().contains("TASK_STATE_RUNNING"), "{}", err.message());
+    }
+
+    #[test]
+    fn data_errors_name_the_failing_field() {
+        let err = from_slice::<SendMessageRequest>(
+            br#"{"message": {"messageId": "m", "role": "ROLE_NOBODY", "parts": [{"text": "x"}]}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(err.path(), Some("message.role"));
+        let err = from_value::<SendMessageRequest>(json!({"message": {"parts": [{"text": 1}]}})).unwrap_err();
+        assert_eq!(err.path(), Some("message.parts[0].text"));
+        assert_eq!(from_slice::<Task>(b"[]").unwrap_err().path(), None, "the whole document");
+        assert_eq!(from_slice::<Task>(b"{oops").unwrap_err().path(), None, "syntax errors have no field");
     }
 
     #[test]

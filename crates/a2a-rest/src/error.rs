@@ -183,6 +183,11 @@ fn fallback(status: StatusCode, rpc_status: Option<&str>, message: &str) -> Erro
     let reason = message.to_owned();
     match status.as_u16() {
         400 if rpc_status == Some("FAILED_PRECONDITION") => Error::UnsupportedOperation { reason },
+        // spec 3.3.2: a validation error is "invalid parameters" on every binding (400
+        // INVALID_ARGUMENT here, -32602 / INVALID_ARGUMENT elsewhere); no field is named.
+        400 if rpc_status.is_none_or(|s| s == "INVALID_ARGUMENT") => {
+            Error::invalid_params_unattributed(reason)
+        }
         401 => Error::Unauthenticated { reason },
         403 => Error::PermissionDenied { reason },
         // A 404 without a google.rpc.Status body is most likely a wrong base URL.
@@ -264,7 +269,8 @@ mod tests {
             json!({"error": {"code": code, "status": status, "message": "m"}}).to_string().into_bytes()
         };
         let cases: Vec<(u16, Vec<u8>, &str)> = vec![
-            (400, status_body(400, "INVALID_ARGUMENT"), "InvalidRequest"),
+            (400, status_body(400, "INVALID_ARGUMENT"), "InvalidParams"),
+            (400, Vec::new(), "InvalidParams"),
             (400, status_body(400, "FAILED_PRECONDITION"), "UnsupportedOperation"),
             (401, Vec::new(), "Unauthenticated"),
             (403, Vec::new(), "PermissionDenied"),

@@ -223,31 +223,13 @@ fn bind_path(object: &mut Map<String, Value>, matched: &Matched) -> Result<(), E
     }
 }
 
-/// Parses the JSON object as `T`. This is [`a2a_proto::json::from_value`] (null normalization,
-/// then serde) done on a borrowed value, so that on failure each top-level field can be tried
-/// alone and the violation names the offending field(s); `source` names the whole input when no
-/// single field fails alone.
+/// Parses the JSON object as `T` with [`a2a_proto::json::from_value`]; a violation names the
+/// failing field's path, or `source` (body or query) when the whole input is wrong.
 fn parse<T: DeserializeOwned + prost::Name>(object: Map<String, Value>, source: &str) -> Result<T, Error> {
-    let mut value = Value::Object(object);
-    a2a_proto::json::normalize_nulls(&T::full_name(), &mut value);
-    let err = match T::deserialize(&value) {
-        Ok(message) => return Ok(message),
-        Err(err) => err,
-    };
-    let Value::Object(object) = &value else { unreachable!("built from an object above") };
-    let violations: Vec<FieldViolation> = object
-        .iter()
-        .filter_map(|(key, field)| {
-            let alone = Value::Object(Map::from_iter([(key.clone(), field.clone())]));
-            let err = T::deserialize(&alone).err()?;
-            Some(FieldViolation { field: key.clone(), description: err.to_string() })
-        })
-        .collect();
-    if violations.is_empty() {
-        Err(Error::invalid_param(source, err.to_string()))
-    } else {
-        Err(Error::InvalidParams { violations })
-    }
+    a2a_proto::json::from_value::<T>(Value::Object(object)).map_err(|error| {
+        // The failing field's path (e.g. `message.role`), as every binding names it.
+        Error::invalid_param(error.path().unwrap_or(source), error.message())
+    })
 }
 
 /// Reads a POST body as a JSON object. An empty body is `{}` (e.g. `POST /tasks/{id}:cancel`
@@ -375,7 +357,7 @@ mod tests {
             .unwrap_err();
         let violations = err.field_violations();
         assert_eq!(violations.len(), 1, "{violations:?}");
-        assert_eq!(violations[0].field, "message");
+        assert_eq!(violations[0].field, "message.role", "the exact path, as every binding names it");
         assert!(violations[0].description.contains("ROLE_NOBODY"), "{violations:?}");
     }
 

@@ -203,7 +203,11 @@ impl ServerBuilder {
         if card.capabilities.as_ref().and_then(|c| c.push_notifications) == Some(true) {
             handler = handler.push_transport(Arc::new(HttpPushTransport::new(self.policy.clone())));
         }
-        if let Some(extended) = self.extended_card {
+        if let Some(mut extended) = self.extended_card.take() {
+            // spec 3.1.11: the extended card is a complete card; 4.4.1 requires its interfaces.
+            if extended.supported_interfaces.is_empty() {
+                extended.supported_interfaces.clone_from(&card.supported_interfaces);
+            }
             handler = handler.extended_agent_card(extended);
         }
         if let Some(store) = self.tasks {

@@ -330,6 +330,7 @@ async fn errors_keep_their_kind_over_every_binding() {
         let card =
             client.get_extended_agent_card(&ctx(), GetExtendedAgentCardRequest::default()).await.unwrap();
         assert!(card.description.ends_with("(extended card)"), "{binding}");
+        assert_eq!(card.supported_interfaces.len(), 3, "{binding}: spec 3.1.11, a complete card");
     }
     env.server.shutdown().await.unwrap();
 }

@@ -78,7 +78,7 @@ async fn a_wrongly_typed_field_is_invalid_params_naming_it() {
         .unwrap();
     let (status, _, body) = rejection(response).await;
     assert_eq!(status, 400);
-    assert_eq!(violated_fields(&body), ["message"]);
+    assert_eq!(violated_fields(&body), ["message.role"]);
     assert!(service.calls().is_empty());
     server.stop().await;
 }

@@ -108,9 +108,12 @@ async fn every_error_round_trips_through_the_client() {
     for (error, _, _) in every_error() {
         let sent = format!("{error:?}");
         let exact = error.reason().is_some() || matches!(error, Error::InvalidParams { .. });
-        // ParseError and InvalidRequest look alike on the wire (400, INVALID_ARGUMENT, no details).
+        // ParseError and InvalidRequest look like a validation error on the wire (400,
+        // INVALID_ARGUMENT, no details): they come back as InvalidParams, as on the other bindings.
         let expected_kind = match &error {
-            Error::ParseError { .. } => discriminant(&Error::InvalidRequest { reason: String::new() }),
+            Error::ParseError { .. } | Error::InvalidRequest { .. } => {
+                discriminant(&Error::InvalidParams { violations: Vec::new() })
+            }
             other => discriminant(other),
         };
         let reason_text = match &error {

@@ -1,0 +1,377 @@
+//! The whole suite against in-process reference servers over all three bindings: every scenario
+//! passes and the bindings agree; the suite can fail (a binding whose client misreports one
+//! error fails exactly the scenario that sees it, with a diff naming both bindings); needs the
+//! agent does not meet are skips with their reason; and the `a2a-conformance` binary reports and
+//! exits accordingly.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use a2a_conformance::reference::{spawn_demo_agent, ReferenceSetups, SilentAgent};
+use a2a_conformance::webhook::Webhook;
+use a2a_conformance::{Binding, Report, Suite, Target, Verdict};
+use a2a_core::{A2aService, CallContext, Error, EventStream};
+use a2a_proto::v1::{
+    AgentCapabilities, AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest,
+    GetExtendedAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse, ListTasksRequest,
+    ListTasksResponse, SendMessageRequest, SendMessageResponse, SubscribeToTaskRequest, Task,
+    TaskPushNotificationConfig,
+};
+use a2a_server::RunningServer;
+use async_trait::async_trait;
+
+/// Failures the suite finds in the reference server today, each a bug in code this crate does not
+/// own; the test fails when one appears or is fixed, so that this list stays true. (The extended
+/// card without `supportedInterfaces` and the REST body field naming, found by this suite, are
+/// fixed.)
+const KNOWN_DEVIATIONS: &[(&str, Binding)] = &[];
+
+/// Advisory cross-binding differences (notes, not failures) in the reference server today,
+/// tracked like the deviations above.
+const KNOWN_ADVISORY_DIFFERENCES: &[(&str, Binding)] = &[];
+
+/// The reference server, its configured variants and a webhook, as `cargo xtask conformance` uses
+/// them.
+struct Env {
+    agent: RunningServer,
+    setups: ReferenceSetups,
+    webhook: Webhook,
+    http: reqwest::Client,
+}
+
+impl Env {
+    async fn start() -> Env {
+        Env {
+            agent: spawn_demo_agent().await.unwrap(),
+            setups: ReferenceSetups::start().await.unwrap(),
+            webhook: Webhook::start("127.0.0.1:0".parse().unwrap()).await.unwrap(),
+            http: reqwest::Client::new(),
+        }
+    }
+
+    async fn suite(&self, wrap: impl FnOnce(&mut Target)) -> Suite {
+        let mut agent = Target::discover(&self.agent.url(), &self.http).await.unwrap();
+        wrap(&mut agent);
+        let mut suite = Suite::new(agent).with_webhook(self.webhook.url());
+        for (setup, target) in self.setups.targets(&self.http).await.unwrap() {
+            suite = suite.with_reference(setup, target);
+        }
+        suite
+    }
+
+    async fn stop(self) {
+        self.agent.shutdown().await.unwrap();
+        self.setups.shutdown().await.unwrap();
+    }
+}
+
+fn failing(report: &Report) -> BTreeSet<(&'static str, Binding)> {
+    report.failures().map(|(scenario, binding, _)| (scenario, binding)).collect()
+}
+
+fn known() -> BTreeSet<(&'static str, Binding)> {
+    KNOWN_DEVIATIONS.iter().copied().collect()
+}
+
+#[tokio::test]
+async fn every_scenario_passes_over_every_binding_of_the_reference_server() {
+    let env = Env::start().await;
+    let suite = env.suite(|_| {}).await;
+    let report = suite.run().await;
+    assert_eq!(failing(&report), known(), "unexpected failures or a fixed known deviation:\n{report}");
+    let advisory: BTreeSet<(&str, Binding)> = report
+        .rows
+        .iter()
+        .flat_map(|row| row.cells.iter().map(move |cell| (row, cell)))
+        .filter(|(_, cell)| cell.notes.iter().any(|n| n.contains("(advisory)")))
+        .map(|(row, cell)| (row.scenario, cell.binding))
+        .collect();
+    assert_eq!(
+        advisory,
+        KNOWN_ADVISORY_DIFFERENCES.iter().copied().collect(),
+        "unexpected advisory differences or a fixed known one:\n{report}"
+    );
+    // Raw ProtoJSON cannot travel over gRPC; nothing else may be skipped against the reference
+    // server: it declares every skill and capability, and the configured setups stand in.
+    let skipped: BTreeSet<(&str, Binding)> = report.skips().map(|(s, b, _)| (s, b)).collect();
+    let expected: BTreeSet<(&str, Binding)> =
+        [("unknown-enum-value", Binding::Grpc), ("unknown-fields-ignored", Binding::Grpc)]
+            .into_iter()
+            .collect();
+    assert_eq!(skipped, expected, "{report}");
+    // Every scenario ran over every binding it applies to, and produced a record.
+    assert_eq!(report.rows.len(), a2a_conformance::scenarios::all().len());
+    for row in &report.rows {
+        for cell in &row.cells {
+            if !matches!(cell.verdict, Verdict::Skip(_)) {
+                assert!(cell.record.is_some(), "{} x {} has no record", row.scenario, cell.binding);
+            }
+        }
+    }
+    assert!(env.webhook.received() > 0, "push configs were registered with the suite's webhook and used");
+    env.stop().await;
+}
+
+/// Turns TaskNotFound from `cancel_task` into Internal: one binding's client misreporting one
+/// error of one operation.
+struct MisreportCancelNotFound(Arc<dyn A2aService>);
+
+#[async_trait]
+impl A2aService for MisreportCancelNotFound {
+    async fn send_message(
+        &self,
+        ctx: &CallContext,
+        request: SendMessageRequest,
+    ) -> Result<SendMessageResponse, Error> {
+        self.0.send_message(ctx, request).await
+    }
+    async fn send_streaming_message(
+        &self,
+        ctx: &CallContext,
+        request: SendMessageRequest,
+    ) -> Result<EventStream, Error> {
+        self.0.send_streaming_message(ctx, request).await
+    }
+    async fn get_task(&self, ctx: &CallContext, request: GetTaskRequest) -> Result<Task, Error> {
+        self.0.get_task(ctx, request).await
+    }
+    async fn list_tasks(
+        &self,
+        ctx: &CallContext,
+        request: ListTasksRequest,
+    ) -> Result<ListTasksResponse, Error> {
+        self.0.list_tasks(ctx, request).await
+    }
+    async fn cancel_task(&self, ctx: &CallContext, request: CancelTaskRequest) -> Result<Task, Error> {
+        match self.0.cancel_task(ctx, request).await {
+            Err(Error::TaskNotFound { task_id }) => {
+                Err(Error::Internal { reason: format!("lost {task_id}") })
+            }
+            other => other,
+        }
+    }
+    async fn subscribe_to_task(
+        &self,
+        ctx: &CallContext,
+        request: SubscribeToTaskRequest,
+    ) -> Result<EventStream, Error> {
+        self.0.subscribe_to_task(ctx, request).await
+    }
+    async fn create_task_push_notification_config(
+        &self,
+        ctx: &CallContext,
+        request: TaskPushNotificationConfig,
+    ) -> Result<TaskPushNotificationConfig, Error> {
+        self.0.create_task_push_notification_config(ctx, request).await
+    }
+    async fn get_task_push_notification_config(
+        &self,
+        ctx: &CallContext,
+        request: GetTaskPushNotificationConfigRequest,
+    ) -> Result<TaskPushNotificationConfig, Error> {
+        self.0.get_task_push_notification_config(ctx, request).await
+    }
+    async fn list_task_push_notification_configs(
+        &self,
+        ctx: &CallContext,
+        request: ListTaskPushNotificationConfigsRequest,
+    ) -> Result<ListTaskPushNotificationConfigsResponse, Error> {
+        self.0.list_task_push_notification_configs(ctx, request).await
+    }
+    async fn delete_task_push_notification_config(
+        &self,
+        ctx: &CallContext,
+        request: DeleteTaskPushNotificationConfigRequest,
+    ) -> Result<(), Error> {
+        self.0.delete_task_push_notification_config(ctx, request).await
+    }
+    async fn get_extended_agent_card(
+        &self,
+        ctx: &CallContext,
+        request: GetExtendedAgentCardRequest,
+    ) -> Result<AgentCard, Error> {
+        self.0.get_extended_agent_card(ctx, request).await
+    }
+}
+
+#[tokio::test]
+async fn a_binding_that_misreports_an_error_fails_exactly_that_scenario_with_a_diff_naming_both_bindings() {
+    let env = Env::start().await;
+    let suite = env
+        .suite(|agent| agent.wrap_client(Binding::Grpc, |client| Arc::new(MisreportCancelNotFound(client))))
+        .await;
+    let report = suite.run().await;
+    let mut expected = known();
+    expected.insert(("cancel", Binding::Grpc));
+    assert_eq!(failing(&report), expected, "{report}");
+    let reasons =
+        report.failures().find(|(s, b, _)| (*s, *b) == ("cancel", Binding::Grpc)).unwrap().2.join("\n");
+    assert!(
+        reasons.contains("spec 3.1.5: cancel unknown: expected TaskNotFound, got Internal"),
+        "the check against the spec names the expected kind: {reasons}"
+    );
+    assert!(
+        reasons.contains("GRPC observed something different from JSONRPC")
+            && reasons.contains(r#"$.cancel unknown.error: JSONRPC "TaskNotFound" | GRPC "Internal""#),
+        "the cross-binding diff names the scenario's observation and both bindings: {reasons}"
+    );
+    env.stop().await;
+}
+
+/// A JSON-RPC endpoint in front of `upstream` that answers TaskNotFound with the code -32000
+/// instead of spec 5.4's -32001 (its ErrorInfo still says TASK_NOT_FOUND, so a client still
+/// recovers the kind), and a card whose JSON-RPC interface points at it.
+async fn jsonrpc_with_a_wrong_code(upstream: String) -> (String, tokio::task::JoinHandle<()>) {
+    use axum::body::{Body, Bytes};
+    use axum::http::{HeaderMap, Response};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let http = reqwest::Client::new();
+    let mut card: serde_json::Value = http
+        .get(format!("{upstream}/.well-known/agent-card.json"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    for interface in card["supportedInterfaces"].as_array_mut().unwrap() {
+        if interface["protocolBinding"] == "JSONRPC" {
+            interface["url"] = format!("{url}/").into();
+        }
+    }
+    let forward = move |headers: HeaderMap, body: Bytes| {
+        let (http, upstream) = (http.clone(), upstream.clone());
+        async move {
+            let mut request = http.post(format!("{upstream}/")).body(body);
+            for (name, value) in &headers {
+                if name != "host" && name != "content-length" {
+                    request = request.header(name, value);
+                }
+            }
+            let reply = request.send().await.unwrap();
+            let content_type = reply.headers().get("content-type").cloned().unwrap();
+            let body = if content_type.to_str().unwrap().starts_with("text/event-stream") {
+                Body::from_stream(reply.bytes_stream())
+            } else {
+                Body::from(reply.text().await.unwrap().replace("\"code\":-32001", "\"code\":-32000"))
+            };
+            Response::builder().header("content-type", content_type).body(body).unwrap()
+        }
+    };
+    let app = axum::Router::new()
+        .route(
+            "/.well-known/agent-card.json",
+            axum::routing::get(move || {
+                let card = card.to_string();
+                async move { ([("content-type", "application/json")], card) }
+            }),
+        )
+        .route("/", axum::routing::post(forward));
+    let task = tokio::spawn(async move {
+        axum::serve(listener, app).await.unwrap();
+    });
+    (url, task)
+}
+
+#[tokio::test]
+async fn a_wrong_code_on_the_wire_fails_the_wire_check_although_the_kind_survives() {
+    let env = Env::start().await;
+    let (proxy, task) = jsonrpc_with_a_wrong_code(env.agent.url()).await;
+    let agent = Target::discover(&proxy, &env.http).await.unwrap();
+    let mut suite = Suite::new(agent).with_webhook(env.webhook.url());
+    for (setup, target) in env.setups.targets(&env.http).await.unwrap() {
+        suite = suite.with_reference(setup, target);
+    }
+    let report = suite.run().await;
+    let mut expected = known();
+    expected.insert(("error-codes", Binding::JsonRpc));
+    assert_eq!(failing(&report), expected, "typed clients still see TaskNotFound everywhere else:\n{report}");
+    let reasons = report
+        .failures()
+        .find(|(s, b, _)| (*s, *b) == ("error-codes", Binding::JsonRpc))
+        .unwrap()
+        .2
+        .join("\n");
+    assert!(
+        reasons.contains("spec 5.4, 9.5: GetTask unknown on the wire: TaskNotFound must be JSON-RPC code -32001, got JSON-RPC code -32000"),
+        "{reasons}"
+    );
+    task.abort();
+    env.stop().await;
+}
+
+#[tokio::test]
+async fn what_the_agent_does_not_claim_is_skipped_with_the_reason() {
+    // A card with the echo skill only, no optional capability, and only the JSON-RPC interface.
+    let mut card = a2a_server::demo::demo_card();
+    card.skills.retain(|s| s.id == "echo");
+    card.capabilities = Some(AgentCapabilities::default());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    card.supported_interfaces = a2a_server::interfaces(&url, "unused:1").into_iter().take(1).collect();
+    let server = a2a_server::Server::builder()
+        .agent_card(card)
+        .executor(a2a_server::demo::DemoAgent)
+        .spawn(listener)
+        .await
+        .unwrap();
+    let agent = Target::discover(&server.url(), &reqwest::Client::new()).await.unwrap();
+    let only: Vec<String> =
+        ["send-task-reply", "multi-turn", "streaming", "push-not-supported", "extended-card-not-configured"]
+            .map(String::from)
+            .to_vec();
+    let report = Suite::new(agent).only(&only).run().await;
+    let cell = |scenario: &str, binding| report.row(scenario).unwrap().cell(binding).unwrap().verdict.clone();
+    assert_eq!(cell("send-task-reply", Binding::JsonRpc), Verdict::Pass, "{report}");
+    assert_eq!(
+        cell("send-task-reply", Binding::Grpc),
+        Verdict::Skip("the agent card declares no GRPC interface".into())
+    );
+    let Verdict::Skip(reason) = cell("multi-turn", Binding::JsonRpc) else { panic!("{report}") };
+    assert!(reason.contains("skills ask"), "{reason}");
+    let Verdict::Skip(reason) = cell("streaming", Binding::JsonRpc) else { panic!("{report}") };
+    assert!(reason.contains("capabilities streaming"), "{reason}");
+    // The card lacks pushNotifications, so the agent itself shows the error.
+    assert_eq!(cell("push-not-supported", Binding::JsonRpc), Verdict::Pass, "{report}");
+    // A configuration no card can show is for the reference setups only.
+    let Verdict::Skip(reason) = cell("extended-card-not-configured", Binding::JsonRpc) else {
+        panic!("{report}")
+    };
+    assert!(reason.contains("declares extendedAgentCard without having one configured"), "{reason}");
+    assert!(report.passed(), "{report}");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_binary_prints_the_table_and_exits_by_the_verdicts() {
+    let agent = spawn_demo_agent().await.unwrap();
+    let url = agent.url();
+    let run = |args: Vec<String>| async move {
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_a2a-conformance")).args(args).output().await.unwrap()
+    };
+    let passing = run(vec!["--url".into(), url.clone(), "--only".into(), "send-task-reply".into()]).await;
+    let stdout = String::from_utf8_lossy(&passing.stdout);
+    assert_eq!(passing.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("send-task-reply  pass       pass       pass"), "{stdout}");
+    // An agent that answers nothing fails: exit status 1, with the reason per binding.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let silent = a2a_server::Server::builder()
+        .agent_card(a2a_server::demo::demo_card())
+        .executor(SilentAgent)
+        .spawn(listener)
+        .await
+        .unwrap();
+    let failing = run(vec!["--url".into(), silent.url(), "--only".into(), "send-task-reply".into()]).await;
+    let stdout = String::from_utf8_lossy(&failing.stdout);
+    assert_eq!(failing.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("send-task-reply  FAIL       FAIL       FAIL"), "{stdout}");
+    assert!(stdout.contains("send-task-reply x GRPC:\n    - stopped: SendMessage"), "{stdout}");
+    silent.shutdown().await.unwrap();
+    // No agent there: the suite cannot run.
+    let nowhere = run(vec!["--url".into(), "http://127.0.0.1:9".into()]).await;
+    assert_eq!(nowhere.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&nowhere.stderr).contains("reading the agent card"));
+    agent.shutdown().await.unwrap();
+}
