@@ -209,10 +209,25 @@ impl Error {
         })
     }
 
-    /// The ErrorInfo every binding attaches to A2A-specific errors, with the ids, state or
-    /// versions the error concerns as metadata (camelCase keys).
+    /// The ErrorInfo every binding attaches (spec 9.5, 10.6, 11.6): for A2A-specific errors
+    /// the spec's reason, with the ids, state or versions the error concerns as metadata
+    /// (camelCase keys); for the standard errors the reasons the official SDKs use
+    /// (`INVALID_PARAMS`, `INVALID_REQUEST` (also for parse errors), `METHOD_NOT_FOUND`,
+    /// `INTERNAL_ERROR`, `UNAUTHENTICATED`, `PERMISSION_DENIED`), since their clients classify
+    /// errors by ErrorInfo alone. `None` only for [`Error::Transport`], which no server sends.
     pub fn error_info(&self) -> Option<ErrorInfo> {
-        let reason = self.reason()?;
+        let reason = match self.reason() {
+            Some(reason) => reason,
+            None => match self {
+                Error::ParseError { .. } | Error::InvalidRequest { .. } => "INVALID_REQUEST",
+                Error::MethodNotFound { .. } => "METHOD_NOT_FOUND",
+                Error::InvalidParams { .. } => "INVALID_PARAMS",
+                Error::Unauthenticated { .. } => "UNAUTHENTICATED",
+                Error::PermissionDenied { .. } => "PERMISSION_DENIED",
+                Error::Internal { .. } => "INTERNAL_ERROR",
+                _ => return None,
+            },
+        };
         let mut metadata = BTreeMap::new();
         match self {
             Error::TaskNotFound { task_id } => {
@@ -248,8 +263,10 @@ impl Error {
         }
     }
 
-    /// Rebuilds an A2A-specific error from its ErrorInfo `reason` and `metadata` (client side).
-    /// `None` if the reason is not an A2A error reason.
+    /// Rebuilds an error from its ErrorInfo `reason` and `metadata` (client side): every
+    /// A2A-specific reason, and the standard reasons of [`error_info`](Self::error_info) except
+    /// `INVALID_PARAMS` (whose violations travel in the BadRequest, which callers read instead).
+    /// `None` for any other reason.
     pub fn from_error_info(reason: &str, metadata: &BTreeMap<String, String>, message: &str) -> Option<Self> {
         let get = |key: &str| metadata.get(key).cloned().unwrap_or_default();
         let list = |key: &str| {
@@ -282,6 +299,12 @@ impl Error {
     /// `error.details`): an ErrorInfo for A2A errors, a BadRequest for invalid parameters.
     pub fn to_json_details(&self) -> Vec<Value> {
         let mut details = Vec::new();
+        // The BadRequest first: spec 9.5's example shows it alone at index 0.
+        if let Error::InvalidParams { violations } = self {
+            let violations: Vec<Value> =
+                violations.iter().map(|v| json!({"field": v.field, "description": v.description})).collect();
+            details.push(json!({"@type": BAD_REQUEST_TYPE, "fieldViolations": violations}));
+        }
         if let Some(info) = self.error_info() {
             details.push(json!({
                 "@type": ERROR_INFO_TYPE,
@@ -289,11 +312,6 @@ impl Error {
                 "domain": info.domain,
                 "metadata": info.metadata,
             }));
-        }
-        if let Error::InvalidParams { violations } = self {
-            let violations: Vec<Value> =
-                violations.iter().map(|v| json!({"field": v.field, "description": v.description})).collect();
-            details.push(json!({"@type": BAD_REQUEST_TYPE, "fieldViolations": violations}));
         }
         details
     }
@@ -402,11 +420,39 @@ mod tests {
         let error = Error::invalid_param("message.parts", "at least one part is required");
         let details = error.to_json_details();
         assert_eq!(
-            details,
-            vec![json!({"@type": BAD_REQUEST_TYPE, "fieldViolations": [
-                {"field": "message.parts", "description": "at least one part is required"}]})]
+            details[0],
+            json!({"@type": BAD_REQUEST_TYPE, "fieldViolations": [
+                {"field": "message.parts", "description": "at least one part is required"}]})
         );
         let back = Error::from_json_details("x", &details).unwrap();
+        assert_eq!(back.field_violations(), error.field_violations());
+    }
+
+    #[test]
+    fn standard_errors_carry_the_reasons_the_official_sdks_use() {
+        let cases = [
+            (Error::ParseError { reason: "x".into() }, "INVALID_REQUEST"),
+            (Error::InvalidRequest { reason: "x".into() }, "INVALID_REQUEST"),
+            (Error::MethodNotFound { method: "x".into() }, "METHOD_NOT_FOUND"),
+            (Error::invalid_param("f", "d"), "INVALID_PARAMS"),
+            (Error::Unauthenticated { reason: "x".into() }, "UNAUTHENTICATED"),
+            (Error::PermissionDenied { reason: "x".into() }, "PERMISSION_DENIED"),
+            (Error::internal("x"), "INTERNAL_ERROR"),
+        ];
+        for (error, reason) in cases {
+            assert_eq!(error.reason(), None, "not an A2A-specific error: {error:?}");
+            let info = error.error_info().unwrap();
+            assert_eq!((info.reason.as_str(), info.domain.as_str()), (reason, ERROR_DOMAIN));
+        }
+        assert!(Error::Transport { reason: "x".into() }.error_info().is_none());
+    }
+
+    #[test]
+    fn invalid_params_send_both_error_info_and_bad_request_and_come_back_with_violations() {
+        let error = Error::invalid_param("message.parts", "at least one part is required");
+        let details = error.to_json_details();
+        assert_eq!(details.len(), 2);
+        let back = Error::from_json_details("m", &details).unwrap();
         assert_eq!(back.field_violations(), error.field_violations());
     }
 

@@ -276,8 +276,9 @@ mod tests {
         let id = Id::from_raw(&RawValue::from_string("12345678901234567890123".into()).unwrap()).unwrap();
         assert_eq!(success(&id, &()), r#"{"jsonrpc":"2.0","id":12345678901234567890123,"result":null}"#);
         assert_eq!(
-            failure(&Id::null(), &Error::internal("boom")),
-            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error: boom"}}"#
+            failure(&Id::null(), &Error::Transport { reason: "boom".into() }),
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"transport error: boom"}}"#,
+            "an error without details has no data member"
         );
     }
 

@@ -52,8 +52,20 @@ async fn every_error_is_sent_with_its_spec_code_message_and_details() {
                 assert_eq!(info["reason"], reason);
                 assert_eq!(info["domain"], ERROR_DOMAIN);
             }
-            None if code == -32602 => assert_eq!(answer["error"]["data"][0]["@type"], BAD_REQUEST_TYPE),
-            None => assert!(answer["error"].get("data").is_none(), "{answer}"),
+            // Standard errors: the BadRequest first for invalid params, then the ErrorInfo with the
+            // reason the official SDKs use (their clients classify by ErrorInfo alone).
+            None => match expected.error_info() {
+                Some(expected_info) => {
+                    let data = answer["error"]["data"].as_array().unwrap();
+                    if code == -32602 {
+                        assert_eq!(data[0]["@type"], BAD_REQUEST_TYPE);
+                    }
+                    let info = data.iter().find(|d| d["@type"] == ERROR_INFO_TYPE).unwrap();
+                    assert_eq!(info["reason"], expected_info.reason, "{answer}");
+                }
+                // A Transport error (client side only) has no details: no data member.
+                None => assert!(answer["error"].get("data").is_none(), "{answer}"),
+            },
         }
     }
 }
@@ -105,11 +117,17 @@ async fn invalid_params_has_the_shape_of_the_spec_9_5_example() {
     service.fail_with(|| Error::invalid_param("message.parts", "At least one part is required"));
     let answer = rpc(&server.url, r#"{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{}}"#).await;
     assert_eq!(answer["error"]["code"], -32602);
+    // The spec's example object first, then the ErrorInfo the official SDKs' clients look for.
     assert_eq!(
         answer["error"]["data"],
         json!([{
             "@type": "type.googleapis.com/google.rpc.BadRequest",
             "fieldViolations": [{"field": "message.parts", "description": "At least one part is required"}]
+        }, {
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+            "reason": "INVALID_PARAMS",
+            "domain": "a2a-protocol.org",
+            "metadata": {}
         }])
     );
 }

@@ -63,6 +63,7 @@ async fn every_error_has_its_spec_status_and_google_rpc_status_body() {
         let message = error.to_string();
         let reason = error.reason();
         let is_invalid_params = matches!(error, Error::InvalidParams { .. });
+        let has_error_info = error.error_info().is_some();
         service.fail_next(error);
 
         let response = reqwest::get(server.url("/tasks/t")).await.unwrap();
@@ -85,8 +86,16 @@ async fn every_error_has_its_spec_status_and_google_rpc_status_body() {
             None if is_invalid_params => {
                 assert_eq!(details[0]["@type"], "type.googleapis.com/google.rpc.BadRequest");
                 assert_eq!(details[0]["fieldViolations"][1]["field"], "historyLength");
+                assert_eq!(details[1]["reason"], "INVALID_PARAMS", "the ErrorInfo the SDKs' clients read");
             }
-            None => assert!(details.is_empty(), "{description}: {details:?}"),
+            // A Transport error (client side only) has no details.
+            None if !has_error_info => assert!(details.is_empty(), "{description}"),
+            // Standard errors carry the ErrorInfo reason the official SDKs use.
+            None => {
+                assert_eq!(details.len(), 1, "{description}: {details:?}");
+                assert_eq!(details[0]["@type"], "type.googleapis.com/google.rpc.ErrorInfo", "{description}");
+                assert_eq!(details[0]["domain"], "a2a-protocol.org", "{description}");
+            }
         }
     }
     server.stop().await;
