@@ -2,13 +2,17 @@
 //!
 //! - `codegen [--check]`: regenerate `crates/a2a-proto/src/generated/` from `proto/`; with `--check`,
 //!   fail if the checked-in files differ from what the protos produce (CI's drift check).
-//! - `test`: the whole test suite (nextest over the workspace, then the doc tests).
+//! - `test`: the whole test suite: nextest over the workspace (unit, integration and the
+//!   conformance suite), the doc tests, then the interop matrix with the official SDKs.
 //! - `conformance [--url URL]`: the cross-binding conformance suite, against the reference server
 //!   or any A2A agent (see `docs/conformance.md`).
+//! - `interop`: the official SDKs against our server and our client against theirs
+//!   (see `docs/interop.md`).
 //! - `ci`: the same checks `.ci/run` performs, for running locally.
 
 mod codegen;
 mod conformance;
+mod interop;
 
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
@@ -19,9 +23,10 @@ fn main() -> ExitCode {
         Some("codegen") => codegen::run(&workspace_root(), args.iter().any(|a| a == "--check")),
         Some("test") => test(),
         Some("conformance") => conformance::run(&args[1..]),
+        Some("interop") => interop::run(&args[1..]),
         Some("ci") => ci(),
         _ => {
-            eprintln!("usage: cargo xtask <codegen [--check] | test | conformance | ci>");
+            eprintln!("usage: cargo xtask <codegen [--check] | test | conformance | interop | ci>");
             return ExitCode::from(2);
         }
     };
@@ -40,7 +45,8 @@ pub(crate) fn workspace_root() -> PathBuf {
 }
 
 /// The whole test suite: every crate's unit and integration tests under nextest (plain
-/// `cargo test` where nextest is not installed), then the doc tests, which nextest does not run.
+/// `cargo test` where nextest is not installed), the doc tests, which nextest does not run, and
+/// the interop matrix (`cargo xtask interop`).
 fn test() -> anyhow::Result<()> {
     let nextest =
         Command::new(cargo()).args(["nextest", "--version"]).output().is_ok_and(|o| o.status.success());
@@ -50,7 +56,9 @@ fn test() -> anyhow::Result<()> {
         eprintln!("xtask: cargo-nextest not found, using cargo test");
         run_cargo(&["test", "--workspace", "--all-features", "--lib", "--bins", "--tests", "--examples"])?;
     }
-    run_cargo(&["test", "--workspace", "--all-features", "--doc"])
+    run_cargo(&["test", "--workspace", "--all-features", "--doc"])?;
+    // The official SDKs against our server and our clients against theirs (needs python3, node).
+    interop::run(&[])
 }
 
 /// Runs the local equivalent of CI (`.ci/run`), stopping at the first failure.
