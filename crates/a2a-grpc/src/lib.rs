@@ -15,6 +15,9 @@
 //! - [`error`]: the mapping between [`a2a_core::Error`] and `tonic::Status` (spec 5.4, 10.6),
 //!   with `google.rpc.ErrorInfo` and `google.rpc.BadRequest` details.
 //! - [`metadata`]: service parameters as gRPC metadata.
+//! - [`server_v03`] / [`GrpcServiceV03`]: A2A 0.3's `a2a.v1.A2AService` over the same
+//!   `A2aService`, translated by `a2a-v03`; add it beside [`server`] to serve 0.3 and 1.0 clients
+//!   on one port (the package decides the version, not the `a2a-version` metadata).
 //!
 //! # Example
 //! ```no_run
@@ -54,10 +57,12 @@ pub mod error;
 pub mod metadata;
 mod server;
 mod stream;
+mod v03;
 
 pub use a2a_proto::v1::grpc::a2a_service_server::A2aServiceServer;
 pub use client::GrpcClient;
 pub use server::{server, GrpcService};
+pub use v03::{server_v03, GrpcServiceV03};
 
 /// The default limit on the size of one request or reply message, in both directions and on
 /// both sides: 16 MiB. tonic's own default (4 MiB to decode) is easily exceeded by a message

@@ -46,6 +46,16 @@
 //! # }
 //! ```
 //!
+//! # A2A 0.3
+//!
+//! The same endpoint serves A2A 0.3 clients: a slash method name (`message/send`, `tasks/get`,
+//! `tasks/resubscribe`, `tasks/pushNotificationConfig/set`, `agent/getAuthenticatedExtendedCard`,
+//! ...) is a 0.3 request, translated by `a2a-v03` to the same [`A2aService`] call and answered in
+//! 0.3 shape with 0.3 error codes (SSE for `message/stream` and `tasks/resubscribe`). The method
+//! name decides, not `A2A-Version`: a slash method with `A2A-Version: 1.0` is still 0.3, and a
+//! PascalCase method is 1.0 with the header deciding its version as before (absent means 0.3,
+//! which the handler answers with VersionNotSupported). See `docs/versions.md`.
+//!
 //! # Where the spec is silent
 //!
 //! - **HTTP status**: every JSON-RPC response object, errors included, is sent with status 200
@@ -82,6 +92,7 @@ mod envelope;
 pub mod error;
 pub mod server;
 mod sse;
+mod v03;
 
 pub use client::JsonRpcClient;
 pub use server::{router, JsonRpcServer};

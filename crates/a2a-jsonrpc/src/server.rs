@@ -24,7 +24,7 @@ use http::{header, StatusCode};
 
 use crate::dispatch::{self, Outcome};
 use crate::envelope::{self, Id, Rejection};
-use crate::{context, sse};
+use crate::{context, sse, v03};
 
 /// The JSON-RPC server with its settings; [`router`] is the short form with the defaults.
 ///
@@ -114,6 +114,11 @@ async fn handle(
         Err(Rejection { id, error }) => return json(envelope::failure(&id, &error)),
     };
     let ctx = context::from_parts(&parts);
+    // A slash method name is A2A 0.3, whatever `A2A-Version` says (see `v03`).
+    if let Some(method) = a2a_v03::Method::from_name(&request.method) {
+        let service = &*shared.service;
+        return v03::handle(service, &ctx, method, request.id, request.params, shared.keep_alive).await;
+    }
     let operation = Operation::from_method(&request.method);
     let Some(id) = request.id else {
         // A notification: run it, drop whatever it produced (a stream is dropped as if its client

@@ -69,6 +69,15 @@
 //!   an error after the stream started is sent as a last event named `error` whose data is the
 //!   error body below. Errors found before the stream starts are ordinary error responses.
 //!
+//! # A2A 0.3
+//! The same router serves A2A 0.3 clients: every path under `/v1/` is a 0.3 route (`POST
+//! /v1/message:send`, `GET /v1/tasks/{id}`, `GET /v1/card`, ...; 0.3 spec 3.5.6), translated by
+//! `a2a-v03` to the same [`A2aService`](a2a_core::A2aService) call and answered in 0.3 shape
+//! (ProtoJSON of the 0.3 proto, `application/json`) with the 0.3 error body `{"code",
+//! "message", "data"}`. The path decides, not `A2A-Version`. Consequence: `/v1/...` is never a
+//! 1.0 route of a tenant named `v1`; that tenant must put `tenant` in the body or query of the
+//! unprefixed routes. See `docs/versions.md`.
+//!
 //! # Errors
 //! Spec 11.6: `{"error":{"code":<HTTP status>,"status":"<google.rpc.Code>","message":"..",
 //! "details":[..]}}` where `details` holds a `google.rpc.ErrorInfo` (domain `a2a-protocol.org`)
@@ -106,6 +115,7 @@ mod query;
 mod routes;
 mod server;
 mod sse;
+mod v03;
 
 pub use client::RestClient;
 pub use error::error_response;

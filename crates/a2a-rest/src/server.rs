@@ -27,7 +27,7 @@ use serde_json::{Map, Value};
 
 use crate::error::Rejection;
 use crate::routes::{self, Matched, RouteError};
-use crate::{query, sse, A2A_JSON};
+use crate::{query, sse, v03, A2A_JSON};
 
 /// The default request body limit: 16 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
@@ -113,6 +113,11 @@ async fn dispatch(State(server): State<Arc<RestServer>>, request: Request) -> Re
 }
 
 async fn handle(server: &RestServer, parts: &Parts, body: Body) -> Result<Response, Rejection> {
+    // `/v1/...` is A2A 0.3, never the 1.0 routes of a tenant `v1` (see `v03`).
+    if v03::is_v03(parts) {
+        let service = server.service.as_ref();
+        return Ok(v03::handle(service, parts, body, server.max_body_bytes, server.keep_alive).await);
+    }
     let path = parts.uri.path();
     let matched = routes::resolve(&parts.method, path).map_err(|err| match err {
         RouteError::NotFound => Error::MethodNotFound { method: format!("{} {path}", parts.method) }.into(),
@@ -166,7 +171,7 @@ async fn handle(server: &RestServer, parts: &Parts, body: Body) -> Result<Respon
 /// comma-joined, framing and credentials left out), the `A2A-Version` query parameter when no
 /// header carries it (spec 3.6.1), and the principal an authentication layer put in the request
 /// extensions.
-fn call_context(parts: &Parts) -> CallContext {
+pub(crate) fn call_context(parts: &Parts) -> CallContext {
     let headers = parts.headers.iter().map(|(name, value)| (name.as_str(), value.as_bytes()));
     let params = ServiceParams::from_transport(headers).with_query_version(parts.uri.query());
     CallContext { params, principal: parts.extensions.get::<Principal>().cloned() }
@@ -234,7 +239,11 @@ fn parse<T: DeserializeOwned + prost::Name>(object: Map<String, Value>, source: 
 
 /// Reads a POST body as a JSON object. An empty body is `{}` (e.g. `POST /tasks/{id}:cancel`
 /// without a body); only a non-empty body must be `application/a2a+json` or `application/json`.
-async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> Result<Map<String, Value>, Rejection> {
+pub(crate) async fn read_body(
+    headers: &HeaderMap,
+    body: Body,
+    limit: usize,
+) -> Result<Map<String, Value>, Rejection> {
     let declared =
         headers.get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|length| length > limit as u64) {

@@ -1,10 +1,17 @@
 //! The public agent card at `/.well-known/agent-card.json` (spec 8.2), with HTTP caching (spec 8.6):
 //! `Cache-Control: max-age`, an `ETag` derived from the card's bytes, and `304 Not Modified` for a
 //! matching `If-None-Match`.
+//!
+//! The card is served as the "union" card of `a2a-v03` (`card.to_v03(Form::Json)`): the 1.0 card
+//! as it is (1.0 readers ignore the rest), plus the 0.3 members a 0.3 client requires (`url`,
+//! `preferredTransport`, `additionalInterfaces`, `protocolVersion: "0.3.0"`,
+//! `supportsAuthenticatedExtendedCard`), taken from the card's 0.3 interfaces. One document for
+//! both versions, so the `ETag` and caches need no `Vary: A2A-Version`.
 
 use std::hash::{Hash, Hasher};
 
 use a2a_proto::v1::{AgentCard, AgentInterface};
+use a2a_v03::{Form, V03};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -36,7 +43,8 @@ pub fn interfaces_of(jsonrpc_url: &str, rest_url: &str, grpc_address: &str) -> V
 
 /// The router serving the card.
 pub(crate) fn router(card: &AgentCard) -> Router {
-    let body = Bytes::from(serde_json::to_vec(card).expect("an AgentCard always serializes"));
+    let union = V03::to_v03(card, Form::Json);
+    let body = Bytes::from(serde_json::to_vec(&union).expect("a JSON value always serializes"));
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     body.hash(&mut hasher);
     let etag =

@@ -10,6 +10,11 @@
 //! the root (`/message:send`, `/tasks/{id}`, ...), gRPC chosen by `content-type: application/grpc`,
 //! and the card at `/.well-known/agent-card.json`, whose `supportedInterfaces` list all three.
 //!
+//! A2A 0.3 clients are served on the same endpoints and see the same tasks (`docs/versions.md`):
+//! JSON-RPC slash methods, REST under `/v1/...`, gRPC package `a2a.v1` beside `lf.a2a.v1`. The
+//! card is the "union" card, readable by 0.3 and 1.0 clients, declaring a 1.0 and (after all
+//! 1.0 entries) a 0.3 interface per binding.
+//!
 //! ```no_run
 //! use a2a_core::{AgentExecutor, RequestContext, Result, TaskUpdater};
 //! use a2a_proto::v1::{Artifact, Part};
@@ -102,7 +107,9 @@ impl std::fmt::Debug for ServerBuilder {
 }
 
 impl ServerBuilder {
-    /// The public agent card. Its `supportedInterfaces` are filled in from the public URL when empty.
+    /// The public agent card. Its `supportedInterfaces` are filled in from the public URL when empty;
+    /// each tenantless interface of another version then gets a 0.3 twin (same URL and binding,
+    /// listed after the given ones), since every binding of this server also serves A2A 0.3.
     pub fn agent_card(mut self, card: AgentCard) -> Self {
         self.card = Some(card);
         self
@@ -197,6 +204,8 @@ impl ServerBuilder {
             card.supported_interfaces =
                 card::interfaces_of(&http_url(Binding::JsonRpc), &http_url(Binding::Rest), &grpc_url);
         }
+        // Every binding also serves 0.3: declare it (a 0.3 twin after the 1.0 entries).
+        card = a2a_v03::with_v03_interfaces(&card);
         let mut handler = DefaultRequestHandler::builder(card.clone(), executor)
             .push_destination_policy(self.policy.clone())
             .push_timeout(Duration::from_secs(10));
@@ -356,10 +365,12 @@ fn is_grpc(request: &Request<Body>) -> bool {
 fn grpc_router(service: Arc<dyn A2aService>) -> Router {
     let reflection_v1 = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(a2a_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(a2a_proto::FILE_DESCRIPTOR_SET_V0_3)
         .build_v1()
         .expect("the embedded descriptor set is valid");
     let reflection_v1alpha = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(a2a_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(a2a_proto::FILE_DESCRIPTOR_SET_V0_3)
         .build_v1alpha()
         .expect("the embedded descriptor set is valid");
     let (health_reporter, health) = tonic_health::server::health_reporter();
@@ -367,8 +378,11 @@ fn grpc_router(service: Arc<dyn A2aService>) -> Router {
         health_reporter
             .set_service_status("lf.a2a.v1.A2AService", tonic_health::ServingStatus::Serving)
             .await;
+        health_reporter.set_service_status("a2a.v1.A2AService", tonic_health::ServingStatus::Serving).await;
     });
-    tonic::service::Routes::new(a2a_grpc::server(service))
+    // A2A 0.3's `a2a.v1.A2AService` beside 1.0's `lf.a2a.v1.A2AService`: routed by package.
+    tonic::service::Routes::new(a2a_grpc::server(Arc::clone(&service)))
+        .add_service(a2a_grpc::server_v03(service))
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(health)

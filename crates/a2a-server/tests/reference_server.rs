@@ -330,7 +330,8 @@ async fn errors_keep_their_kind_over_every_binding() {
         let card =
             client.get_extended_agent_card(&ctx(), GetExtendedAgentCardRequest::default()).await.unwrap();
         assert!(card.description.ends_with("(extended card)"), "{binding}");
-        assert_eq!(card.supported_interfaces.len(), 3, "{binding}: spec 3.1.11, a complete card");
+        // spec 3.1.11, a complete card: a 1.0 and a 0.3 interface per binding (docs/versions.md).
+        assert_eq!(card.supported_interfaces.len(), 6, "{binding}: spec 3.1.11, a complete card");
     }
     env.server.shutdown().await.unwrap();
 }
@@ -492,7 +493,8 @@ async fn raw_jsonrpc_from_the_spec_examples() {
         .await
         .unwrap();
     assert_eq!((parse["error"]["code"].clone(), parse["id"].clone()), (json!(-32700), Value::Null));
-    let unknown: Value = rpc(json!({"jsonrpc": "2.0", "id": 4, "method": "message/send", "params": {}}))
+    // `message/send` is A2A 0.3 (docs/versions.md); `tasks/list` is neither a 1.0 nor a 0.3 method.
+    let unknown: Value = rpc(json!({"jsonrpc": "2.0", "id": 4, "method": "tasks/list", "params": {}}))
         .await
         .unwrap()
         .json()
@@ -642,8 +644,12 @@ async fn the_agent_card_lists_every_interface_and_supports_conditional_requests(
         interfaces,
         [
             ("JSONRPC".to_owned(), base.clone(), "1.0".to_owned()),
-            ("HTTP+JSON".to_owned(), base, "1.0".to_owned()),
-            ("GRPC".to_owned(), grpc, "1.0".to_owned()),
+            ("HTTP+JSON".to_owned(), base.clone(), "1.0".to_owned()),
+            ("GRPC".to_owned(), grpc.clone(), "1.0".to_owned()),
+            // Every binding also serves A2A 0.3 (docs/versions.md): declared after the 1.0 entries.
+            ("JSONRPC".to_owned(), base.clone(), "0.3".to_owned()),
+            ("HTTP+JSON".to_owned(), base, "0.3".to_owned()),
+            ("GRPC".to_owned(), grpc, "0.3".to_owned()),
         ]
     );
     a2a_proto::json::from_value::<a2a_proto::v1::AgentCard>(card).expect("the card parses as an AgentCard");

@@ -32,11 +32,19 @@ use crate::json::push::write_task_config;
 /// A 1.0 type with a message of the 0.3 protobuf package as its counterpart.
 pub trait ProtoV03: V03 {
     /// The 0.3 protobuf message.
-    type Proto: prost::Message + Serialize + DeserializeOwned + Default;
+    type Proto: prost::Message + prost::Name + Serialize + DeserializeOwned + Default;
 
     /// Reads the 0.3 message (invalid content is [`Error::InvalidParams`] naming the field).
+    ///
+    /// A message whose ProtoJSON cannot even be written (an enum number the 0.3 proto does not
+    /// define, such as `role: 7`) is invalid params of the request as a whole: the caller sent it.
     fn from_v03_proto(message: &Self::Proto) -> Result<Self> {
-        let value = serde_json::to_value(message).map_err(Error::internal)?;
+        let value = serde_json::to_value(message).map_err(|e| {
+            Error::invalid_params_unattributed(format!(
+                "not a valid 0.3 {}: {e}",
+                <Self::Proto as prost::Name>::NAME
+            ))
+        })?;
         Self::from_v03(&value)
     }
 
@@ -145,6 +153,14 @@ mod tests {
             Some(v0_3::file_part::File::FileWithBytes(b"hi".to_vec())),
             "we send the bytes"
         );
+    }
+
+    #[test]
+    fn an_undefined_enum_number_is_invalid_params_not_internal() {
+        let message = v0_3::Message { message_id: "m".into(), role: 7, ..Default::default() };
+        let error = v1::Message::from_v03_proto(&message).unwrap_err();
+        assert!(matches!(error, Error::InvalidParams { .. }), "{error:?}");
+        assert!(error.field_violations()[0].description.contains("Message"), "{error:?}");
     }
 
     #[test]

@@ -17,3 +17,5 @@ mod operations;
 mod raw;
 /// Server streaming: order, mid-stream errors, disconnects (spec 10.7).
 mod streaming;
+/// A2A 0.3's `a2a.v1.A2AService` (`server_v03`) beside 1.0's on one server.
+mod v03;

@@ -17,3 +17,5 @@ mod service_params;
 /// SSE: event order and ids, errors before and during a stream, keep-alive comments.
 mod streaming;
 mod support;
+/// A2A 0.3 slash methods on the same endpoint: 0.3 shapes and codes, the same service.
+mod v03;

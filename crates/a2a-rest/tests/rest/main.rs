@@ -7,9 +7,11 @@
 //! - `errors`: every `a2a_core::Error` on the wire (status, body, ErrorInfo) and back through
 //!   the client, including streams.
 //! - `bad_inputs`: wire-level rejections and inputs that must never reach the service.
+//! - `v03`: the A2A 0.3 routes under `/v1/...` beside the 1.0 ones.
 
 mod bad_inputs;
 mod client_server;
 mod errors;
 mod raw_http;
 mod support;
+mod v03;

@@ -1,0 +1,496 @@
+//! A2A 0.3 clients on the reference server: the same port, the same tasks as 1.0. Requests are
+//! raw HTTP/JSON written from the 0.3 spec's examples (JSON-RPC, HTTP+JSON) and the raw 0.3 tonic
+//! client (gRPC), so a bug shared by our translation and a client of ours cannot hide. Replies are
+//! checked against the 0.3 JSON Schema (`a2a.json`, vendored by `crates/a2a-v03`).
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use a2a_core::push::DestinationPolicy;
+use a2a_core::{A2aService, CallContext};
+use a2a_jsonrpc::JsonRpcClient;
+use a2a_proto::v0_3;
+use a2a_proto::v0_3::grpc::a2a_service_client::A2aServiceClient;
+use a2a_proto::v1::{send_message_response, GetTaskRequest, Message, SendMessageRequest, TaskState};
+use a2a_server::{RunningServer, Server};
+use serde_json::{json, Value};
+
+async fn start() -> RunningServer {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    Server::builder()
+        .agent_card(a2a_server::demo::demo_card())
+        .extended_agent_card(a2a_server::demo::demo_extended_card())
+        .executor(a2a_server::demo::DemoAgent)
+        .push_destination_policy(DestinationPolicy::public_only().allowing(["127.0.0.0/8".parse().unwrap()]))
+        .spawn(listener)
+        .await
+        .unwrap()
+}
+
+/// A validator for the 0.3 JSON Schema definition `definition`.
+fn schema(definition: &str) -> jsonschema::Validator {
+    static DOC: OnceLock<Value> = OnceLock::new();
+    let doc = DOC.get_or_init(|| {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../a2a-v03/tests/fixtures/a2a.json");
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    });
+    assert!(doc["definitions"].get(definition).is_some(), "a2a.json has no {definition}");
+    let schema = json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "$ref": format!("#/definitions/{definition}"),
+        "definitions": doc["definitions"],
+    });
+    jsonschema::draft7::new(&schema).unwrap()
+}
+
+#[track_caller]
+fn assert_valid_v03(definition: &str, instance: &Value) {
+    let errors: Vec<String> =
+        schema(definition).iter_errors(instance).map(|e| format!("at {}: {e}", e.instance_path())).collect();
+    assert!(errors.is_empty(), "not a valid 0.3 {definition}: {errors:?}\n{instance:#}");
+}
+
+/// A 0.3 JSON-RPC call without `A2A-Version` (0.3 clients send none): status and body.
+async fn rpc_v03(server: &RunningServer, method: &str, params: Value) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
+    let response =
+        reqwest::Client::new().post(format!("{}/", server.url())).json(&body).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    response.json().await.unwrap()
+}
+
+/// The JSON payloads of an SSE body's `data:` lines.
+async fn sse_data(response: reqwest::Response) -> Vec<Value> {
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    let text = tokio::time::timeout(Duration::from_secs(20), response.text())
+        .await
+        .expect("the 0.3 stream ends after its final event")
+        .unwrap();
+    text.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(|d| serde_json::from_str(d.trim()).unwrap())
+        .collect()
+}
+
+fn user_message_v03(text: &str) -> Value {
+    json!({"kind": "message", "role": "user", "messageId": uuid(), "parts": [{"kind": "text", "text": text}]})
+}
+
+fn uuid() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    format!("msg-{}", N.fetch_add(1, Ordering::Relaxed))
+}
+
+async fn send_v1(server: &RunningServer, text: &str) -> a2a_proto::v1::Task {
+    let client = JsonRpcClient::new(format!("{}/", server.url()));
+    let request = SendMessageRequest { message: Some(Message::user_text(text)), ..Default::default() };
+    match client.send_message(&CallContext::v1(), request).await.unwrap().payload {
+        Some(send_message_response::Payload::Task(task)) => task,
+        other => panic!("expected a task, got {other:?}"),
+    }
+}
+
+// ---- JSON-RPC ----
+
+#[tokio::test]
+async fn jsonrpc_message_send_of_the_0_3_spec_example_without_a_version_gets_a_0_3_task() {
+    let server = start().await;
+    // 0.3 spec 9.2, verbatim but for the text.
+    let reply = rpc_v03(
+        &server,
+        "message/send",
+        json!({
+            "message": {"role": "user", "parts": [{"kind": "text", "text": "tell me a joke"}],
+                        "messageId": "9229e770-767c-417b-a0b0-f0741243c589"},
+            "metadata": {}
+        }),
+    )
+    .await;
+    assert_valid_v03("SendMessageSuccessResponse", &reply);
+    assert_eq!(reply["id"], 7);
+    let task = &reply["result"];
+    assert_eq!(task["kind"], "task");
+    assert_eq!(task["status"]["state"], "completed");
+    assert_eq!(task["artifacts"][0]["parts"][0], json!({"kind": "text", "text": "tell me a joke"}));
+    assert_eq!(task["history"][0]["role"], "user");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn jsonrpc_the_same_operation_in_1_0_shape_with_the_header_gets_the_1_0_reply() {
+    let server = start().await;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {
+        "message": {"role": "ROLE_USER", "parts": [{"text": "hi"}], "messageId": "m-1"}}});
+    let reply: Value = reqwest::Client::new()
+        .post(format!("{}/", server.url()))
+        .header("A2A-Version", "1.0")
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(reply["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED", "{reply}");
+    assert!(reply["result"].get("kind").is_none());
+    // Without the header the PascalCase method is 1.0 asked as 0.3: VersionNotSupported (-32009).
+    let reply: Value = reqwest::Client::new()
+        .post(format!("{}/", server.url()))
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(reply["error"]["code"], -32009, "{reply}");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn jsonrpc_a_slash_method_is_0_3_even_with_a_1_0_version_header() {
+    let server = start().await;
+    let body = json!({"jsonrpc": "2.0", "id": "x", "method": "message/send",
+                      "params": {"message": user_message_v03("hello")}});
+    let reply: Value = reqwest::Client::new()
+        .post(format!("{}/", server.url()))
+        .header("A2A-Version", "1.0")
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_valid_v03("SendMessageSuccessResponse", &reply);
+    assert_eq!(reply["result"]["status"]["state"], "completed");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_task_created_in_0_3_is_read_in_1_0_and_one_created_in_1_0_is_read_in_0_3() {
+    let server = start().await;
+    let created = rpc_v03(&server, "message/send", json!({"message": user_message_v03("from 0.3")})).await;
+    let id = created["result"]["id"].as_str().unwrap().to_owned();
+    let client = JsonRpcClient::new(format!("{}/", server.url()));
+    let task =
+        client.get_task(&CallContext::v1(), GetTaskRequest { id: id.clone(), ..Default::default() }).await;
+    let task = task.unwrap();
+    assert_eq!(
+        (task.state(), task.artifacts[0].parts[0].as_text()),
+        (TaskState::Completed, Some("from 0.3"))
+    );
+
+    let task = send_v1(&server, "from 1.0").await;
+    let got = rpc_v03(&server, "tasks/get", json!({"id": task.id})).await;
+    assert_valid_v03("GetTaskSuccessResponse", &got);
+    assert_eq!(got["result"]["id"], task.id.as_str());
+    assert_eq!(got["result"]["artifacts"][0]["parts"][0]["text"], "from 1.0");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn jsonrpc_message_stream_in_0_3_carries_kinds_and_ends_with_final() {
+    let server = start().await;
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "message/stream",
+                      "params": {"message": user_message_v03("stream 3")}});
+    let response =
+        reqwest::Client::new().post(format!("{}/", server.url())).json(&body).send().await.unwrap();
+    let events = sse_data(response).await;
+    for event in &events {
+        assert_valid_v03("SendStreamingMessageSuccessResponse", event);
+        assert_eq!(event["id"], 3);
+    }
+    let kinds: Vec<&str> = events.iter().map(|e| e["result"]["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds.first(), Some(&"task"), "{kinds:?}");
+    assert_eq!(kinds.iter().filter(|k| **k == "artifact-update").count(), 3, "{kinds:?}");
+    let last = &events.last().unwrap()["result"];
+    assert_eq!((last["kind"].as_str(), last["final"].as_bool()), (Some("status-update"), Some(true)));
+    assert_eq!(last["status"]["state"], "completed");
+    let finals = events.iter().filter(|e| e["result"]["final"] == true).count();
+    assert_eq!(finals, 1, "only the last event is final");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn jsonrpc_errors_come_in_each_version_s_shape_and_codes() {
+    let server = start().await;
+    let reply = rpc_v03(&server, "tasks/get", json!({"id": "no-such-task"})).await;
+    assert_valid_v03("JSONRPCErrorResponse", &reply);
+    assert_eq!(reply["error"]["code"], -32001);
+    // Invalid 0.3 params name the 0.3 field.
+    let bad = json!({"message": {"kind": "message", "role": "user", "messageId": "m",
+                                 "parts": [{"kind": "file", "file": {"bytes": "not base64!"}}]}});
+    let reply = rpc_v03(&server, "message/send", bad).await;
+    assert_eq!(reply["error"]["code"], -32602);
+    assert!(reply["error"].to_string().contains("message.parts[0].file.bytes"), "{reply}");
+    // 1.0: the same lookup with the header, the ErrorInfo array in `data` (spec 9.5).
+    let reply: Value = reqwest::Client::new()
+        .post(format!("{}/", server.url()))
+        .header("A2A-Version", "1.0")
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "no-such-task"}}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(reply["error"]["code"], -32001);
+    assert_eq!(reply["error"]["data"][0]["reason"], "TASK_NOT_FOUND", "{reply}");
+    // 0.3 has no `tasks/list` JSON-RPC method.
+    let reply = rpc_v03(&server, "tasks/list", json!({})).await;
+    assert_eq!(reply["error"]["code"], -32601);
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn jsonrpc_push_configs_and_the_extended_card_work_in_0_3() {
+    let server = start().await;
+    let asked = rpc_v03(&server, "message/send", json!({"message": user_message_v03("ask")})).await;
+    assert_eq!(asked["result"]["status"]["state"], "input-required");
+    let task_id = asked["result"]["id"].as_str().unwrap().to_owned();
+    let set = rpc_v03(
+        &server,
+        "tasks/pushNotificationConfig/set",
+        json!({"taskId": task_id, "pushNotificationConfig": {"id": "c1", "url": "http://127.0.0.1:9/hook", "token": "tok"}}),
+    )
+    .await;
+    assert_valid_v03("SetTaskPushNotificationConfigSuccessResponse", &set);
+    assert_eq!(set["result"]["pushNotificationConfig"]["id"], "c1");
+    let got = rpc_v03(
+        &server,
+        "tasks/pushNotificationConfig/get",
+        json!({"id": task_id, "pushNotificationConfigId": "c1"}),
+    )
+    .await;
+    assert_valid_v03("GetTaskPushNotificationConfigSuccessResponse", &got);
+    assert_eq!(got["result"]["pushNotificationConfig"]["token"], "tok");
+    let listed = rpc_v03(&server, "tasks/pushNotificationConfig/list", json!({"id": task_id})).await;
+    assert_valid_v03("ListTaskPushNotificationConfigSuccessResponse", &listed);
+    assert_eq!(listed["result"].as_array().unwrap().len(), 1);
+    let deleted = rpc_v03(
+        &server,
+        "tasks/pushNotificationConfig/delete",
+        json!({"id": task_id, "pushNotificationConfigId": "c1"}),
+    )
+    .await;
+    assert_valid_v03("DeleteTaskPushNotificationConfigSuccessResponse", &deleted);
+    let card = rpc_v03(&server, "agent/getAuthenticatedExtendedCard", Value::Null).await;
+    assert_valid_v03("GetAuthenticatedExtendedCardSuccessResponse", &card);
+    assert!(card["result"]["description"].as_str().unwrap().ends_with("(extended card)"));
+    server.shutdown().await.unwrap();
+}
+
+// ---- HTTP+JSON ----
+
+#[tokio::test]
+async fn rest_v1_routes_answer_0_3_protojson_and_share_tasks_with_1_0() {
+    let server = start().await;
+    let http = reqwest::Client::new();
+    let base = server.url();
+    // 0.3 spec 3.5.6: `POST /v1/message:send`, body the proto's SendMessageRequest.
+    let response = http
+        .post(format!("{base}/v1/message:send"))
+        .json(&json!({"message": {"messageId": "m-r", "role": "ROLE_USER", "content": [{"text": "over rest"}]}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["content-type"], "application/json");
+    let reply: Value = response.json().await.unwrap();
+    let task = &reply["task"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{reply}");
+    assert_eq!(task["artifacts"][0]["parts"][0]["text"], "over rest");
+    let id = task["id"].as_str().unwrap().to_owned();
+    // The same task in 1.0, at the 1.0 route.
+    let v1: Value = http
+        .get(format!("{base}/tasks/{id}"))
+        .header("A2A-Version", "1.0")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(v1["status"]["state"], "TASK_STATE_COMPLETED");
+    assert_eq!(v1["artifacts"][0]["parts"][0]["text"], "over rest");
+    // A 1.0 task at the 0.3 route.
+    let created = send_v1(&server, "made in 1.0").await;
+    let got: Value =
+        http.get(format!("{base}/v1/tasks/{}", created.id)).send().await.unwrap().json().await.unwrap();
+    assert_eq!(got["id"], created.id.as_str());
+    assert_eq!(got["artifacts"][0]["parts"][0]["text"], "made in 1.0");
+    assert!(got.get("kind").is_none(), "ProtoJSON has no kind");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn rest_v1_streaming_ends_with_the_final_status_update() {
+    let server = start().await;
+    let response = reqwest::Client::new()
+        .post(format!("{}/v1/message:stream", server.url()))
+        .json(
+            &json!({"message": {"messageId": "m-s", "role": "ROLE_USER", "content": [{"text": "stream 2"}]}}),
+        )
+        .send()
+        .await
+        .unwrap();
+    let events = sse_data(response).await;
+    assert!(events[0].get("task").is_some(), "{events:?}");
+    assert_eq!(events.iter().filter(|e| e.get("artifactUpdate").is_some()).count(), 2);
+    let last = &events.last().unwrap()["statusUpdate"];
+    assert_eq!(
+        (last["final"].as_bool(), last["status"]["state"].as_str()),
+        (Some(true), Some("TASK_STATE_COMPLETED"))
+    );
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn rest_errors_come_in_each_version_s_shape() {
+    let server = start().await;
+    let http = reqwest::Client::new();
+    let response = http.get(format!("{}/v1/tasks/no-such-task", server.url())).send().await.unwrap();
+    assert_eq!(response.status(), 404);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["code"], -32001, "{body}");
+    assert!(body.get("error").is_none());
+    let response = http
+        .get(format!("{}/tasks/no-such-task", server.url()))
+        .header("A2A-Version", "1.0")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 404);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["status"], "NOT_FOUND", "{body}");
+    // Canceling a finished task: 409 in 0.3 (as a2a-js), -32002.
+    let done = send_v1(&server, "done").await;
+    let response = http.post(format!("{}/v1/tasks/{}:cancel", server.url(), done.id)).send().await.unwrap();
+    assert_eq!(response.status(), 409);
+    assert_eq!(response.json::<Value>().await.unwrap()["code"], -32002);
+    server.shutdown().await.unwrap();
+}
+
+// ---- gRPC ----
+
+async fn grpc_v03(server: &RunningServer) -> A2aServiceClient<tonic::transport::Channel> {
+    let channel = tonic::transport::Channel::from_shared(server.url()).unwrap().connect().await.unwrap();
+    A2aServiceClient::new(channel)
+}
+
+fn proto_message(text: &str) -> v0_3::Message {
+    v0_3::Message {
+        message_id: uuid(),
+        role: v0_3::Role::User as i32,
+        content: vec![v0_3::Part { part: Some(v0_3::part::Part::Text(text.into())) }],
+        ..Default::default()
+    }
+}
+
+#[tokio::test]
+async fn grpc_a2a_v1_service_serves_0_3_clients_on_the_same_port_and_tasks() {
+    let server = start().await;
+    let mut client = grpc_v03(&server).await;
+    let request =
+        v0_3::SendMessageRequest { request: Some(proto_message("over grpc")), ..Default::default() };
+    let reply = client.send_message(request).await.unwrap().into_inner();
+    let Some(v0_3::send_message_response::Payload::Task(task)) = reply.payload else { panic!("{reply:?}") };
+    assert_eq!(task.status.as_ref().unwrap().state, v0_3::TaskState::Completed as i32);
+    // The same task over 1.0 JSON-RPC.
+    let v1 = JsonRpcClient::new(format!("{}/", server.url()))
+        .get_task(&CallContext::v1(), GetTaskRequest { id: task.id.clone(), ..Default::default() })
+        .await
+        .unwrap();
+    assert_eq!(v1.artifacts[0].parts[0].as_text(), Some("over grpc"));
+    // A 1.0 task over 0.3 gRPC.
+    let created = send_v1(&server, "grpc reads me").await;
+    let got = client
+        .get_task(v0_3::GetTaskRequest { name: format!("tasks/{}", created.id), history_length: 0 })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(got.id, created.id);
+    let Some(v0_3::part::Part::Text(text)) = &got.artifacts[0].parts[0].part else { panic!("{got:?}") };
+    assert_eq!(text, "grpc reads me");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn grpc_0_3_streams_end_with_final_and_errors_carry_the_0_3_code() {
+    let server = start().await;
+    let mut client = grpc_v03(&server).await;
+    let request = v0_3::SendMessageRequest { request: Some(proto_message("stream 2")), ..Default::default() };
+    let mut stream = client.send_streaming_message(request).await.unwrap().into_inner();
+    let mut events = Vec::new();
+    while let Some(event) =
+        tokio::time::timeout(Duration::from_secs(20), stream.message()).await.expect("stream ends").unwrap()
+    {
+        events.push(event.payload.unwrap());
+    }
+    assert!(matches!(events[0], v0_3::stream_response::Payload::Task(_)));
+    let Some(v0_3::stream_response::Payload::StatusUpdate(last)) = events.last() else {
+        panic!("{events:?}")
+    };
+    assert!(last.r#final);
+    assert_eq!(last.status.as_ref().unwrap().state, v0_3::TaskState::Completed as i32);
+
+    let status = client
+        .get_task(v0_3::GetTaskRequest { name: "tasks/no-such-task".into(), history_length: 0 })
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), tonic::Code::NotFound);
+    assert_eq!(status.metadata().get("a2a-error").unwrap(), "-32001");
+    server.shutdown().await.unwrap();
+}
+
+// ---- The agent card ----
+
+#[tokio::test]
+async fn the_union_card_is_a_1_0_card_and_a_valid_0_3_card() {
+    let server = start().await;
+    let card: Value = reqwest::get(format!("{}/.well-known/agent-card.json", server.url()))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_valid_v03("AgentCard", &card);
+    let v1: a2a_proto::v1::AgentCard = a2a_proto::json::from_value(card.clone()).expect("a 1.0 card");
+    let base = server.url();
+    let grpc = server.addr().to_string();
+    let interfaces: Vec<(&str, &str, &str)> = v1
+        .supported_interfaces
+        .iter()
+        .map(|i| (i.protocol_binding.as_str(), i.url.as_str(), i.protocol_version.as_str()))
+        .collect();
+    assert_eq!(
+        interfaces,
+        [
+            ("JSONRPC", base.as_str(), "1.0"),
+            ("HTTP+JSON", base.as_str(), "1.0"),
+            ("GRPC", grpc.as_str(), "1.0"),
+            ("JSONRPC", base.as_str(), "0.3"),
+            ("HTTP+JSON", base.as_str(), "0.3"),
+            ("GRPC", grpc.as_str(), "0.3"),
+        ]
+    );
+    // The 0.3 view: the first 0.3 interface is `url` + `preferredTransport`, all of them are
+    // `additionalInterfaces`.
+    assert_eq!(
+        (card["url"].as_str(), card["preferredTransport"].as_str()),
+        (Some(base.as_str()), Some("JSONRPC"))
+    );
+    assert_eq!(card["protocolVersion"], "0.3.0");
+    assert_eq!(
+        card["additionalInterfaces"],
+        json!([
+            {"url": base, "transport": "JSONRPC"},
+            {"url": base, "transport": "HTTP+JSON"},
+            {"url": grpc, "transport": "GRPC"},
+        ])
+    );
+    assert_eq!(card["supportsAuthenticatedExtendedCard"], true);
+    server.shutdown().await.unwrap();
+}
