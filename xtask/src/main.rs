@@ -8,8 +8,10 @@
 //!   or any A2A agent (see `docs/conformance.md`).
 //! - `interop`: the official SDKs against our server and our client against theirs
 //!   (see `docs/interop.md`).
+//! - `bench [--quick] [--url URL]`: the benchmark harness (`crates/a2a-bench`).
 //! - `ci`: the same checks `.ci/run` performs, for running locally.
 
+mod bench;
 mod codegen;
 mod conformance;
 mod interop;
@@ -24,9 +26,10 @@ fn main() -> ExitCode {
         Some("test") => test(),
         Some("conformance") => conformance::run(&args[1..]),
         Some("interop") => interop::run(&args[1..]),
+        Some("bench") => bench::run(&args[1..]),
         Some("ci") => ci(),
         _ => {
-            eprintln!("usage: cargo xtask <codegen [--check] | test | conformance | interop | ci>");
+            eprintln!("usage: cargo xtask <codegen [--check] | test | conformance | interop | bench | ci>");
             return ExitCode::from(2);
         }
     };

@@ -1,0 +1,305 @@
+//! `a2a-bench`: the benchmark harness (run it with `cargo xtask bench`).
+//!
+//! - `a2a-bench run`: drives an A2A server over JSON-RPC, REST and gRPC with this workspace's
+//!   clients, and measures every figure against a ceiling in the same run. Without `--url` it
+//!   starts the reference server (`--server-bin`) itself, as a separate process, so its memory and
+//!   CPU time can be read from `/proc`. Writes a JSON report (`--out`) and prints tables.
+//! - `a2a-bench ceiling-http` / `ceiling-grpc`: the bare axum and bare tonic servers answering
+//!   with the bytes an A2A server sends (started by `run`; see [`ceiling`]).
+//!
+//! The workloads assume the demo agent's skills (`echo`, `stream N`, `wait N`) for the streaming
+//! and fan-out figures; SendMessage and the store reads work against any agent that answers a
+//! text message with a completed task.
+
+mod ceiling;
+mod client;
+mod fanout;
+mod load;
+mod process;
+mod report;
+mod run;
+mod send;
+mod stats;
+mod store;
+mod stream;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::{Parser, Subcommand};
+
+use crate::client::Binding;
+use crate::run::{PinMode, RunOptions, Workload};
+
+#[derive(Debug, Parser)]
+#[command(version, about = "Benchmark harness for A2A servers, with bare axum/tonic ceilings")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Runs the workloads and writes the report.
+    Run(Box<RunArgs>),
+    /// The bare axum ceiling (JSON-RPC `POST /`, REST `POST /message:send` and `:stream`).
+    CeilingHttp(CeilingArgs),
+    /// The bare tonic ceiling (`lf.a2a.v1.A2AService/SendMessage` and `SendStreamingMessage`).
+    CeilingGrpc(CeilingArgs),
+    /// Sends an exact number of requests and exits: a driver for profiling a server (e.g. under
+    /// `valgrind --tool=callgrind`, where instruction counts per request are stable).
+    Drive(DriveArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct DriveArgs {
+    /// The A2A server (its agent card names the bindings).
+    #[arg(long)]
+    url: String,
+    /// The binding to drive.
+    #[arg(long, value_parser = parse_binding, default_value = "jsonrpc")]
+    binding: Binding,
+    /// How many requests (streams, for `stream`).
+    #[arg(long, default_value_t = 1000)]
+    requests: usize,
+    /// Requests in flight.
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// `echo` (SendMessage), `stream` (SendStreamingMessage of `stream N`) or `get` (GetTask of one
+    /// echo task).
+    #[arg(long, default_value = "echo")]
+    what: String,
+    /// N for `stream`.
+    #[arg(long, default_value_t = 1000)]
+    events: usize,
+    /// The URL is a ceiling (JSON-RPC and REST at its root, or gRPC), which serves no agent card.
+    #[arg(long)]
+    ceiling: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct CeilingArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:0")]
+    listen: String,
+    /// Directory with the captured replies (`send.json`, `stream.jsonl`).
+    #[arg(long)]
+    replies: PathBuf,
+}
+
+#[derive(Debug, clap::Args)]
+struct RunArgs {
+    /// Benchmark the A2A server at this URL (its agent card names the bindings) instead of
+    /// starting the reference server. Memory figures and pinning need a local server.
+    #[arg(long)]
+    url: Option<String>,
+    /// The reference server binary (default: `a2a-server` next to this executable).
+    #[arg(long)]
+    server_bin: Option<PathBuf>,
+    /// Another build of the server (e.g. before a change), measured in the same interleaved
+    /// rounds as `--server-bin` for SendMessage and streaming: before/after ratios that the
+    /// machine's drift cannot skew.
+    #[arg(long)]
+    baseline_bin: Option<PathBuf>,
+    /// Where to write the JSON report.
+    #[arg(long, default_value = "target/bench/results.json")]
+    out: PathBuf,
+    /// A smoke run of a few seconds: every workload at tiny sizes.
+    #[arg(long)]
+    quick: bool,
+    /// Warm-up before each timed segment, in seconds.
+    #[arg(long)]
+    warmup: Option<f64>,
+    /// Length of each timed segment, in seconds.
+    #[arg(long)]
+    duration: Option<f64>,
+    /// A-B rounds per comparison (A2A server, then ceiling, repeated).
+    #[arg(long)]
+    rounds: Option<usize>,
+    /// SendMessage concurrencies.
+    #[arg(long, value_delimiter = ',')]
+    concurrency: Option<Vec<usize>>,
+    /// Bindings to drive.
+    #[arg(long, value_delimiter = ',', value_parser = parse_binding)]
+    bindings: Option<Vec<Binding>>,
+    /// Workloads to run.
+    #[arg(long, value_delimiter = ',', value_enum)]
+    workloads: Option<Vec<Workload>>,
+    /// Placements: pinned (server on core 0, load on core 1), unpinned, or both.
+    #[arg(long, value_enum, default_value = "auto")]
+    pin: PinMode,
+    /// Artifact events of the streaming and fan-out workloads.
+    #[arg(long)]
+    stream_events: Option<usize>,
+    /// Artifact events of the long stream measuring per-event cost growth.
+    #[arg(long)]
+    scaling_events: Option<usize>,
+    /// Subscribers of the fan-out workload.
+    #[arg(long)]
+    subscribers: Option<usize>,
+    /// Store sizes at which GetTask / ListTasks are measured.
+    #[arg(long, value_delimiter = ',')]
+    store_sizes: Option<Vec<usize>>,
+    /// The binding of the store reads.
+    #[arg(long, value_parser = parse_binding, default_value = "jsonrpc")]
+    store_binding: Binding,
+}
+
+fn parse_binding(value: &str) -> Result<Binding, String> {
+    Binding::ALL
+        .into_iter()
+        .find(|b| b.name().eq_ignore_ascii_case(value))
+        .ok_or_else(|| format!("unknown binding `{value}` (jsonrpc, rest, grpc)"))
+}
+
+impl RunArgs {
+    fn options(self) -> anyhow::Result<RunOptions> {
+        let quick = self.quick;
+        let pick = |full: f64, smoke: f64| if quick { smoke } else { full };
+        let server_bin = match self.server_bin {
+            Some(path) => path,
+            None => {
+                process::this_exe()?.with_file_name(format!("a2a-server{}", std::env::consts::EXE_SUFFIX))
+            }
+        };
+        if self.url.is_none() && !server_bin.exists() {
+            anyhow::bail!(
+                "no server binary at {} (build a2a-server or pass --server-bin / --url)",
+                server_bin.display()
+            );
+        }
+        Ok(RunOptions {
+            url: self.url,
+            server_bin,
+            baseline_bin: self.baseline_bin,
+            out: self.out,
+            quick,
+            warmup: Duration::from_secs_f64(self.warmup.unwrap_or(pick(1.0, 0.05))),
+            duration: Duration::from_secs_f64(self.duration.unwrap_or(pick(3.0, 0.2))),
+            rounds: self.rounds.unwrap_or(if quick { 1 } else { 2 }),
+            concurrency: self.concurrency.unwrap_or_else(|| if quick { vec![4] } else { vec![1, 16, 64] }),
+            bindings: self.bindings.unwrap_or_else(|| Binding::ALL.to_vec()),
+            workloads: self
+                .workloads
+                .unwrap_or_else(|| vec![Workload::Send, Workload::Stream, Workload::Fanout, Workload::Store]),
+            pin: self.pin,
+            stream_events: self.stream_events.unwrap_or(if quick { 50 } else { 1000 }),
+            stream_reps: if quick { 1 } else { 5 },
+            scaling_events: self.scaling_events.unwrap_or(if quick { 200 } else { 10_000 }),
+            subscribers: self.subscribers.unwrap_or(if quick { 20 } else { 1000 }),
+            store_sizes: self.store_sizes.unwrap_or_else(|| {
+                if quick {
+                    vec![100, 300]
+                } else {
+                    vec![10_000, 100_000, 1_000_000]
+                }
+            }),
+            store_binding: self.store_binding,
+        })
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => run_harness(*args),
+        Command::CeilingHttp(args) => serve_ceiling(args, "ceiling-http"),
+        Command::CeilingGrpc(args) => serve_ceiling(args, "ceiling-grpc"),
+        Command::Drive(args) => drive(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("a2a-bench: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_harness(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let options = args.options()?;
+    let (report, failed) = run::run(&options)?;
+    if let Some(dir) = options.out.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let json = serde_json::to_vec_pretty(&report)?;
+    std::fs::write(&options.out, json).with_context(|| format!("writing {}", options.out.display()))?;
+    print!("{}", report::tables(&report));
+    println!("\nreport: {}", options.out.display());
+    if failed {
+        eprintln!("a2a-bench: some requests or workloads failed (see the report)");
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn serve_ceiling(args: CeilingArgs, kind: &str) -> anyhow::Result<ExitCode> {
+    let replies = ceiling::Replies::load(&args.replies)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(&args.listen).await?;
+        println!("{kind} listening on http://{}", listener.local_addr()?);
+        if kind == "ceiling-grpc" {
+            ceiling::serve_grpc(listener, replies).await
+        } else {
+            ceiling::serve_http(listener, replies).await
+        }
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn drive(args: DriveArgs) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(async move {
+        let endpoints = if args.ceiling {
+            client::Endpoints::ceiling(&args.url, &args.url)
+        } else {
+            client::Endpoints::discover(&args.url).await?.0
+        };
+        let client = endpoints.client(args.binding)?;
+        let probe = client::echo(&*client, send::ECHO_TEXT).await.map_err(anyhow::Error::msg)?;
+        let next = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let started = std::time::Instant::now();
+        let workers: Vec<_> = (0..args.concurrency.max(1))
+            .map(|_| {
+                let (client, next, what, id) =
+                    (client.clone(), next.clone(), args.what.clone(), probe.id.clone());
+                let (requests, events) = (args.requests, args.events);
+                tokio::spawn(async move {
+                    while next.fetch_add(1, std::sync::atomic::Ordering::Relaxed) < requests {
+                        match what.as_str() {
+                            "stream" => {
+                                stream::one_stream(&*client, events).await?;
+                            }
+                            "get" => {
+                                let request =
+                                    a2a_proto::v1::GetTaskRequest { id: id.clone(), ..Default::default() };
+                                client.get_task(&a2a_core::CallContext::v1(), request).await?;
+                            }
+                            _ => {
+                                client::echo(&*client, send::ECHO_TEXT).await.map_err(anyhow::Error::msg)?;
+                            }
+                        }
+                    }
+                    anyhow::Ok(())
+                })
+            })
+            .collect();
+        for worker in workers {
+            worker.await??;
+        }
+        let elapsed = started.elapsed();
+        println!(
+            "{} {} requests over {} in {:.3} s ({:.0}/s)",
+            args.requests,
+            args.what,
+            args.binding.name(),
+            elapsed.as_secs_f64(),
+            args.requests as f64 / elapsed.as_secs_f64()
+        );
+        anyhow::Ok(())
+    })?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,413 @@
+//! The result of a run: written as JSON (machine-readable, one file) and printed as tables, with
+//! the project's performance targets checked against the measured figures.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::stats::STALL;
+
+use crate::fanout::FanoutResult;
+use crate::send::SendResult;
+use crate::store::StoreResult;
+use crate::stream::{StreamResult, StreamScaling};
+
+/// Everything one run measured.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Report {
+    /// How the run was configured.
+    pub(crate) harness: Harness,
+    /// Where it ran.
+    pub(crate) machine: Machine,
+    /// SendMessage against the ceilings.
+    pub(crate) send: Vec<SendResult>,
+    /// One stream of N events against the ceilings.
+    pub(crate) stream: Vec<StreamResult>,
+    /// Per-event cost over a long stream.
+    pub(crate) stream_scaling: Vec<StreamScaling>,
+    /// SubscribeToTask fan-out.
+    pub(crate) fanout: Vec<FanoutResult>,
+    /// GetTask / ListTasks by store size, memory per task.
+    pub(crate) store: Option<StoreResult>,
+    /// The performance targets, checked.
+    pub(crate) targets: Vec<TargetCheck>,
+    /// Workloads that could not run, and why.
+    pub(crate) skipped: Vec<String>,
+}
+
+/// The run's configuration.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Harness {
+    /// `a2a-bench` version.
+    pub(crate) version: &'static str,
+    /// A smoke run at tiny sizes.
+    pub(crate) quick: bool,
+    /// The server under test: a URL given with `--url`, or the `a2a-server` binary started here.
+    pub(crate) server: String,
+    /// With `--baseline-bin`: the other server build measured in the same rounds.
+    pub(crate) baseline: Option<String>,
+    /// Warm-up before each timed load segment, seconds.
+    pub(crate) warmup_s: f64,
+    /// Each timed load segment, seconds.
+    pub(crate) duration_s: f64,
+    /// A-B rounds per comparison.
+    pub(crate) rounds: usize,
+    /// Placements measured.
+    pub(crate) placements: Vec<&'static str>,
+    /// Unix time the run started.
+    pub(crate) started_unix_s: u64,
+    /// Wall-clock length of the run.
+    pub(crate) elapsed_s: f64,
+}
+
+/// The machine.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Machine {
+    /// CPUs available.
+    pub(crate) nproc: usize,
+    /// From /proc/cpuinfo.
+    pub(crate) cpu_model: String,
+    /// From /proc/sys/kernel/osrelease.
+    pub(crate) kernel: String,
+    /// From /proc/meminfo.
+    pub(crate) memory_total_kib: u64,
+    /// /proc/loadavg when the run started (the machine is shared: other work competes).
+    pub(crate) load_average_at_start: String,
+    /// Whether `taskset` could pin processes.
+    pub(crate) can_pin: bool,
+}
+
+impl Machine {
+    /// Reads the machine's description from /proc.
+    pub(crate) fn describe() -> Machine {
+        let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
+        let cpuinfo = read("/proc/cpuinfo");
+        let cpu_model = cpuinfo
+            .lines()
+            .find(|l| l.starts_with("model name"))
+            .and_then(|l| l.split_once(':'))
+            .map_or_else(|| "unknown".to_owned(), |(_, v)| v.trim().to_owned());
+        let memory_total_kib = read("/proc/meminfo")
+            .lines()
+            .find(|l| l.starts_with("MemTotal:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        Machine {
+            nproc: crate::process::available_cpus(),
+            cpu_model,
+            kernel: read("/proc/sys/kernel/osrelease").trim().to_owned(),
+            memory_total_kib,
+            load_average_at_start: read("/proc/loadavg").trim().to_owned(),
+            can_pin: crate::process::can_pin(),
+        }
+    }
+}
+
+/// One performance target and whether the run met it.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct TargetCheck {
+    /// What is promised.
+    pub(crate) target: String,
+    /// What was measured.
+    pub(crate) measured: String,
+    /// Whether it was met.
+    pub(crate) met: bool,
+}
+
+impl TargetCheck {
+    fn new(target: impl Into<String>, measured: impl Into<String>, met: bool) -> Self {
+        TargetCheck { target: target.into(), measured: measured.into(), met }
+    }
+}
+
+/// Checks the targets of the performance pass against what `report` measured.
+pub(crate) fn check_targets(report: &Report) -> Vec<TargetCheck> {
+    let mut checks = Vec::new();
+    let top = report.send.iter().map(|s| s.concurrency).max().unwrap_or(0);
+    for send in report.send.iter().filter(|s| s.concurrency == top) {
+        let ceiling = if send.binding == crate::client::Binding::Grpc { "bare tonic" } else { "bare axum" };
+        checks.push(TargetCheck::new(
+            format!(
+                "SendMessage {} c={} ({}) >= 0.80 of {ceiling}",
+                send.binding.name(),
+                top,
+                send.placement
+            ),
+            format!("{:.2}", send.ratio),
+            send.ratio >= 0.80,
+        ));
+        checks.push(TargetCheck::new(
+            format!(
+                "no stall over 50 ms, SendMessage {} c={} ({})",
+                send.binding.name(),
+                top,
+                send.placement
+            ),
+            format!(
+                "max {:.1} ms, {} requests over 50 ms",
+                send.a2a.latency.max_us / 1e3,
+                send.a2a.latency.over_50ms
+            ),
+            send.a2a.latency.over_50ms == 0,
+        ));
+    }
+    for stream in &report.stream {
+        checks.push(TargetCheck::new(
+            format!(
+                "one stream of {} artifact events >= 200k events/s ({}, {})",
+                stream.artifact_events,
+                stream.binding.name(),
+                stream.placement
+            ),
+            format!("{:.0} events/s", stream.a2a_events_per_s),
+            stream.a2a_events_per_s >= 200_000.0,
+        ));
+    }
+    for scaling in &report.stream_scaling {
+        checks.push(TargetCheck::new(
+            format!(
+                "per-event cost independent of the task's size ({}, {} events)",
+                scaling.binding.name(),
+                scaling.artifact_events
+            ),
+            format!("last tenth / second tenth rate = {:.2}", scaling.late_over_early),
+            scaling.late_over_early >= 0.8,
+        ));
+    }
+    for fanout in &report.fanout {
+        // A stall is the same 50 ms as for request latency: the agent's extra time to publish
+        // everything, beyond what it takes with a single subscriber.
+        let extra_ms = fanout.production_ms - fanout.production_alone_ms;
+        checks.push(TargetCheck::new(
+            format!(
+                "fan-out to {} subscribers does not stall the producer ({})",
+                fanout.subscribers,
+                fanout.binding.name()
+            ),
+            format!(
+                "agent published in {:.0} ms vs {:.0} ms with one subscriber (+{:.0} ms); {}/{} subscribers completed",
+                fanout.production_ms,
+                fanout.production_alone_ms,
+                extra_ms,
+                fanout.completed_subscribers,
+                fanout.subscribers
+            ),
+            fanout.completed_subscribers == fanout.subscribers && extra_ms <= STALL.as_secs_f64() * 1e3,
+        ));
+        if let Some(per_stream) = fanout.rss_per_stream_bytes {
+            checks.push(TargetCheck::new(
+                format!("<= 64 KiB RSS per open idle stream ({})", fanout.binding.name()),
+                format!("{:.1} KiB", per_stream / 1024.0),
+                per_stream <= 64.0 * 1024.0,
+            ));
+        }
+    }
+    if let Some(store) = &report.store {
+        let sizes = match (store.points.first(), store.points.last()) {
+            (Some(a), Some(b)) => format!("{} -> {} tasks", a.tasks, b.tasks),
+            _ => String::new(),
+        };
+        checks.push(TargetCheck::new(
+            format!("GetTask p99 within 2x from {sizes}"),
+            format!("x{:.2}", store.get_p99_growth),
+            store.get_p99_growth <= 2.0,
+        ));
+        checks.push(TargetCheck::new(
+            format!("ListTasks p99 within 2x from {sizes}"),
+            format!("x{:.2}", store.list_p99_growth),
+            store.list_p99_growth <= 2.0,
+        ));
+        if let (Some(per_task), Some((low, high))) = (store.rss_per_task_bytes, store.rss_per_task_between) {
+            checks.push(TargetCheck::new(
+                "<= 700 B RSS per stored small echo task",
+                format!("{per_task:.0} B (slope {low} -> {high} tasks)"),
+                per_task <= 700.0,
+            ));
+        }
+    }
+    checks
+}
+
+/// The report as text tables.
+pub(crate) fn tables(report: &Report) -> String {
+    let mut out = String::new();
+    let m = &report.machine;
+    let _ = writeln!(
+        out,
+        "\n== a2a-bench {} ({})",
+        report.harness.version,
+        if report.harness.quick { "quick smoke run" } else { "full run" }
+    );
+    let _ = writeln!(
+        out,
+        "machine: {} CPUs, {}, kernel {}, load at start {}",
+        m.nproc, m.cpu_model, m.kernel, m.load_average_at_start
+    );
+    let _ = writeln!(
+        out,
+        "server: {}; warm-up {} s, window {} s, {} A-B rounds",
+        report.harness.server, report.harness.warmup_s, report.harness.duration_s, report.harness.rounds
+    );
+    if let Some(baseline) = &report.harness.baseline {
+        let _ = writeln!(out, "baseline (base-r: its ratio to the ceiling, same rounds): {baseline}");
+    }
+
+    if !report.send.is_empty() {
+        let _ = writeln!(out, "\nSendMessage (echo): A2A server vs ceiling (bare axum / bare tonic); latencies in us, cpu = server CPU us per request, busy = server cores busy");
+        let _ = writeln!(
+            out,
+            "{:<7} {:>3} {:<8} | {:>7} {:>6} {:>6} {:>7} {:>4} {:>4} | {:>7} {:>6} {:>6} {:>7} {:>4} {:>4} | {:>5} {:>5} {:>6} rounds",
+            "binding", "c", "placed", "a2a/s", "p50", "p99", "max", "cpu", "busy", "ceil/s", "p50", "p99", "max", "cpu", "busy", "ratio", "cpu-r", "base-r"
+        );
+        let opt =
+            |v: Option<f64>, digits: usize| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.digits$}"));
+        for s in &report.send {
+            let _ = writeln!(
+                out,
+                "{:<7} {:>3} {:<8} | {:>7.0} {:>6.0} {:>6.0} {:>7.0} {:>4} {:>4} | {:>7.0} {:>6.0} {:>6.0} {:>7.0} {:>4} {:>4} | {:>5.2} {:>5} {:>6} {}",
+                s.binding.name(),
+                s.concurrency,
+                s.placement,
+                s.a2a.throughput_rps,
+                s.a2a.latency.p50_us,
+                s.a2a.latency.p99_us,
+                s.a2a.latency.max_us,
+                opt(s.a2a.server_cpu_us_per_request, 0),
+                opt(s.a2a.server_cores_busy, 1),
+                s.ceiling.throughput_rps,
+                s.ceiling.latency.p50_us,
+                s.ceiling.latency.p99_us,
+                s.ceiling.latency.max_us,
+                opt(s.ceiling.server_cpu_us_per_request, 0),
+                opt(s.ceiling.server_cores_busy, 1),
+                s.ratio,
+                opt(s.cpu_ratio, 2),
+                opt(s.baseline_ratio, 2),
+                s.round_ratios.iter().map(|r| format!("{r:.2}")).collect::<Vec<_>>().join(" ")
+            );
+            if let Some(error) = s.a2a.first_error.as_ref().or(s.ceiling.first_error.as_ref()) {
+                let _ = writeln!(
+                    out,
+                    "    errors: a2a {}, ceiling {}; first: {error}",
+                    s.a2a.errors, s.ceiling.errors
+                );
+            }
+        }
+    }
+    if !report.stream.is_empty() {
+        let _ = writeln!(out, "\nSendStreamingMessage, one client: events/s");
+        let _ = writeln!(
+            out,
+            "{:<8} {:<9} {:>7} | {:>10} {:>10} | {:>5} {:>6} rounds",
+            "binding", "placement", "events", "a2a ev/s", "ceil ev/s", "ratio", "base-r"
+        );
+        for s in &report.stream {
+            let _ = writeln!(
+                out,
+                "{:<8} {:<9} {:>7} | {:>10.0} {:>10.0} | {:>5.2} {:>6} {}",
+                s.binding.name(),
+                s.placement,
+                s.artifact_events,
+                s.a2a_events_per_s,
+                s.ceiling_events_per_s,
+                s.ratio,
+                s.baseline_ratio.map_or_else(|| "-".to_owned(), |r| format!("{r:.2}")),
+                s.round_ratios.iter().map(|r| format!("{r:.2}")).collect::<Vec<_>>().join(" ")
+            );
+        }
+    }
+    if !report.stream_scaling.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nPer-event cost over a long stream (second tenth vs last tenth of the artifact events)"
+        );
+        for s in &report.stream_scaling {
+            let _ = writeln!(
+                out,
+                "{:<8} {:>7} events: early {:>9.0} ev/s, late {:>9.0} ev/s, late/early {:.2}",
+                s.binding.name(),
+                s.artifact_events,
+                s.early_events_per_s,
+                s.late_events_per_s,
+                s.late_over_early
+            );
+        }
+    }
+    if !report.fanout.is_empty() {
+        let _ = writeln!(out, "\nSubscribeToTask fan-out (one task)");
+        for f in &report.fanout {
+            let _ = writeln!(
+                out,
+                "{:<8} {} subscribers x {} events: delivered {} ({} resyncs), {:.0} delivered ev/s, {:.0} reflected ev/s; \
+                 agent published in {:.0} ms (one subscriber: {:.0} ms, x{:.2}), producer's blocking send {:.0} ms; \
+                 slowest subscriber lag {:.0} ms; opened in {:.0} ms; RSS/stream {}",
+                f.binding.name(),
+                f.subscribers,
+                f.artifact_events + 2,
+                f.delivered_events,
+                f.resyncs,
+                f.delivered_events_per_s,
+                f.reflected_events_per_s,
+                f.production_ms,
+                f.production_alone_ms,
+                f.producer_slowdown,
+                f.blocking_send_ms,
+                f.slowest_lag_ms,
+                f.open_ms,
+                f.rss_per_stream_bytes.map_or_else(|| "-".to_owned(), |b| format!("{:.1} KiB", b / 1024.0)),
+            );
+        }
+    }
+    if let Some(store) = &report.store {
+        let _ = writeln!(
+            out,
+            "\nStored tasks: GetTask / ListTasks (page of {}) over {}, one request in flight",
+            crate::store::PAGE_SIZE,
+            store.binding.name()
+        );
+        let _ = writeln!(
+            out,
+            "{:>9} | {:>8} {:>9} | {:>8} {:>8} {:>8} | {:>8} {:>8} {:>8} | {:>10}",
+            "tasks",
+            "seed s",
+            "seed t/s",
+            "get p50",
+            "get p99",
+            "get max",
+            "list p50",
+            "list p99",
+            "list max",
+            "RSS MiB"
+        );
+        for p in &store.points {
+            let _ = writeln!(
+                out,
+                "{:>9} | {:>8.1} {:>9.0} | {:>8.0} {:>8.0} {:>8.0} | {:>8.0} {:>8.0} {:>8.0} | {:>10}",
+                p.tasks,
+                p.seed_seconds,
+                p.seed_tasks_per_s,
+                p.get_task.latency.p50_us,
+                p.get_task.latency.p99_us,
+                p.get_task.latency.max_us,
+                p.list_tasks.latency.p50_us,
+                p.list_tasks.latency.p99_us,
+                p.list_tasks.latency.max_us,
+                p.rss_bytes.map_or_else(|| "-".to_owned(), |b| format!("{:.1}", b as f64 / 1048576.0)),
+            );
+        }
+        if let (Some(per_task), Some((low, high))) = (store.rss_per_task_bytes, store.rss_per_task_between) {
+            let _ = writeln!(out, "RSS per stored echo task: {per_task:.0} B (slope {low} -> {high} tasks)");
+        }
+    }
+    if !report.targets.is_empty() {
+        let _ = writeln!(out, "\nTargets");
+        for t in &report.targets {
+            let _ = writeln!(out, "  [{}] {}: {}", if t.met { " ok " } else { "MISS" }, t.target, t.measured);
+        }
+    }
+    for skipped in &report.skipped {
+        let _ = writeln!(out, "skipped: {skipped}");
+    }
+    out
+}

@@ -1,0 +1,464 @@
+//! One run of the harness: starts the servers, runs every workload (interleaving the A2A server
+//! and its ceiling round by round), and assembles the report.
+//!
+//! Each load segment runs on a fresh thread with its own tokio runtime and fresh clients, pinned
+//! to core 1 when the servers are pinned to core 0, so the load generator and the server never
+//! share a core in the pinned placement. Runtimes size themselves to the cores the thread may use
+//! (one when pinned).
+
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use anyhow::{anyhow, Context as _};
+
+use crate::ceiling::Replies;
+use crate::client::{self, Binding, Endpoints};
+use crate::fanout;
+use crate::load::LoadSpec;
+use crate::process::{self, Placement, ServerProcess};
+use crate::report::{self, Harness, Machine, Report};
+use crate::send::{self, placement_name, ECHO_TEXT};
+use crate::store::{self, StorePoint, StoreResult};
+use crate::stream::{self, StreamResult};
+
+/// Which placements to measure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum PinMode {
+    /// Both, when `taskset` works and the server is local.
+    Auto,
+    /// Only server on core 0 and load generator on core 1.
+    On,
+    /// Only unpinned.
+    Off,
+}
+
+/// The workloads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Workload {
+    /// SendMessage (echo) against the ceilings.
+    Send,
+    /// One SendStreamingMessage against the ceilings, and per-event cost over a long stream.
+    Stream,
+    /// SubscribeToTask fan-out.
+    Fanout,
+    /// GetTask / ListTasks by store size, memory per task.
+    Store,
+}
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub(crate) struct RunOptions {
+    pub(crate) url: Option<String>,
+    pub(crate) server_bin: PathBuf,
+    pub(crate) baseline_bin: Option<PathBuf>,
+    pub(crate) out: PathBuf,
+    pub(crate) quick: bool,
+    pub(crate) warmup: Duration,
+    pub(crate) duration: Duration,
+    pub(crate) rounds: usize,
+    pub(crate) concurrency: Vec<usize>,
+    pub(crate) bindings: Vec<Binding>,
+    pub(crate) workloads: Vec<Workload>,
+    pub(crate) pin: PinMode,
+    pub(crate) stream_events: usize,
+    pub(crate) stream_reps: usize,
+    pub(crate) scaling_events: usize,
+    pub(crate) subscribers: usize,
+    pub(crate) store_sizes: Vec<usize>,
+    pub(crate) store_binding: Binding,
+}
+
+/// Runs `make()` to completion on a new thread with its own runtime, pinned to `placement`.
+fn on_thread<T, F, Fut>(placement: Placement, make: F) -> anyhow::Result<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Fut + Send + 'static,
+    Fut: Future<Output = anyhow::Result<T>>,
+{
+    std::thread::spawn(move || {
+        if let Placement::Core(core) = placement {
+            process::pin_current_thread(&core.to_string())?;
+        }
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(process::available_cpus())
+            .enable_all()
+            .build()?;
+        runtime.block_on(make())
+    })
+    .join()
+    .map_err(|_| anyhow!("a load thread panicked"))?
+}
+
+/// The server under test for one phase: a local `a2a-server` process, or the `--url` server.
+struct UnderTest {
+    process: Option<ServerProcess>,
+    url: String,
+}
+
+impl UnderTest {
+    fn start(opts: &RunOptions, placement: Placement, log: &Path) -> anyhow::Result<Self> {
+        match &opts.url {
+            Some(url) => Ok(UnderTest { process: None, url: url.clone() }),
+            None => Self::start_binary(&opts.server_bin, placement, log),
+        }
+    }
+
+    fn start_binary(binary: &Path, placement: Placement, log: &Path) -> anyhow::Result<Self> {
+        let args = ["--listen", "127.0.0.1:0", "--log", "warn"];
+        let process = ServerProcess::start("a2a-server", binary, &args, placement, log)?;
+        let url = process.url().to_owned();
+        Ok(UnderTest { process: Some(process), url })
+    }
+
+    fn pid(&self) -> Option<u32> {
+        self.process.as_ref().map(ServerProcess::pid)
+    }
+
+    fn endpoints(&self) -> anyhow::Result<Endpoints> {
+        let url = self.url.clone();
+        on_thread(Placement::Anywhere, move || async move { Ok(Endpoints::discover(&url).await?.0) })
+    }
+}
+
+/// Runs everything `opts` asks for.
+pub(crate) fn run(opts: &RunOptions) -> anyhow::Result<(Report, bool)> {
+    let started = std::time::Instant::now();
+    let machine = Machine::describe();
+    let out_dir = opts.out.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let logs = out_dir.join("logs");
+    let local = opts.url.is_none();
+    let pinnable = local && machine.can_pin && machine.nproc >= 2;
+    let pinned = (Placement::Core(0), Placement::Core(1));
+    let unpinned = (Placement::Anywhere, Placement::Anywhere);
+    let placements = match (opts.pin, pinnable) {
+        (PinMode::Off, _) | (_, false) => vec![unpinned],
+        (PinMode::On, true) => vec![pinned],
+        (PinMode::Auto, true) => vec![pinned, unpinned],
+    };
+    let mut report = Report {
+        harness: Harness {
+            version: env!("CARGO_PKG_VERSION"),
+            quick: opts.quick,
+            server: opts
+                .url
+                .clone()
+                .unwrap_or_else(|| format!("{} (started here)", opts.server_bin.display())),
+            baseline: opts.baseline_bin.as_ref().map(|b| b.display().to_string()),
+            warmup_s: opts.warmup.as_secs_f64(),
+            duration_s: opts.duration.as_secs_f64(),
+            rounds: opts.rounds,
+            placements: placements.iter().map(|(server, _)| placement_name(*server)).collect(),
+            started_unix_s: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+            elapsed_s: 0.0,
+        },
+        machine,
+        send: Vec::new(),
+        stream: Vec::new(),
+        stream_scaling: Vec::new(),
+        fanout: Vec::new(),
+        store: None,
+        targets: Vec::new(),
+        skipped: Vec::new(),
+    };
+    if (opts.pin == PinMode::On || opts.pin == PinMode::Auto) && !pinnable {
+        report.skipped.push(if local {
+            "pinned placement: taskset is not available or there are fewer than 2 cores".to_owned()
+        } else {
+            "pinned placement: the server is not a local process (--url)".to_owned()
+        });
+    }
+    let mut failed = false;
+    let wants = |w: Workload| opts.workloads.contains(&w);
+
+    if wants(Workload::Send) || wants(Workload::Stream) {
+        let replies_dir = out_dir.join("replies");
+        let mut captured = false;
+        for (index, &(server_at, load_at)) in placements.iter().enumerate() {
+            let name = placement_name(server_at);
+            eprintln!("a2a-bench: {name}: starting the servers");
+            let a2a = UnderTest::start(opts, server_at, &logs.join(format!("a2a-server-{name}.log")))?;
+            let endpoints = a2a.endpoints()?;
+            let baseline = match &opts.baseline_bin {
+                Some(binary) => {
+                    let log = logs.join(format!("a2a-server-baseline-{name}.log"));
+                    let server = UnderTest::start_binary(binary, server_at, &log)?;
+                    let endpoints = server.endpoints()?;
+                    Some((server, endpoints))
+                }
+                None => None,
+            };
+            let bindings: Vec<Binding> =
+                opts.bindings.iter().copied().filter(|b| endpoints.get(*b).is_some()).collect();
+            for missing in opts.bindings.iter().filter(|b| endpoints.get(**b).is_none()) {
+                report
+                    .skipped
+                    .push(format!("{}: the server's card declares no such interface", missing.name()));
+            }
+            let Some(&first) = bindings.first() else {
+                anyhow::bail!("the server offers none of the requested bindings");
+            };
+            if !captured {
+                capture_replies(&endpoints, first, opts.stream_events, &replies_dir)?;
+                captured = true;
+            }
+            let replies = replies_dir.to_string_lossy().into_owned();
+            let exe = process::this_exe()?;
+            let start_ceiling = |kind: &str| {
+                let command = format!("ceiling-{kind}");
+                let args = [command.as_str(), "--listen", "127.0.0.1:0", "--replies", &replies];
+                let log = logs.join(format!("{command}-{name}.log"));
+                ServerProcess::start(&command, &exe, &args, server_at, &log)
+            };
+            let http_ceiling = start_ceiling("http")?;
+            let grpc_ceiling = start_ceiling("grpc")?;
+            let ceiling = Endpoints::ceiling(http_ceiling.url(), grpc_ceiling.url());
+            let ceiling_pid = |binding: Binding| {
+                Some(if binding == Binding::Grpc { grpc_ceiling.pid() } else { http_ceiling.pid() })
+            };
+
+            if wants(Workload::Send) {
+                for &binding in &bindings {
+                    for &concurrency in &opts.concurrency {
+                        eprintln!("a2a-bench: {name}: SendMessage {} c={concurrency}", binding.name());
+                        let spec = LoadSpec { concurrency, warmup: opts.warmup, duration: opts.duration };
+                        let mut a = Vec::new();
+                        let mut base = Vec::new();
+                        let mut b = Vec::new();
+                        let outcome: anyhow::Result<()> = (|| {
+                            for _ in 0..opts.rounds.max(1) {
+                                let (e, pid) = (endpoints.clone(), a2a.pid());
+                                a.push(on_thread(load_at, move || async move {
+                                    send::segment(&e, binding, spec, pid).await
+                                })?);
+                                if let Some((server, endpoints)) = &baseline {
+                                    let (e, pid) = (endpoints.clone(), server.pid());
+                                    base.push(on_thread(load_at, move || async move {
+                                        send::segment(&e, binding, spec, pid).await
+                                    })?);
+                                }
+                                let (e, pid) = (ceiling.clone(), ceiling_pid(binding));
+                                b.push(on_thread(load_at, move || async move {
+                                    send::segment(&e, binding, spec, pid).await
+                                })?);
+                            }
+                            Ok(())
+                        })();
+                        match outcome {
+                            Ok(()) => {
+                                let base = baseline.as_ref().map(|_| base.as_slice());
+                                let result = send::compare(binding, concurrency, server_at, &a, base, &b);
+                                failed |= result.a2a.errors > 0 || result.ceiling.errors > 0;
+                                report.send.push(result);
+                            }
+                            Err(error) => {
+                                failed = true;
+                                report
+                                    .skipped
+                                    .push(format!("send {} c={concurrency}: {error:#}", binding.name()));
+                            }
+                        }
+                    }
+                }
+            }
+
+            if wants(Workload::Stream) {
+                for &binding in &bindings {
+                    eprintln!(
+                        "a2a-bench: {name}: SendStreamingMessage {} ({} events)",
+                        binding.name(),
+                        opts.stream_events
+                    );
+                    let base = baseline.as_ref().map(|(_, endpoints)| endpoints);
+                    match stream_rounds(opts, &endpoints, base, &ceiling, binding, load_at) {
+                        Ok((a, base, b)) => {
+                            let round_ratios: Vec<f64> =
+                                a.iter().zip(&b).map(|(a, b)| if *b > 0.0 { a / b } else { 0.0 }).collect();
+                            let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+                            let (a, b) = (mean(&a), mean(&b));
+                            let base = (!base.is_empty()).then(|| mean(&base));
+                            report.stream.push(StreamResult {
+                                binding,
+                                placement: name,
+                                artifact_events: opts.stream_events,
+                                a2a_events_per_s: a,
+                                ceiling_events_per_s: b,
+                                ratio: if b > 0.0 { a / b } else { 0.0 },
+                                baseline_events_per_s: base,
+                                baseline_ratio: base.filter(|_| b > 0.0).map(|base| base / b),
+                                round_ratios,
+                            });
+                        }
+                        Err(error) => {
+                            failed = true;
+                            report.skipped.push(format!("stream {} ({name}): {error:#}", binding.name()));
+                        }
+                    }
+                    // Per-event cost over a long stream: once, in the last placement.
+                    if index + 1 == placements.len() {
+                        let (e, n, reps) = (endpoints.clone(), opts.scaling_events, opts.stream_reps);
+                        match on_thread(load_at, move || async move {
+                            stream::scaling(&e, binding, n, reps).await
+                        }) {
+                            Ok(scaling) => report.stream_scaling.push(scaling),
+                            Err(error) => {
+                                failed = true;
+                                report.skipped.push(format!("stream scaling {}: {error:#}", binding.name()));
+                            }
+                        }
+                    }
+                }
+            }
+            drop((http_ceiling, grpc_ceiling, a2a, baseline));
+        }
+    }
+
+    if wants(Workload::Fanout) {
+        for &binding in &opts.bindings {
+            eprintln!("a2a-bench: fan-out to {} subscribers over {}", opts.subscribers, binding.name());
+            let outcome = (|| {
+                let a2a = UnderTest::start(
+                    opts,
+                    Placement::Anywhere,
+                    &logs.join(format!("a2a-server-fanout-{}.log", binding.name())),
+                )?;
+                let endpoints = a2a.endpoints()?;
+                if endpoints.get(binding).is_none() {
+                    return Ok(None);
+                }
+                let (pid, subscribers, n) = (a2a.pid(), opts.subscribers, opts.stream_events);
+                let result = on_thread(Placement::Anywhere, move || async move {
+                    fanout::run(&endpoints, binding, subscribers, n, pid).await
+                })?;
+                Ok::<_, anyhow::Error>(Some(result))
+            })();
+            match outcome {
+                Ok(Some(result)) => {
+                    failed |= result.completed_subscribers != result.subscribers;
+                    report.fanout.push(result);
+                }
+                Ok(None) => {
+                    report.skipped.push(format!("fan-out {}: not offered by the server", binding.name()))
+                }
+                Err(error) => {
+                    failed = true;
+                    report.skipped.push(format!("fan-out {}: {error:#}", binding.name()));
+                }
+            }
+        }
+    }
+
+    if wants(Workload::Store) {
+        eprintln!("a2a-bench: stored tasks {:?} over {}", opts.store_sizes, opts.store_binding.name());
+        match store_workload(opts, &logs) {
+            Ok(result) => {
+                failed |= result.points.iter().any(|p| p.get_task.errors + p.list_tasks.errors > 0);
+                report.store = Some(result);
+            }
+            Err(error) => {
+                failed = true;
+                report.skipped.push(format!("store: {error:#}"));
+            }
+        }
+    }
+
+    report.targets = report::check_targets(&report);
+    report.harness.elapsed_s = started.elapsed().as_secs_f64();
+    Ok((report, failed))
+}
+
+/// Captures the replies the ceilings serve: one echo task and one `stream N`, as the server under
+/// test sends them.
+fn capture_replies(endpoints: &Endpoints, binding: Binding, n: usize, dir: &Path) -> anyhow::Result<()> {
+    let endpoints = endpoints.clone();
+    let replies = on_thread(Placement::Anywhere, move || async move {
+        let client = endpoints.client(binding)?;
+        let request = client::send_request(ECHO_TEXT);
+        let send = client.send_message(&a2a_core::CallContext::v1(), request).await?;
+        let stream = client::collect_stream(&*client, &format!("stream {n}")).await?;
+        Replies::from_messages(&send, &stream)
+    })?;
+    replies.capture_dir(dir).context("writing the captured replies")
+}
+
+/// `rounds` A-B rounds of streams (A, baseline, B with a baseline server); each side's events/s
+/// per round.
+fn stream_rounds(
+    opts: &RunOptions,
+    a2a: &Endpoints,
+    baseline: Option<&Endpoints>,
+    ceiling: &Endpoints,
+    binding: Binding,
+    load_at: Placement,
+) -> anyhow::Result<(Vec<f64>, Vec<f64>, Vec<f64>)> {
+    let mut a = Vec::new();
+    let mut base = Vec::new();
+    let mut b = Vec::new();
+    let (n, reps) = (opts.stream_events, opts.stream_reps);
+    for _ in 0..opts.rounds.max(1) {
+        let e = a2a.clone();
+        a.push(on_thread(load_at, move || async move { stream::segment(&e, binding, n, reps).await })?);
+        if let Some(e) = baseline.cloned() {
+            base.push(on_thread(
+                load_at,
+                move || async move { stream::segment(&e, binding, n, reps).await },
+            )?);
+        }
+        let e = ceiling.clone();
+        b.push(on_thread(load_at, move || async move { stream::segment(&e, binding, n, reps).await })?);
+    }
+    Ok((a, base, b))
+}
+
+fn store_workload(opts: &RunOptions, logs: &Path) -> anyhow::Result<StoreResult> {
+    let a2a = UnderTest::start(opts, Placement::Anywhere, &logs.join("a2a-server-store.log"))?;
+    let endpoints = a2a.endpoints()?;
+    let binding = opts.store_binding;
+    // Seed over gRPC when offered (the cheapest binding for the client), read over `binding`.
+    let seeding = if endpoints.get(Binding::Grpc).is_some() { Binding::Grpc } else { binding };
+    let pid = a2a.pid();
+    let rss = move || pid.map(process::rss_bytes).transpose();
+    let rss_before = rss()?;
+    let mut ids: Vec<String> = Vec::new();
+    let mut points = Vec::new();
+    for &size in &opts.store_sizes {
+        let need = size.saturating_sub(ids.len());
+        let e = endpoints.clone();
+        let mut batch = Vec::with_capacity(need);
+        let (took, batch) = on_thread(Placement::Anywhere, move || async move {
+            let client = e.client(seeding)?;
+            let took = store::seed(&client, need, &mut batch).await?;
+            Ok((took, batch))
+        })?;
+        ids.extend(batch);
+        eprintln!("a2a-bench: seeded {} tasks ({need} in {:.1} s)", ids.len(), took.as_secs_f64());
+        let rss_bytes = rss()?;
+        let shared = Arc::new(std::mem::take(&mut ids));
+        let (e, ids_for_reads, warmup, duration) =
+            (endpoints.clone(), Arc::clone(&shared), opts.warmup, opts.duration);
+        let (get_task, list_tasks) = on_thread(Placement::Anywhere, move || async move {
+            let client = e.client(binding)?;
+            Ok(store::measure_reads(&client, &ids_for_reads, warmup, duration).await)
+        })?;
+        ids = Arc::try_unwrap(shared).unwrap_or_else(|shared| (*shared).clone());
+        points.push(StorePoint {
+            tasks: ids.len(),
+            seed_seconds: took.as_secs_f64(),
+            seed_tasks_per_s: need as f64 / took.as_secs_f64().max(1e-9),
+            rss_bytes,
+            get_task,
+            list_tasks,
+        });
+    }
+    let per_task = store::rss_per_task(&points);
+    Ok(StoreResult {
+        binding,
+        rss_before_bytes: rss_before,
+        get_p99_growth: store::p99_growth(&points, |p| p.get_task.latency.p99_us),
+        list_p99_growth: store::p99_growth(&points, |p| p.list_tasks.latency.p99_us),
+        rss_per_task_bytes: per_task.map(|(bytes, _)| bytes),
+        rss_per_task_between: per_task.map(|(_, between)| between),
+        points,
+    })
+}
