@@ -67,8 +67,8 @@ struct DriveArgs {
     /// Requests in flight.
     #[arg(long, default_value_t = 1)]
     concurrency: usize,
-    /// `echo` (SendMessage), `stream` (SendStreamingMessage of `stream N`) or `get` (GetTask of one
-    /// echo task).
+    /// `echo` (SendMessage), `stream` (SendStreamingMessage of `stream N`), `get` (GetTask of one
+    /// echo task) or `list` (ListTasks, the first page of 50).
     #[arg(long, default_value = "echo")]
     what: String,
     /// N for `stream`.
@@ -272,6 +272,13 @@ fn drive(args: DriveArgs) -> anyhow::Result<ExitCode> {
                         match what.as_str() {
                             "stream" => {
                                 stream::one_stream(&*client, events).await?;
+                            }
+                            "list" => {
+                                let request = a2a_proto::v1::ListTasksRequest {
+                                    page_size: Some(store::PAGE_SIZE),
+                                    ..Default::default()
+                                };
+                                client.list_tasks(&a2a_core::CallContext::v1(), request).await?;
                             }
                             "get" => {
                                 let request =

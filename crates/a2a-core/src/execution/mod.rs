@@ -11,13 +11,16 @@
 //!   behind, it is resynchronised losslessly: it receives a fresh `Task` snapshot (which reflects
 //!   every event it missed) and continues with the events after it; events already reflected in
 //!   the snapshot are skipped by sequence number. Memory per task stays bounded by the ring.
+//!   Snapshots are read without the runtime's lock when possible (a sequence lock over the stored
+//!   task, see [`TaskRuntime::snapshot`]): a thousand lagging subscribers must not queue in front
+//!   of the agent's next `publish`.
 //! - A runtime lives while an execution or a subscriber holds it; the registry keeps only weak
 //!   references, so idle tasks cost nothing here (the store holds them).
 
 mod registry;
 mod subscription;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use a2a_proto::v1::{stream_response::Payload, Message, Role, StreamResponse, Task, TaskState, TaskStatus};
@@ -36,6 +39,14 @@ use crate::store::{Scope, TaskStore, TaskView};
 pub(crate) const CHANNEL_CAPACITY: usize = 256;
 /// How far the originating stream may fall behind before the agent waits for it.
 pub(crate) const PRIMARY_WINDOW: usize = 64;
+/// Lock-free snapshot attempts before a snapshot waits for the runtime's lock: two after a yield,
+/// then backing off from 1 to 64 ms (about 130 ms in all).
+const OPTIMISTIC_SNAPSHOTS: usize = 9;
+/// How long an agent may publish without a break before its task yields (see
+/// [`TaskRuntime::publish`]).
+const PUBLISH_SLICE: std::time::Duration = std::time::Duration::from_millis(10);
+/// A pause between two publishes this long ends a slice.
+const PUBLISH_GAP: std::time::Duration = std::time::Duration::from_micros(200);
 
 /// What flows from a runtime to its subscribers.
 #[derive(Debug, Clone)]
@@ -69,6 +80,17 @@ pub(crate) struct TaskRuntime {
     producers: AtomicUsize,
     failure: Mutex<Option<Error>>,
     primary: Mutex<Option<Arc<Semaphore>>>,
+    /// Sequence lock over the stored task: odd while a writer (holding `state`) changes it.
+    version: AtomicU64,
+    /// The sequence number of the last event applied to the store; read when `version` is even.
+    applied: AtomicU64,
+    /// Whether the task is in the store (before that, it is `RunState::pending`).
+    created: AtomicBool,
+    /// For [`PUBLISH_SLICE`]: when the runtime was made, when the current slice of publishing
+    /// started and when the last publish ended (microseconds since `born`).
+    born: std::time::Instant,
+    slice_start_us: AtomicU64,
+    last_publish_us: AtomicU64,
 }
 
 impl std::fmt::Debug for TaskRuntime {
@@ -137,6 +159,7 @@ impl TaskRuntime {
         push: Option<Arc<PushDispatcher>>,
     ) -> Arc<Self> {
         let (tx, _) = broadcast::channel(CHANNEL_CAPACITY);
+        let created = pending.is_none();
         Arc::new(TaskRuntime {
             task_id,
             context_id,
@@ -149,6 +172,12 @@ impl TaskRuntime {
             producers: AtomicUsize::new(0),
             failure: Mutex::new(None),
             primary: Mutex::new(None),
+            version: AtomicU64::new(0),
+            applied: AtomicU64::new(0),
+            created: AtomicBool::new(created),
+            born: std::time::Instant::now(),
+            slice_start_us: AtomicU64::new(0),
+            last_publish_us: AtomicU64::new(0),
         })
     }
 
@@ -172,7 +201,34 @@ impl TaskRuntime {
     }
 
     /// The stored task and the sequence number of the last event it reflects.
+    ///
+    /// Read optimistically first, without the runtime's lock: the version is read before and after
+    /// reading the store, and the snapshot is kept only if no writer ran in between (writers make
+    /// the version odd while they change the stored task). While the agent publishes a burst, a
+    /// snapshot (which copies the whole task) rarely fits between two events: the attempts back
+    /// off, so that the burst ends first, rather than queueing on the lock in front of the agent.
+    /// After [`OPTIMISTIC_SNAPSHOTS`] attempts (an agent that never pauses), the snapshot is taken
+    /// under the lock, which guarantees progress.
     pub(crate) async fn snapshot(&self, view: TaskView) -> Result<(u64, Option<Task>)> {
+        for attempt in 0..OPTIMISTIC_SNAPSHOTS {
+            let before = self.version.load(Ordering::Acquire);
+            if before % 2 == 0 && self.created.load(Ordering::Acquire) {
+                let seq = self.applied.load(Ordering::Acquire);
+                let task = self.store.get(&self.scope, &self.task_id, view).await?;
+                if self.version.load(Ordering::Acquire) == before {
+                    return Ok((seq, task));
+                }
+            }
+            match attempt {
+                0 | 1 => tokio::task::yield_now().await,
+                n => tokio::time::sleep(std::time::Duration::from_millis(1 << (n - 2))).await,
+            }
+        }
+        self.locked_snapshot(view).await
+    }
+
+    /// [`snapshot`](Self::snapshot) under the runtime's lock.
+    async fn locked_snapshot(&self, view: TaskView) -> Result<(u64, Option<Task>)> {
         let state = self.state.lock().await;
         let task = match &state.pending {
             Some(pending) => Some(view.project(pending)),
@@ -192,8 +248,8 @@ impl TaskRuntime {
     }
 
     /// Whether the task has been created in the store.
-    pub(crate) async fn is_created(&self) -> bool {
-        self.state.lock().await.pending.is_none()
+    pub(crate) fn is_created(&self) -> bool {
+        self.created.load(Ordering::Acquire)
     }
 
     /// Records how an execution ended. A failure fails the task (spec 4.1.3) if it exists and is
@@ -237,7 +293,22 @@ impl TaskRuntime {
     pub(crate) async fn append_history(&self, message: &Message) -> Result<()> {
         let state = self.state.lock().await;
         debug_assert!(state.pending.is_none());
-        self.store.apply(&self.task_id, TaskMutation::History(message)).await
+        self.begin_write();
+        let applied = self.store.apply(&self.task_id, TaskMutation::History(message)).await;
+        self.end_write(state.seq);
+        applied
+    }
+
+    /// Marks the stored task as changing (the caller holds `state`). A write that is never ended
+    /// (its future dropped mid-way) leaves the version odd: snapshots then always take the lock.
+    fn begin_write(&self) {
+        self.version.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// The stored task reflects every event up to `seq` again.
+    fn end_write(&self, seq: u64) {
+        self.applied.store(seq, Ordering::Release);
+        self.version.fetch_add(1, Ordering::AcqRel);
     }
 
     /// Creates the pending task, if any, publishing it as the first event.
@@ -254,11 +325,15 @@ impl TaskRuntime {
 
     async fn create_pending(&self, state: &mut RunState) -> Result<u32> {
         let Some(pending) = state.pending.take() else { return Ok(0) };
+        self.begin_write();
         if let Err(error) = self.store.create(&self.scope, pending.clone()).await {
+            self.end_write(state.seq);
             state.pending = Some(pending);
             return Err(error);
         }
         state.seq += 1;
+        self.created.store(true, Ordering::Release);
+        self.end_write(state.seq);
         let event = StreamResponse::from(pending);
         self.dispatch_push(&event).await;
         let _ = self.tx.send(Envelope::Event { seq: state.seq, event: Arc::new(event), state: state.state });
@@ -266,7 +341,31 @@ impl TaskRuntime {
     }
 
     /// Validates, stores and broadcasts one event from the executor.
-    pub(crate) async fn publish(&self, mut event: StreamResponse) -> Result<()> {
+    ///
+    /// The runtime's own awaits (its lock, the store, push queueing) do not count against the
+    /// executor task's cooperative budget: otherwise, with many subscribers woken by every event,
+    /// the agent would be sent to the back of the run queue every few dozen events, behind all of
+    /// them, and a fan-out to a thousand subscribers would slow the agent down a hundredfold. So
+    /// that an agent publishing in a tight loop cannot hold a worker thread for long, it yields
+    /// once it has been publishing for [`PUBLISH_SLICE`] without a break.
+    pub(crate) async fn publish(&self, event: StreamResponse) -> Result<()> {
+        let now = self.born.elapsed().as_micros() as u64;
+        let slice = self.slice_start_us.load(Ordering::Relaxed);
+        if now.saturating_sub(slice) > PUBLISH_SLICE.as_micros() as u64 {
+            // A gap since the last publish starts a new slice; a long run of publishing yields.
+            if now.saturating_sub(self.last_publish_us.load(Ordering::Relaxed))
+                < PUBLISH_GAP.as_micros() as u64
+            {
+                tokio::task::yield_now().await;
+            }
+            self.slice_start_us.store(self.born.elapsed().as_micros() as u64, Ordering::Relaxed);
+        }
+        let outcome = tokio::task::unconstrained(self.publish_now(event)).await;
+        self.last_publish_us.store(self.born.elapsed().as_micros() as u64, Ordering::Relaxed);
+        outcome
+    }
+
+    async fn publish_now(&self, mut event: StreamResponse) -> Result<()> {
         let mut state = self.state.lock().await;
         if state.replied {
             return Err(invalid(
@@ -346,9 +445,14 @@ impl TaskRuntime {
             },
             _ => unreachable!("other payloads returned above"),
         };
-        self.store.apply(&self.task_id, mutation).await?;
+        self.begin_write();
+        if let Err(error) = self.store.apply(&self.task_id, mutation).await {
+            self.end_write(state.seq);
+            return Err(error);
+        }
         state.seq += 1;
         state.state = new_state;
+        self.end_write(state.seq);
         self.dispatch_push(&event).await;
         let _ = self.tx.send(Envelope::Event { seq: state.seq, event: Arc::new(event), state: new_state });
         sent += 1;

@@ -23,8 +23,9 @@ pub(crate) enum StreamMode {
 /// One step of a subscription.
 #[derive(Debug)]
 pub(crate) enum Step {
-    /// A task event (or a resync snapshot), and the task's state after it.
-    Event(StreamResponse, TaskState),
+    /// A task event (or a resync snapshot), and the task's state after it. Shared with the other
+    /// subscribers: a caller that only needs the state (a blocking SendMessage) copies nothing.
+    Event(Arc<StreamResponse>, TaskState),
     /// The execution answered with a message and no task.
     Reply(Message),
     /// The execution ended without reaching a state that ends the stream; with the error if it
@@ -97,7 +98,7 @@ impl Subscription {
                     }
                     self.delivered_through = seq;
                     self.finished = self.ends(state);
-                    return Some(Ok(Step::Event((*event).clone(), state)));
+                    return Some(Ok(Step::Event(event, state)));
                 }
                 Ok(Envelope::Reply(message)) => {
                     self.finished = true;
@@ -127,6 +128,6 @@ impl Subscription {
         self.delivered_through = seq;
         let state = task.state();
         self.finished = self.ends(state);
-        Ok(Step::Event(StreamResponse::from(task), state))
+        Ok(Step::Event(Arc::new(StreamResponse::from(task)), state))
     }
 }

@@ -181,24 +181,28 @@ fn history_view(history_length: Option<i32>) -> TaskView {
 }
 
 impl Inner {
-    /// Version, required extensions and capability checks (module docs).
+    /// Version, required extensions and capability checks (module docs). Reads the card in place:
+    /// this runs on every request.
     fn admit(&self, ctx: &CallContext, operation: Operation) -> Result<()> {
         ProtocolVersion::resolve(ctx.params.version(), &self.versions)?;
-        let capabilities = self.card.capabilities.clone().unwrap_or_default();
-        let declared = ctx.params.extensions();
-        let missing: Vec<String> = capabilities
-            .extensions
-            .iter()
-            .filter(|e| e.required && !declared.contains(&e.uri.as_str()))
-            .map(|e| e.uri.clone())
-            .collect();
-        if !missing.is_empty() {
-            return Err(Error::ExtensionSupportRequired { uris: missing });
+        let capabilities = self.card.capabilities.as_ref();
+        let extensions = capabilities.map_or(&[][..], |c| &c.extensions[..]);
+        if extensions.iter().any(|e| e.required) {
+            let declared = ctx.params.extensions();
+            let missing: Vec<String> = extensions
+                .iter()
+                .filter(|e| e.required && !declared.contains(&e.uri.as_str()))
+                .map(|e| e.uri.clone())
+                .collect();
+            if !missing.is_empty() {
+                return Err(Error::ExtensionSupportRequired { uris: missing });
+            }
         }
+        let declares = |flag: fn(&a2a_proto::v1::AgentCapabilities) -> Option<bool>| {
+            capabilities.and_then(flag) == Some(true)
+        };
         match operation {
-            Operation::SendStreamingMessage | Operation::SubscribeToTask
-                if capabilities.streaming != Some(true) =>
-            {
+            Operation::SendStreamingMessage | Operation::SubscribeToTask if !declares(|c| c.streaming) => {
                 Err(Error::unsupported("streaming is not supported by this agent"))
             }
             Operation::CreateTaskPushNotificationConfig
@@ -209,7 +213,7 @@ impl Inner {
             {
                 Err(Error::PushNotificationNotSupported)
             }
-            Operation::GetExtendedAgentCard if capabilities.extended_agent_card != Some(true) => {
+            Operation::GetExtendedAgentCard if !declares(|c| c.extended_agent_card) => {
                 Err(Error::unsupported("this agent has no extended agent card"))
             }
             _ => Ok(()),
@@ -266,7 +270,7 @@ impl Inner {
     ) -> Result<(Arc<TaskRuntime>, Subscription, Option<Task>)> {
         let mut violations = Violations::default();
         validate::message(request.message.as_ref(), "message", &mut violations);
-        let configuration = request.configuration.clone();
+        let configuration = request.configuration;
         if let Some(config) = &configuration {
             violations.non_negative(config.history_length, "configuration.historyLength");
         }
@@ -399,7 +403,7 @@ impl Inner {
 fn into_stream(first: Option<Task>, subscription: Subscription) -> EventStream {
     let rest = futures::stream::unfold(subscription, |mut subscription| async move {
         match subscription.next().await? {
-            Ok(Step::Event(event, _)) => Some((Ok(event), subscription)),
+            Ok(Step::Event(event, _)) => Some((Ok(Arc::unwrap_or_clone(event)), subscription)),
             Ok(Step::Reply(message)) => Some((Ok(StreamResponse::from(message)), subscription)),
             Ok(Step::Ended(Some(error))) => Some((Err((*error).clone()), subscription)),
             Ok(Step::Ended(None)) => None,
@@ -423,7 +427,10 @@ impl A2aService for DefaultRequestHandler {
     ) -> Result<SendMessageResponse> {
         let inner = &self.inner;
         inner.admit(ctx, Operation::SendMessage)?;
-        let configuration = request.configuration.clone().unwrap_or_default();
+        let (return_immediately, history_length) = request
+            .configuration
+            .as_ref()
+            .map_or((false, None), |c| (c.return_immediately, c.history_length));
         let scope = scope(ctx, &request.tenant);
         let (runtime, mut subscription, _) =
             inner.start_send(ctx, request, (StreamMode::Execution, false)).await?;
@@ -433,7 +440,7 @@ impl A2aService for DefaultRequestHandler {
             match step? {
                 Step::Reply(message) => return Ok(message.into()),
                 Step::Event(_, state) => {
-                    if configuration.return_immediately || subscription.ends(state) {
+                    if return_immediately || subscription.ends(state) {
                         break;
                     }
                 }
@@ -441,13 +448,12 @@ impl A2aService for DefaultRequestHandler {
                 Step::Ended(None) => break,
             }
         }
-        if !runtime.is_created().await {
+        if !runtime.is_created() {
             return Err(Error::InvalidAgentResponse {
                 reason: "the agent finished without publishing a task update or a message".into(),
             });
         }
-        let task =
-            inner.visible_task(&scope, &runtime.task_id, history_view(configuration.history_length)).await?;
+        let task = inner.visible_task(&scope, &runtime.task_id, history_view(history_length)).await?;
         Ok(task.into())
     }
 

@@ -1,79 +1,325 @@
 //! In-memory stores: the defaults of the reference server (no external service needed).
 //!
-//! Tasks are indexed per scope by `(status timestamp, id)`, and within a scope by context and by
-//! state, so GetTask is a hash lookup and a ListTasks page costs O(log n + page) whatever the
-//! number of stored tasks (one filter), independent of other scopes' tasks.
+//! Tasks are indexed per scope by `(status timestamp, id)`, and within a scope by state and by
+//! `(context, status timestamp, id)`, so GetTask is a hash lookup and a ListTasks page costs
+//! O(log n + page) whatever the number of stored tasks (one filter), independent of other scopes'
+//! tasks.
+//!
+//! Memory and latency at scale (measured by `cargo xtask bench`, see `docs/benchmarks.md`):
+//! - Ids are shared, reference-counted strings: the map key and every index entry of a task point
+//!   at one allocation.
+//! - A terminal task no longer changes, so once it has left the window of the most recently
+//!   finished ones ([`HOT_TERMINAL`], which keeps the reads that follow a completion, such as a
+//!   blocking SendMessage's, cheap) it is frozen into a compact binary form (see `frozen` below):
+//!   a small echo task shrinks from about 2.5 KiB of prost structs to under 200 bytes, stored in
+//!   large shared slabs. Reads decode it outside the lock; a mutation (which the handler never
+//!   sends for a terminal task) thaws it.
+//! - Freeing the prost structs of every finished task makes glibc's malloc slower for the whole
+//!   process (its slow path went from 4% to 13% of the server's time at 10k requests/s); a
+//!   binary serving many tasks should use a modern allocator such as mimalloc, with which the
+//!   server is faster than without compaction (`docs/benchmarks.md`).
+//! - The id map is split into [`SHARDS`] tables, so a table that grows rehashes only a
+//!   sixteenth of the tasks while it holds the store's write lock.
 
-use std::collections::{BTreeSet, HashMap};
-use std::sync::RwLock;
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::ops::Bound;
+use std::sync::{Arc, RwLock};
 
-use a2a_proto::v1::{Task, TaskPushNotificationConfig};
+use a2a_proto::v1::{Task, TaskPushNotificationConfig, TaskState};
 use async_trait::async_trait;
 
 use super::{Cursor, PushConfigStore, Scope, TaskMutation, TaskPage, TaskQuery, TaskStore, TaskView};
 use crate::error::{Error, Result};
 use crate::lifecycle::apply_mutation;
 
-/// A [`TaskStore`] in process memory.
-#[derive(Debug, Default)]
-pub struct InMemoryTaskStore {
-    inner: RwLock<Tasks>,
+/// How many of the most recently finished tasks stay unfrozen.
+pub const HOT_TERMINAL: usize = 64;
+/// How many tables the id map is split into.
+pub const SHARDS: usize = 16;
+
+/// A shared id (task or context).
+type Id = Arc<str>;
+
+/// The sort key of a task: its status timestamp in milliseconds, then its id.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Key {
+    updated_ms: i64,
+    id: Id,
 }
 
-#[derive(Debug, Default)]
-struct Tasks {
-    by_id: HashMap<String, Entry>,
-    scopes: HashMap<Scope, ScopeIndex>,
-}
-
-#[derive(Debug)]
-struct Entry {
-    task: Task,
-    scope: Scope,
-    key: Cursor,
-}
-
-#[derive(Debug, Default)]
-struct ScopeIndex {
-    all: BTreeSet<Cursor>,
-    by_context: HashMap<String, BTreeSet<Cursor>>,
-    by_state: HashMap<i32, BTreeSet<Cursor>>,
-}
-
-impl ScopeIndex {
-    fn insert(&mut self, task: &Task, key: &Cursor) {
-        self.all.insert(key.clone());
-        self.by_context.entry(task.context_id.clone()).or_default().insert(key.clone());
-        self.by_state.entry(state_of(task)).or_default().insert(key.clone());
+impl Key {
+    fn of(task: &Task, id: Id) -> Self {
+        Key { updated_ms: updated_ms(task), id }
     }
 
-    fn remove(&mut self, task: &Task, key: &Cursor) {
-        self.all.remove(key);
-        if let Some(set) = self.by_context.get_mut(&task.context_id) {
-            set.remove(key);
-            if set.is_empty() {
-                self.by_context.remove(&task.context_id);
-            }
-        }
-        let state = state_of(task);
-        if let Some(set) = self.by_state.get_mut(&state) {
-            set.remove(key);
-            if set.is_empty() {
-                self.by_state.remove(&state);
-            }
-        }
+    fn after(cursor: &Cursor) -> Self {
+        Key { updated_ms: cursor.updated_ms, id: Arc::from(cursor.task_id.as_str()) }
     }
+
+    fn cursor(&self) -> Cursor {
+        Cursor { updated_ms: self.updated_ms, task_id: self.id.to_string() }
+    }
+}
+
+fn updated_ms(task: &Task) -> i64 {
+    task.status.as_ref().and_then(|s| s.timestamp.as_ref()).map_or(0, a2a_proto::Timestamp::as_millis)
 }
 
 fn state_of(task: &Task) -> i32 {
     task.status.as_ref().map_or(0, |s| s.state)
 }
 
-/// The sort key of a task: its status timestamp in milliseconds, then its id.
-pub(crate) fn sort_key(task: &Task) -> Cursor {
-    let updated_ms =
-        task.status.as_ref().and_then(|s| s.timestamp.as_ref()).map_or(0, a2a_proto::Timestamp::as_millis);
-    Cursor { updated_ms, task_id: task.id.clone() }
+fn is_terminal(state: i32) -> bool {
+    TaskState::try_from(state).is_ok_and(TaskState::is_terminal)
+}
+
+/// A [`TaskStore`] in process memory.
+#[derive(Debug)]
+pub struct InMemoryTaskStore {
+    inner: RwLock<Tasks>,
+}
+
+impl Default for InMemoryTaskStore {
+    fn default() -> Self {
+        InMemoryTaskStore {
+            inner: RwLock::new(Tasks {
+                shards: (0..SHARDS).map(|_| HashMap::new()).collect(),
+                scopes: Vec::new(),
+                scope_ids: HashMap::new(),
+                hot: VecDeque::new(),
+                slabs: Slabs::default(),
+                scratch: Vec::new(),
+            }),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Tasks {
+    /// Tasks by id, split by [`shard_of`].
+    shards: Vec<HashMap<Id, Entry>>,
+    /// Each scope and its indexes; entries refer to a scope by its position here.
+    scopes: Vec<(Scope, ScopeIndex)>,
+    scope_ids: HashMap<Scope, u32>,
+    /// Terminal tasks not frozen yet, oldest first (an id may appear twice; stale ids are skipped).
+    hot: VecDeque<Id>,
+    /// The bytes of frozen tasks.
+    slabs: Slabs,
+    /// Where a task is encoded before its bytes are copied into a slab.
+    scratch: Vec<u8>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    updated_ms: i64,
+    state: i32,
+    scope: u32,
+    body: Body,
+}
+
+#[derive(Debug)]
+enum Body {
+    Live(Box<Live>),
+    /// [`frozen::encode`]d into [`Tasks::slabs`].
+    Frozen(Frozen),
+}
+
+/// Where a frozen task's bytes are in [`Slabs`].
+#[derive(Debug, Clone, Copy)]
+struct Frozen {
+    slab: u32,
+    offset: u32,
+    len: u32,
+}
+
+/// Frozen tasks' bytes, appended to large slabs: one allocation per slab rather than one per task.
+/// Hundreds of thousands of small long-lived blocks interleaved with the short-lived ones of
+/// requests make glibc's malloc markedly slower for everything else (measured: `_int_malloc` went
+/// from 4% to 13% of the server's time); slabs also save each blob's allocation header. A task
+/// that thaws leaves its bytes behind (the handler never changes a finished task).
+#[derive(Debug, Default)]
+struct Slabs {
+    slabs: Vec<Vec<u8>>,
+}
+
+/// The size of a slab (mapped directly by the allocator, apart from the heap).
+const SLAB: usize = 256 * 1024;
+
+impl Slabs {
+    fn push(&mut self, bytes: &[u8]) -> Frozen {
+        let fits = self.slabs.last().is_some_and(|slab| slab.capacity() - slab.len() >= bytes.len());
+        if !fits {
+            self.slabs.push(Vec::with_capacity(SLAB.max(bytes.len())));
+        }
+        let index = self.slabs.len() - 1;
+        let slab = &mut self.slabs[index];
+        let offset = slab.len();
+        slab.extend_from_slice(bytes);
+        let narrow = |n: usize| u32::try_from(n).expect("a frozen task is smaller than 4 GiB");
+        Frozen { slab: narrow(index), offset: narrow(offset), len: narrow(bytes.len()) }
+    }
+
+    fn get(&self, frozen: Frozen) -> &[u8] {
+        &self.slabs[frozen.slab as usize][frozen.offset as usize..][..frozen.len as usize]
+    }
+}
+
+#[derive(Debug)]
+struct Live {
+    task: Task,
+    id: Id,
+    context: Id,
+}
+
+#[derive(Debug, Default)]
+struct ScopeIndex {
+    all: BTreeSet<Key>,
+    by_state: HashMap<i32, BTreeSet<Key>>,
+    /// `(hash of the context id, context id, key)`: a task's context group, in order. The hash
+    /// comes first so that comparisons are mostly integer ones, not 36-byte string ones.
+    by_context: BTreeSet<(u64, Id, Key)>,
+}
+
+impl ScopeIndex {
+    fn insert(&mut self, key: &Key, state: i32, context: &Id) {
+        self.all.insert(key.clone());
+        self.by_state.entry(state).or_default().insert(key.clone());
+        self.by_context.insert((fnv1a(context), Arc::clone(context), key.clone()));
+    }
+
+    fn remove(&mut self, key: &Key, state: i32, context: &Id) {
+        self.all.remove(key);
+        if let Some(set) = self.by_state.get_mut(&state) {
+            set.remove(key);
+            if set.is_empty() {
+                self.by_state.remove(&state);
+            }
+        }
+        self.by_context.remove(&(fnv1a(context), Arc::clone(context), key.clone()));
+    }
+
+    /// The keys matching `query`'s context or state (the most selective index), before `after`
+    /// (all of them without), in order: a page costs O(log n + page) however deep it is.
+    fn candidates<'a>(
+        &'a self,
+        query: &TaskQuery,
+        after: Option<&Key>,
+    ) -> Box<dyn DoubleEndedIterator<Item = &'a Key> + 'a> {
+        let before = after.map_or(Bound::Unbounded, Bound::Excluded);
+        match (&query.context_id, query.state) {
+            (Some(context), _) => Box::new(self.context_range(context, after)),
+            (None, Some(state)) => match self.by_state.get(&(state as i32)) {
+                Some(set) => Box::new(set.range::<Key, _>((Bound::Unbounded, before))),
+                None => Box::new(std::iter::empty()),
+            },
+            (None, None) => Box::new(self.all.range::<Key, _>((Bound::Unbounded, before))),
+        }
+    }
+
+    /// The keys of `context`'s tasks before `after` (all of them without), in order.
+    fn context_range<'a>(
+        &'a self,
+        context: &str,
+        after: Option<&Key>,
+    ) -> impl DoubleEndedIterator<Item = &'a Key> + 'a {
+        let smallest = || Key { updated_ms: i64::MIN, id: Id::from("") };
+        let hash = fnv1a(context);
+        let low = (hash, Id::from(context), smallest());
+        let high = match after {
+            Some(after) => (hash, Id::from(context), after.clone()),
+            // The smallest string greater than `context` is `context + "\0"`: with the same hash
+            // in front, its entries all come after every entry of `context`.
+            None => (hash, Id::from(format!("{context}\0")), smallest()),
+        };
+        self.by_context.range((Bound::Included(low), Bound::Excluded(high))).map(|(_, _, key)| key)
+    }
+}
+
+/// FNV-1a, 64 bits.
+fn fnv1a(text: &str) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in text.bytes() {
+        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
+/// Which table of [`Tasks::shards`] holds `id` (the tables themselves hash with SipHash).
+fn shard_of(id: &str) -> usize {
+    // The last bytes of an id vary the most (UUIDs, counters).
+    let tail = &id.as_bytes()[id.len().saturating_sub(8)..];
+    let mut hash: u32 = 0x811c_9dc5;
+    for byte in tail {
+        hash = (hash ^ u32::from(*byte)).wrapping_mul(0x0100_0193);
+    }
+    hash as usize % SHARDS
+}
+
+impl Tasks {
+    fn entry(&self, id: &str) -> Option<&Entry> {
+        self.shards[shard_of(id)].get(id)
+    }
+
+    fn scope_id(&mut self, scope: &Scope) -> u32 {
+        if let Some(id) = self.scope_ids.get(scope) {
+            return *id;
+        }
+        let id = u32::try_from(self.scopes.len()).expect("fewer than 2^32 scopes");
+        self.scopes.push((scope.clone(), ScopeIndex::default()));
+        self.scope_ids.insert(scope.clone(), id);
+        id
+    }
+
+    /// Freezes the oldest finished tasks beyond the hot window.
+    fn freeze_cold(&mut self) {
+        while self.hot.len() > HOT_TERMINAL {
+            let Some(id) = self.hot.pop_front() else { break };
+            let Some(entry) = self.shards[shard_of(&id)].get_mut(&*id) else { continue };
+            if let Body::Live(live) = &entry.body {
+                if is_terminal(entry.state) {
+                    self.scratch.clear();
+                    frozen::encode_into(&live.task, &mut self.scratch);
+                    entry.body = Body::Frozen(self.slabs.push(&self.scratch));
+                }
+            }
+        }
+    }
+}
+
+/// What a read copied out of the store: a live task's projection, or a frozen task's bytes, to
+/// decode once the lock is released.
+// Short-lived (a page at most): boxing the task would cost an allocation per read.
+#[allow(clippy::large_enum_variant)]
+enum Copied {
+    Task(Task),
+    Frozen(Vec<u8>),
+}
+
+impl Copied {
+    fn of(entry: &Entry, slabs: &Slabs, view: TaskView) -> Self {
+        match &entry.body {
+            Body::Live(live) => Copied::Task(view.project(&live.task)),
+            Body::Frozen(frozen) => Copied::Frozen(slabs.get(*frozen).to_vec()),
+        }
+    }
+
+    fn into_task(self, view: TaskView) -> Result<Task> {
+        match self {
+            Copied::Task(task) => Ok(task),
+            Copied::Frozen(bytes) => {
+                let mut task = frozen::decode(&bytes)
+                    .ok_or_else(|| Error::internal("a stored task could not be decoded"))?;
+                if let Some(n) = view.history_length {
+                    let drop = task.history.len().saturating_sub(n);
+                    task.history.drain(..drop);
+                }
+                if !view.include_artifacts {
+                    task.artifacts = Vec::new();
+                }
+                Ok(task)
+            }
+        }
+    }
 }
 
 impl InMemoryTaskStore {
@@ -84,12 +330,18 @@ impl InMemoryTaskStore {
 
     /// How many tasks are stored.
     pub fn len(&self) -> usize {
-        self.inner.read().expect("task store lock").by_id.len()
+        self.inner.read().expect("task store lock").shards.iter().map(HashMap::len).sum()
     }
 
     /// Whether no task is stored.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// How many stored tasks are frozen (terminal and out of the hot window).
+    pub fn frozen_len(&self) -> usize {
+        let inner = self.inner.read().expect("task store lock");
+        inner.shards.iter().flat_map(HashMap::values).filter(|e| matches!(e.body, Body::Frozen(_))).count()
     }
 }
 
@@ -101,106 +353,570 @@ fn visible(entry_scope: &Scope, caller: &Scope) -> bool {
 impl TaskStore for InMemoryTaskStore {
     async fn create(&self, scope: &Scope, task: Task) -> Result<()> {
         let mut inner = self.inner.write().expect("task store lock");
-        if inner.by_id.contains_key(&task.id) {
+        let shard = shard_of(&task.id);
+        if inner.shards[shard].contains_key(task.id.as_str()) {
             return Err(Error::internal(format!("task {} already exists", task.id)));
         }
-        let key = sort_key(&task);
-        inner.scopes.entry(scope.clone()).or_default().insert(&task, &key);
-        inner.by_id.insert(task.id.clone(), Entry { task, scope: scope.clone(), key });
+        let id = Id::from(task.id.as_str());
+        let context = Id::from(task.context_id.as_str());
+        let key = Key::of(&task, Arc::clone(&id));
+        let state = state_of(&task);
+        let scope = inner.scope_id(scope);
+        inner.scopes[scope as usize].1.insert(&key, state, &context);
+        let live = Live { task, id: Arc::clone(&id), context };
+        let entry = Entry { updated_ms: key.updated_ms, state, scope, body: Body::Live(Box::new(live)) };
+        inner.shards[shard].insert(Arc::clone(&id), entry);
+        if is_terminal(state) {
+            inner.hot.push_back(id);
+            inner.freeze_cold();
+        }
         Ok(())
     }
 
     async fn apply(&self, task_id: &str, mutation: TaskMutation<'_>) -> Result<()> {
         let mut inner = self.inner.write().expect("task store lock");
-        let Tasks { by_id, scopes } = &mut *inner;
-        let entry = by_id.get_mut(task_id).ok_or_else(|| Error::TaskNotFound { task_id: task_id.into() })?;
-        if let TaskMutation::Status(_) = mutation {
-            // The sort key and the state index change: reindex around the mutation.
-            let index = scopes.entry(entry.scope.clone()).or_default();
-            index.remove(&entry.task, &entry.key);
-            apply_mutation(&mut entry.task, mutation);
-            entry.key = sort_key(&entry.task);
-            index.insert(&entry.task, &entry.key);
-        } else {
-            apply_mutation(&mut entry.task, mutation);
+        let finished = {
+            let Tasks { shards, scopes, slabs, .. } = &mut *inner;
+            let shard = &mut shards[shard_of(task_id)];
+            let Some((id, _)) = shard.get_key_value(task_id) else {
+                return Err(Error::TaskNotFound { task_id: task_id.into() });
+            };
+            let id = Arc::clone(id);
+            let entry = shard.get_mut(task_id).expect("found above");
+            if let Body::Frozen(frozen) = &entry.body {
+                let task = frozen::decode(slabs.get(*frozen))
+                    .ok_or_else(|| Error::internal("a stored task could not be decoded"))?;
+                let context = Id::from(task.context_id.as_str());
+                entry.body = Body::Live(Box::new(Live { task, id: Arc::clone(&id), context }));
+            }
+            let Body::Live(live) = &mut entry.body else { unreachable!("thawed above") };
+            if let TaskMutation::Status(_) = mutation {
+                // The sort key and the state index change: reindex around the mutation.
+                let index = &mut scopes[entry.scope as usize].1;
+                let old = Key { updated_ms: entry.updated_ms, id: Arc::clone(&live.id) };
+                index.remove(&old, entry.state, &live.context);
+                apply_mutation(&mut live.task, mutation);
+                let key = Key::of(&live.task, Arc::clone(&live.id));
+                entry.updated_ms = key.updated_ms;
+                entry.state = state_of(&live.task);
+                index.insert(&key, entry.state, &live.context);
+                is_terminal(entry.state).then_some(id)
+            } else {
+                apply_mutation(&mut live.task, mutation);
+                None
+            }
+        };
+        if let Some(id) = finished {
+            inner.hot.push_back(id);
+            inner.freeze_cold();
         }
         Ok(())
     }
 
     async fn get(&self, scope: &Scope, task_id: &str, view: TaskView) -> Result<Option<Task>> {
-        let inner = self.inner.read().expect("task store lock");
-        Ok(inner.by_id.get(task_id).filter(|e| visible(&e.scope, scope)).map(|e| view.project(&e.task)))
+        let copied = {
+            let inner = self.inner.read().expect("task store lock");
+            let Some(entry) = inner.entry(task_id) else { return Ok(None) };
+            if !visible(&inner.scopes[entry.scope as usize].0, scope) {
+                return Ok(None);
+            }
+            Copied::of(entry, &inner.slabs, view)
+        };
+        copied.into_task(view).map(Some)
     }
 
     async fn scope_of(&self, task_id: &str) -> Result<Option<Scope>> {
         let inner = self.inner.read().expect("task store lock");
-        Ok(inner.by_id.get(task_id).map(|e| e.scope.clone()))
+        Ok(inner.entry(task_id).map(|e| inner.scopes[e.scope as usize].0.clone()))
     }
 
     async fn list(&self, scope: &Scope, query: &TaskQuery) -> Result<TaskPage> {
-        let inner = self.inner.read().expect("task store lock");
-        // Tasks of the caller's scope plus, for an authenticated caller, the tenant's unowned ones.
-        let mut sources: Vec<&ScopeIndex> = Vec::new();
-        if let Some(index) = inner.scopes.get(scope) {
-            sources.push(index);
+        let (copied, next, total_size) = {
+            let inner = self.inner.read().expect("task store lock");
+            // Tasks of the caller's scope plus, for an authenticated caller, the tenant's unowned ones.
+            let mut sources: Vec<&ScopeIndex> = Vec::new();
+            if let Some(id) = inner.scope_ids.get(scope) {
+                sources.push(&inner.scopes[*id as usize].1);
+            }
+            if scope.owner.is_some() {
+                let shared = Scope { tenant: scope.tenant.clone(), owner: None };
+                if let Some(id) = inner.scope_ids.get(&shared) {
+                    sources.push(&inner.scopes[*id as usize].1);
+                }
+            }
+            let matches = |key: &Key| -> bool {
+                let Some(entry) = inner.entry(&key.id) else { return false };
+                query.state.is_none_or(|s| entry.state == s as i32)
+                    && query.updated_at_or_after_ms.is_none_or(|t| key.updated_ms >= t)
+            };
+            // A single source with at most one filter that an index answers exactly has a known size.
+            let total_size =
+                match (sources.as_slice(), &query.context_id, query.state, query.updated_at_or_after_ms) {
+                    ([index], None, None, None) => index.all.len(),
+                    ([index], None, Some(state), None) => {
+                        index.by_state.get(&(state as i32)).map_or(0, BTreeSet::len)
+                    }
+                    _ => sources
+                        .iter()
+                        .map(|index| index.candidates(query, None).filter(|k| matches(k)).count())
+                        .sum(),
+                };
+
+            // Merge the (usually one) descending iterators.
+            let after = query.after.as_ref().map(Key::after);
+            let mut iterators: Vec<_> = sources
+                .iter()
+                .map(|index| index.candidates(query, after.as_ref()).rev().filter(|k| matches(k)).peekable())
+                .collect();
+            let mut keys: Vec<&Key> = Vec::with_capacity(query.page_size + 1);
+            while keys.len() <= query.page_size {
+                let next = iterators
+                    .iter_mut()
+                    .enumerate()
+                    .filter_map(|(i, it)| it.peek().map(|k| (i, *k)))
+                    .max_by(|a, b| a.1.cmp(b.1));
+                let Some((i, _)) = next else { break };
+                keys.push(iterators[i].next().expect("peeked"));
+            }
+            let more = keys.len() > query.page_size;
+            keys.truncate(query.page_size);
+            let next = if more { keys.last().map(|k| k.cursor()) } else { None };
+            let copied: Vec<Copied> = keys
+                .iter()
+                .filter_map(|k| inner.entry(&k.id))
+                .map(|entry| Copied::of(entry, &inner.slabs, query.view))
+                .collect();
+            (copied, next, total_size)
+        };
+        let tasks = copied.into_iter().map(|c| c.into_task(query.view)).collect::<Result<_>>()?;
+        Ok(TaskPage { tasks, next, total_size })
+    }
+}
+
+/// The compact form of a finished task: its fields in declaration order, lengths and integers as
+/// varints, and ids written as 16 raw bytes when they are canonical UUIDs (what the handler
+/// generates) or as a one-byte reference when a message repeats the task's own id or context id.
+/// `Struct`/`Value` metadata and data parts keep their full structure.
+///
+/// Every struct is destructured without `..`: a field added to `a2a.proto` breaks the build
+/// here rather than being dropped silently.
+mod frozen {
+    use a2a_proto::v1::{part, Artifact, Message, Part, Task, TaskStatus};
+    use a2a_proto::Timestamp;
+    use pbjson_types::{value::Kind, ListValue, Struct, Value};
+
+    /// String kinds (the low two bits of a string's header; the rest is the length for `RAW`).
+    const RAW: u64 = 0;
+    const UUID: u64 = 1;
+    const TASK_ID: u64 = 2;
+    const CONTEXT_ID: u64 = 3;
+
+    /// Encodes a task.
+    #[cfg(test)]
+    pub(super) fn encode(task: &Task) -> Vec<u8> {
+        let mut out = Vec::new();
+        encode_into(task, &mut out);
+        out
+    }
+
+    /// Encodes a task at the end of `out`.
+    pub(super) fn encode_into(task: &Task, out: &mut Vec<u8>) {
+        let Task { id, context_id, status, artifacts, history, metadata } = task;
+        let mut w = Writer { out, task_id: "", context_id: "" };
+        w.string(id);
+        w.string(context_id);
+        w.task_id = id;
+        w.context_id = context_id;
+        w.option(status.as_ref(), Writer::status);
+        w.list(artifacts, Writer::artifact);
+        w.list(history, Writer::message);
+        w.option(metadata.as_ref(), Writer::structure);
+    }
+
+    /// Decodes what [`encode`] wrote; `None` if the bytes are not such an encoding.
+    pub(super) fn decode(bytes: &[u8]) -> Option<Task> {
+        let mut r = Reader { bytes, task_id: String::new(), context_id: String::new() };
+        let id = r.string()?;
+        let context_id = r.string()?;
+        r.task_id.clone_from(&id);
+        r.context_id.clone_from(&context_id);
+        let task = Task {
+            id,
+            context_id,
+            status: r.option(Reader::status)?,
+            artifacts: r.list(Reader::artifact)?,
+            history: r.list(Reader::message)?,
+            metadata: r.option(Reader::structure)?,
+        };
+        r.bytes.is_empty().then_some(task)
+    }
+
+    struct Writer<'a> {
+        out: &'a mut Vec<u8>,
+        task_id: &'a str,
+        context_id: &'a str,
+    }
+
+    impl Writer<'_> {
+        fn varint(&mut self, mut value: u64) {
+            while value >= 0x80 {
+                self.out.push((value as u8) | 0x80);
+                value >>= 7;
+            }
+            self.out.push(value as u8);
         }
-        if scope.owner.is_some() {
-            let shared = Scope { tenant: scope.tenant.clone(), owner: None };
-            if let Some(index) = inner.scopes.get(&shared) {
-                sources.push(index);
+
+        fn signed(&mut self, value: i64) {
+            self.varint(((value << 1) ^ (value >> 63)) as u64);
+        }
+
+        fn string(&mut self, value: &str) {
+            if !value.is_empty() && value == self.task_id {
+                self.varint(TASK_ID);
+            } else if !value.is_empty() && value == self.context_id {
+                self.varint(CONTEXT_ID);
+            } else if let Some(uuid) = pack_uuid(value) {
+                self.varint(UUID);
+                self.out.extend_from_slice(&uuid);
+            } else {
+                self.varint((value.len() as u64) << 2 | RAW);
+                self.out.extend_from_slice(value.as_bytes());
             }
         }
-        let empty = BTreeSet::new();
-        let candidate_sets: Vec<&BTreeSet<Cursor>> = sources
-            .iter()
-            .map(|index| match (&query.context_id, query.state) {
-                (Some(context), _) => index.by_context.get(context).unwrap_or(&empty),
-                (None, Some(state)) => index.by_state.get(&(state as i32)).unwrap_or(&empty),
-                (None, None) => &index.all,
-            })
-            .collect();
-        let matches = |key: &Cursor| -> bool {
-            let entry = &inner.by_id[&key.task_id];
-            query.state.is_none_or(|s| state_of(&entry.task) == s as i32)
-                && query.context_id.as_ref().is_none_or(|c| &entry.task.context_id == c)
-                && query.updated_at_or_after_ms.is_none_or(|t| key.updated_ms >= t)
-        };
-        // A single source with at most one filter has an exact size; otherwise count the matches.
-        let simple = candidate_sets.len() == 1
-            && query.updated_at_or_after_ms.is_none()
-            && !(query.context_id.is_some() && query.state.is_some());
-        let total_size = if simple {
-            candidate_sets[0].len()
-        } else {
-            candidate_sets.iter().map(|set| set.iter().filter(|k| matches(k)).count()).sum()
-        };
 
-        // Merge the (usually one) descending iterators, starting after the cursor.
-        let mut iterators: Vec<_> = candidate_sets
-            .iter()
-            .map(|set| {
-                let range = match &query.after {
-                    Some(after) => set.range(..after.clone()),
-                    None => set.range(..),
-                };
-                range.rev().filter(|k| matches(k)).peekable()
-            })
-            .collect();
-        let mut keys = Vec::with_capacity(query.page_size + 1);
-        while keys.len() <= query.page_size {
-            let next = iterators
-                .iter_mut()
-                .enumerate()
-                .filter_map(|(i, it)| it.peek().map(|k| (i, *k)))
-                .max_by(|a, b| a.1.cmp(b.1));
-            let Some((i, _)) = next else { break };
-            keys.push(iterators[i].next().expect("peeked").clone());
+        fn bytes(&mut self, value: &[u8]) {
+            self.varint(value.len() as u64);
+            self.out.extend_from_slice(value);
         }
-        let more = keys.len() > query.page_size;
-        keys.truncate(query.page_size);
-        let next = if more { keys.last().cloned() } else { None };
-        let tasks = keys.iter().map(|k| query.view.project(&inner.by_id[&k.task_id].task)).collect();
-        Ok(TaskPage { tasks, next, total_size })
+
+        fn option<T>(&mut self, value: Option<&T>, write: fn(&mut Self, &T)) {
+            match value {
+                None => self.out.push(0),
+                Some(value) => {
+                    self.out.push(1);
+                    write(self, value);
+                }
+            }
+        }
+
+        fn list<T>(&mut self, values: &[T], write: fn(&mut Self, &T)) {
+            self.varint(values.len() as u64);
+            for value in values {
+                write(self, value);
+            }
+        }
+
+        fn strings(&mut self, values: &[String]) {
+            self.varint(values.len() as u64);
+            for value in values {
+                self.string(value);
+            }
+        }
+
+        fn status(&mut self, status: &TaskStatus) {
+            let TaskStatus { state, message, timestamp } = status;
+            self.signed(i64::from(*state));
+            self.option(message.as_ref(), Writer::message);
+            self.option(timestamp.as_ref(), Writer::timestamp);
+        }
+
+        fn timestamp(&mut self, timestamp: &Timestamp) {
+            let Timestamp { seconds, nanos } = timestamp;
+            self.signed(*seconds);
+            self.signed(i64::from(*nanos));
+        }
+
+        fn message(&mut self, message: &Message) {
+            let Message {
+                message_id,
+                context_id,
+                task_id,
+                role,
+                parts,
+                metadata,
+                extensions,
+                reference_task_ids,
+            } = message;
+            self.string(message_id);
+            self.string(context_id);
+            self.string(task_id);
+            self.signed(i64::from(*role));
+            self.list(parts, Writer::part);
+            self.option(metadata.as_ref(), Writer::structure);
+            self.strings(extensions);
+            self.strings(reference_task_ids);
+        }
+
+        fn artifact(&mut self, artifact: &Artifact) {
+            let Artifact { artifact_id, name, description, parts, metadata, extensions } = artifact;
+            self.string(artifact_id);
+            self.string(name);
+            self.string(description);
+            self.list(parts, Writer::part);
+            self.option(metadata.as_ref(), Writer::structure);
+            self.strings(extensions);
+        }
+
+        fn part(&mut self, part: &Part) {
+            let Part { metadata, filename, media_type, content } = part;
+            self.option(metadata.as_ref(), Writer::structure);
+            self.string(filename);
+            self.string(media_type);
+            match content {
+                None => self.out.push(0),
+                Some(part::Content::Text(text)) => {
+                    self.out.push(1);
+                    self.string(text);
+                }
+                Some(part::Content::Raw(raw)) => {
+                    self.out.push(2);
+                    self.bytes(raw);
+                }
+                Some(part::Content::Url(url)) => {
+                    self.out.push(3);
+                    self.string(url);
+                }
+                Some(part::Content::Data(value)) => {
+                    self.out.push(4);
+                    self.value(value);
+                }
+            }
+        }
+
+        fn structure(&mut self, structure: &Struct) {
+            let Struct { fields } = structure;
+            self.varint(fields.len() as u64);
+            for (name, value) in fields {
+                self.string(name);
+                self.value(value);
+            }
+        }
+
+        fn value(&mut self, value: &Value) {
+            let Value { kind } = value;
+            match kind {
+                None => self.out.push(0),
+                Some(Kind::NullValue(null)) => {
+                    self.out.push(1);
+                    self.signed(i64::from(*null));
+                }
+                Some(Kind::NumberValue(number)) => {
+                    self.out.push(2);
+                    self.out.extend_from_slice(&number.to_bits().to_le_bytes());
+                }
+                Some(Kind::StringValue(string)) => {
+                    self.out.push(3);
+                    self.string(string);
+                }
+                Some(Kind::BoolValue(flag)) => self.out.push(if *flag { 5 } else { 4 }),
+                Some(Kind::StructValue(structure)) => {
+                    self.out.push(6);
+                    self.structure(structure);
+                }
+                Some(Kind::ListValue(ListValue { values })) => {
+                    self.out.push(7);
+                    self.list(values, Writer::value);
+                }
+            }
+        }
+    }
+
+    struct Reader<'a> {
+        bytes: &'a [u8],
+        task_id: String,
+        context_id: String,
+    }
+
+    impl Reader<'_> {
+        fn byte(&mut self) -> Option<u8> {
+            let (first, rest) = self.bytes.split_first()?;
+            self.bytes = rest;
+            Some(*first)
+        }
+
+        fn take(&mut self, n: usize) -> Option<&[u8]> {
+            if n > self.bytes.len() {
+                return None;
+            }
+            let (taken, rest) = self.bytes.split_at(n);
+            self.bytes = rest;
+            Some(taken)
+        }
+
+        fn varint(&mut self) -> Option<u64> {
+            let mut value = 0u64;
+            for shift in (0..64).step_by(7) {
+                let byte = self.byte()?;
+                value |= u64::from(byte & 0x7f) << shift;
+                if byte < 0x80 {
+                    return Some(value);
+                }
+            }
+            None
+        }
+
+        fn len(&mut self) -> Option<usize> {
+            usize::try_from(self.varint()?).ok().filter(|n| *n <= self.bytes.len())
+        }
+
+        fn signed(&mut self) -> Option<i64> {
+            let raw = self.varint()?;
+            Some((raw >> 1) as i64 ^ -((raw & 1) as i64))
+        }
+
+        fn int(&mut self) -> Option<i32> {
+            i32::try_from(self.signed()?).ok()
+        }
+
+        fn string(&mut self) -> Option<String> {
+            let header = self.varint()?;
+            match header & 3 {
+                RAW => {
+                    let n = usize::try_from(header >> 2).ok()?;
+                    String::from_utf8(self.take(n)?.to_vec()).ok()
+                }
+                UUID => Some(unpack_uuid(self.take(16)?)),
+                TASK_ID => Some(self.task_id.clone()),
+                _ => Some(self.context_id.clone()),
+            }
+        }
+
+        fn option<T>(&mut self, read: fn(&mut Self) -> Option<T>) -> Option<Option<T>> {
+            match self.byte()? {
+                0 => Some(None),
+                1 => read(self).map(Some),
+                _ => None,
+            }
+        }
+
+        fn list<T>(&mut self, read: fn(&mut Self) -> Option<T>) -> Option<Vec<T>> {
+            let n = self.len()?;
+            (0..n).map(|_| read(self)).collect()
+        }
+
+        fn strings(&mut self) -> Option<Vec<String>> {
+            self.list(Reader::string)
+        }
+
+        fn status(&mut self) -> Option<TaskStatus> {
+            Some(TaskStatus {
+                state: self.int()?,
+                message: self.option(Reader::message)?,
+                timestamp: self.option(Reader::timestamp)?,
+            })
+        }
+
+        fn timestamp(&mut self) -> Option<Timestamp> {
+            Some(Timestamp { seconds: self.signed()?, nanos: self.int()? })
+        }
+
+        fn message(&mut self) -> Option<Message> {
+            Some(Message {
+                message_id: self.string()?,
+                context_id: self.string()?,
+                task_id: self.string()?,
+                role: self.int()?,
+                parts: self.list(Reader::part)?,
+                metadata: self.option(Reader::structure)?,
+                extensions: self.strings()?,
+                reference_task_ids: self.strings()?,
+            })
+        }
+
+        fn artifact(&mut self) -> Option<Artifact> {
+            Some(Artifact {
+                artifact_id: self.string()?,
+                name: self.string()?,
+                description: self.string()?,
+                parts: self.list(Reader::part)?,
+                metadata: self.option(Reader::structure)?,
+                extensions: self.strings()?,
+            })
+        }
+
+        fn part(&mut self) -> Option<Part> {
+            let metadata = self.option(Reader::structure)?;
+            let filename = self.string()?;
+            let media_type = self.string()?;
+            let content = match self.byte()? {
+                0 => None,
+                1 => Some(part::Content::Text(self.string()?)),
+                2 => {
+                    let n = self.len()?;
+                    Some(part::Content::Raw(self.take(n)?.to_vec()))
+                }
+                3 => Some(part::Content::Url(self.string()?)),
+                4 => Some(part::Content::Data(self.value()?)),
+                _ => return None,
+            };
+            Some(Part { metadata, filename, media_type, content })
+        }
+
+        fn structure(&mut self) -> Option<Struct> {
+            let n = self.len()?;
+            let mut fields = std::collections::HashMap::with_capacity(n);
+            for _ in 0..n {
+                let name = self.string()?;
+                fields.insert(name, self.value()?);
+            }
+            Some(Struct { fields })
+        }
+
+        fn value(&mut self) -> Option<Value> {
+            let kind = match self.byte()? {
+                0 => None,
+                1 => Some(Kind::NullValue(self.int()?)),
+                2 => {
+                    let bits: [u8; 8] = self.take(8)?.try_into().ok()?;
+                    Some(Kind::NumberValue(f64::from_bits(u64::from_le_bytes(bits))))
+                }
+                3 => Some(Kind::StringValue(self.string()?)),
+                4 => Some(Kind::BoolValue(false)),
+                5 => Some(Kind::BoolValue(true)),
+                6 => Some(Kind::StructValue(self.structure()?)),
+                7 => Some(Kind::ListValue(ListValue { values: self.list(Reader::value)? })),
+                _ => return None,
+            };
+            Some(Value { kind })
+        }
+    }
+
+    /// The 16 bytes of a UUID in canonical form (lowercase, hyphenated), which is exactly what
+    /// [`unpack_uuid`] writes back; `None` for any other string.
+    fn pack_uuid(value: &str) -> Option<[u8; 16]> {
+        let text = value.as_bytes();
+        if text.len() != 36 || [8, 13, 18, 23].iter().any(|i| text[*i] != b'-') {
+            return None;
+        }
+        let mut out = [0u8; 16];
+        let mut digits = text.iter().filter(|b| **b != b'-');
+        for byte in &mut out {
+            let high = lower_hex(*digits.next()?)?;
+            let low = lower_hex(*digits.next()?)?;
+            *byte = high << 4 | low;
+        }
+        Some(out)
+    }
+
+    fn lower_hex(digit: u8) -> Option<u8> {
+        match digit {
+            b'0'..=b'9' => Some(digit - b'0'),
+            b'a'..=b'f' => Some(digit - b'a' + 10),
+            _ => None,
+        }
+    }
+
+    fn unpack_uuid(bytes: &[u8]) -> String {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut out = String::with_capacity(36);
+        for (i, byte) in bytes.iter().enumerate() {
+            if matches!(i, 4 | 6 | 8 | 10) {
+                out.push('-');
+            }
+            out.push(char::from(HEX[usize::from(byte >> 4)]));
+            out.push(char::from(HEX[usize::from(byte & 15)]));
+        }
+        out
     }
 }
 
@@ -254,7 +970,7 @@ impl PushConfigStore for InMemoryPushConfigStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use a2a_proto::v1::{TaskState, TaskStatus};
+    use a2a_proto::v1::{Message, TaskState, TaskStatus};
     use a2a_proto::Timestamp;
 
     fn task(id: &str, context: &str, state: TaskState, ms: i64) -> Task {
@@ -372,6 +1088,197 @@ mod tests {
         assert!(got.artifacts.is_empty());
         let none = TaskView { history_length: Some(0), include_artifacts: true };
         assert!(store.get(&Scope::default(), "a", none).await.unwrap().unwrap().history.is_empty());
+    }
+
+    fn echo_task(id: &str, ms: i64) -> Task {
+        let mut t = task(id, &a2a_proto::new_id(), TaskState::Completed, ms);
+        t.artifacts
+            .push(a2a_proto::v1::Artifact::new(vec![a2a_proto::v1::Part::text("hello")]).with_name("echo"));
+        t.history
+            .push(a2a_proto::v1::Message::user_text("hello").with_task_id(id).with_context_id(&t.context_id));
+        t
+    }
+
+    /// A task using every field the frozen form must keep.
+    fn rich_task() -> Task {
+        use a2a_proto::v1::{part, Artifact, Message, Part};
+        use pbjson_types::{value::Kind, ListValue, Struct, Value};
+        let value = |kind| Value { kind: Some(kind) };
+        let metadata = Struct {
+            fields: [
+                ("null".to_owned(), value(Kind::NullValue(0))),
+                ("number".to_owned(), value(Kind::NumberValue(-1.5e300))),
+                ("text".to_owned(), value(Kind::StringValue("zürich \u{1F600}".into()))),
+                ("yes".to_owned(), value(Kind::BoolValue(true))),
+                ("no".to_owned(), value(Kind::BoolValue(false))),
+                ("empty".to_owned(), Value { kind: None }),
+                (
+                    "nested".to_owned(),
+                    value(Kind::StructValue(Struct {
+                        fields: [(
+                            "list".to_owned(),
+                            value(Kind::ListValue(ListValue { values: vec![value(Kind::NumberValue(1.0))] })),
+                        )]
+                        .into(),
+                    })),
+                ),
+            ]
+            .into(),
+        };
+        let id = "0b7d9b1e-3c7a-4f3e-9d0a-1f2e3d4c5b6a".to_owned();
+        let context = "ctx with spaces".to_owned();
+        let mut message = Message::user(vec![
+            Part::text("plain"),
+            Part::raw(vec![0, 1, 2, 255], "application/octet-stream").with_filename("f.bin"),
+            Part::url("https://example.com/x", "text/plain"),
+            Part { content: Some(part::Content::Data(value(Kind::BoolValue(true)))), ..Default::default() },
+            Part::default(),
+        ])
+        .with_task_id(&id)
+        .with_context_id(&context);
+        message.metadata = Some(metadata.clone());
+        message.extensions = vec!["https://ext.example/a".into()];
+        message.reference_task_ids = vec!["other".into(), "0B7D9B1E-3C7A-4F3E-9D0A-1F2E3D4C5B6A".into()];
+        let mut status_message = Message::agent_text("done");
+        status_message.task_id = "another task".into();
+        Task {
+            id,
+            context_id: context,
+            status: Some(TaskStatus {
+                state: TaskState::Completed.into(),
+                message: Some(status_message),
+                timestamp: Some(Timestamp { seconds: -62_135_596_800, nanos: 999_999_999 }),
+            }),
+            artifacts: vec![
+                Artifact {
+                    artifact_id: "a1".into(),
+                    name: "n".into(),
+                    description: "d".into(),
+                    parts: vec![Part::text("x")],
+                    metadata: Some(metadata.clone()),
+                    extensions: vec!["e".into()],
+                },
+                Artifact::default(),
+            ],
+            history: vec![message, Message::default()],
+            metadata: Some(metadata),
+        }
+    }
+
+    #[test]
+    fn the_frozen_form_keeps_every_field() {
+        let rich = rich_task();
+        assert_eq!(frozen::decode(&frozen::encode(&rich)).unwrap(), rich);
+        let mut nan = Task::default();
+        let value = pbjson_types::Value { kind: Some(pbjson_types::value::Kind::NumberValue(f64::NAN)) };
+        nan.metadata = Some(pbjson_types::Struct { fields: [("nan".to_owned(), value)].into() });
+        let back = frozen::decode(&frozen::encode(&nan)).unwrap();
+        let number = &back.metadata.unwrap().fields["nan"];
+        assert!(matches!(number.kind, Some(pbjson_types::value::Kind::NumberValue(n)) if n.is_nan()));
+        let empty = Task::default();
+        assert_eq!(frozen::decode(&frozen::encode(&empty)).unwrap(), empty);
+        let echo = echo_task(&a2a_proto::new_id(), 1);
+        assert_eq!(frozen::decode(&frozen::encode(&echo)).unwrap(), echo);
+    }
+
+    #[test]
+    fn a_small_echo_task_freezes_into_under_200_bytes() {
+        let echo = echo_task(&a2a_proto::new_id(), 1);
+        let bytes = frozen::encode(&echo);
+        assert!(bytes.len() < 200, "{} bytes", bytes.len());
+    }
+
+    #[test]
+    fn truncated_or_padded_frozen_bytes_are_refused() {
+        let bytes = frozen::encode(&rich_task());
+        for n in 0..bytes.len() {
+            assert!(frozen::decode(&bytes[..n]).is_none(), "prefix of {n} bytes");
+        }
+        let mut padded = bytes.to_vec();
+        padded.push(0);
+        assert!(frozen::decode(&padded).is_none());
+    }
+
+    #[tokio::test]
+    async fn finished_tasks_beyond_the_hot_window_are_frozen_and_read_back_unchanged() {
+        let store = InMemoryTaskStore::new();
+        let scope = Scope::default();
+        let mut rich = rich_task();
+        rich.status.as_mut().unwrap().timestamp = Some(Timestamp { seconds: 0, nanos: 0 });
+        store.create(&scope, rich.clone()).await.unwrap();
+        for i in 0..HOT_TERMINAL as i64 {
+            store.create(&scope, echo_task(&format!("t{i}"), 1000 + i)).await.unwrap();
+        }
+        assert_eq!(store.frozen_len(), 1, "only the oldest finished task left the hot window");
+        let got = store.get(&scope, &rich.id, TaskView::FULL).await.unwrap().unwrap();
+        assert_eq!(got, rich);
+        let view = TaskView { history_length: Some(1), include_artifacts: false };
+        let got = store.get(&scope, &rich.id, view).await.unwrap().unwrap();
+        assert_eq!((got.history.len(), got.artifacts.len()), (1, 0));
+        assert_eq!(got.history[0], Message::default());
+        // Every task, frozen or not, is listed in order.
+        let page = store
+            .list(
+                &scope,
+                &TaskQuery { after: Some(Cursor { updated_ms: 1000, task_id: "t0".into() }), ..query(10) },
+            )
+            .await
+            .unwrap();
+        assert_eq!(ids(&page), [rich.id.as_str()]);
+    }
+
+    #[tokio::test]
+    async fn a_frozen_task_thaws_when_it_is_changed() {
+        let store = InMemoryTaskStore::new();
+        let scope = Scope::default();
+        store.create(&scope, echo_task("old", 1)).await.unwrap();
+        for i in 0..HOT_TERMINAL as i64 {
+            store.create(&scope, echo_task(&format!("t{i}"), 1000 + i)).await.unwrap();
+        }
+        assert_eq!(store.frozen_len(), 1);
+        let note = Message::user_text("after the fact");
+        store.apply("old", TaskMutation::History(&note)).await.unwrap();
+        let got = store.get(&scope, "old", TaskView::FULL).await.unwrap().unwrap();
+        assert_eq!(got.history.last().unwrap().text(), "after the fact");
+        assert_eq!(store.frozen_len(), 0);
+    }
+
+    #[tokio::test]
+    async fn deep_pages_by_context_and_state_seek_past_the_cursor() {
+        let store = InMemoryTaskStore::new();
+        let scope = Scope::default();
+        for i in 0..30 {
+            let context = if i % 3 == 0 { "c" } else { "other" };
+            let state = if i % 2 == 0 { TaskState::Working } else { TaskState::Completed };
+            store.create(&scope, task(&format!("t{i:02}"), context, state, i)).await.unwrap();
+        }
+        // Context "c": t27, t24, ..., t00 (10 tasks), paged by 4.
+        let mut seen = Vec::new();
+        let mut after = None;
+        loop {
+            let q = TaskQuery { context_id: Some("c".into()), after: after.clone(), ..query(4) };
+            let page = store.list(&scope, &q).await.unwrap();
+            assert_eq!(page.total_size, 10);
+            seen.extend(ids(&page).into_iter().map(str::to_owned));
+            after = page.next;
+            if after.is_none() {
+                break;
+            }
+        }
+        let expected: Vec<String> =
+            (0..30).rev().filter(|i| i % 3 == 0).map(|i| format!("t{i:02}")).collect();
+        assert_eq!(seen, expected);
+        // A context that is a prefix of another matches only itself.
+        store.create(&scope, task("x", "c2", TaskState::Working, 99)).await.unwrap();
+        let page =
+            store.list(&scope, &TaskQuery { context_id: Some("c".into()), ..query(100) }).await.unwrap();
+        assert_eq!(page.tasks.len(), 10);
+        let working = TaskQuery {
+            state: Some(TaskState::Working),
+            after: Some(Cursor { updated_ms: 10, task_id: "t10".into() }),
+            ..query(3)
+        };
+        assert_eq!(ids(&store.list(&scope, &working).await.unwrap()), ["t08", "t06", "t04"]);
     }
 
     #[tokio::test]
