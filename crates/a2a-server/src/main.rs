@@ -8,6 +8,11 @@ use anyhow::Context as _;
 use clap::Parser;
 use tracing_subscriber::EnvFilter;
 
+/// The binary's allocator (the library leaves the choice to its users): see `docs/benchmarks.md`
+/// for what it changes.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The A2A reference server: JSON-RPC, REST and gRPC on one port, with a demo agent.
 #[derive(Debug, Parser)]
 #[command(version, about)]
