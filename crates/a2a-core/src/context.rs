@@ -243,19 +243,34 @@ impl Principal {
 ///
 /// On the server, bindings build it from the transport (headers or metadata) and an
 /// authentication layer may set the principal. On the client side the same type is the per-call
-/// input: its params are sent as headers or metadata, and the principal is ignored.
-#[derive(Debug, Clone, Default)]
+/// input: its params are sent as headers or metadata, and the principal and wire version are
+/// ignored.
+#[derive(Debug, Clone)]
 pub struct CallContext {
     /// The service parameters of the call.
     pub params: ServiceParams,
     /// The authenticated caller, or `None` when the server does not authenticate.
     pub principal: Option<Principal>,
+    /// The protocol version the caller spoke on the wire. Core serves 1.0 only, so a 0.3 request
+    /// reaches the handler translated, with `A2A-Version: 1.0` in its params; this field keeps
+    /// what the caller really spoke, for what outlives the call in the caller's version: a push
+    /// config registered by a 0.3 client gets its notifications in the 0.3 format (0.3 spec
+    /// 9.5). [`V1_0`](ProtocolVersion::V1_0) unless a 0.3 edge (`a2a_v03::context_for_core`)
+    /// says otherwise.
+    pub wire_version: ProtocolVersion,
+}
+
+impl Default for CallContext {
+    /// No parameters, no principal, wire version 1.0.
+    fn default() -> Self {
+        Self::new(ServiceParams::new())
+    }
 }
 
 impl CallContext {
-    /// A context with these parameters and no principal.
+    /// A context with these parameters, no principal and wire version 1.0.
     pub fn new(params: ServiceParams) -> Self {
-        CallContext { params, principal: None }
+        CallContext { params, principal: None, wire_version: ProtocolVersion::V1_0 }
     }
 
     /// A context asking for A2A 1.0 (the usual client-side context).
@@ -266,6 +281,12 @@ impl CallContext {
     /// Sets the principal.
     pub fn with_principal(mut self, principal: Principal) -> Self {
         self.principal = Some(principal);
+        self
+    }
+
+    /// Sets the [wire version](Self::wire_version).
+    pub fn with_wire_version(mut self, version: ProtocolVersion) -> Self {
+        self.wire_version = version;
         self
     }
 }

@@ -76,8 +76,8 @@ type ResponseStream = BoxStream<'static, Result<v0_3::StreamResponse, Status>>;
 fn into_call<T>(request: Request<T>) -> (CallContext, T) {
     let (metadata, extensions, message) = request.into_parts();
     let ctx = CallContext {
-        params: params_from_metadata(&metadata),
         principal: extensions.get::<Principal>().cloned(),
+        ..CallContext::new(params_from_metadata(&metadata))
     };
     (ctx, message)
 }

@@ -12,7 +12,7 @@ use http::request::Parts;
 pub(crate) fn from_parts(parts: &Parts) -> CallContext {
     let headers = parts.headers.iter().map(|(name, value)| (name.as_str(), value.as_bytes()));
     let params = ServiceParams::from_transport(headers).with_query_version(parts.uri.query());
-    CallContext { params, principal: parts.extensions.get::<Principal>().cloned() }
+    CallContext { principal: parts.extensions.get::<Principal>().cloned(), ..CallContext::new(params) }
 }
 
 #[cfg(test)]

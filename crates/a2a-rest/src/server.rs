@@ -174,7 +174,7 @@ async fn handle(server: &RestServer, parts: &Parts, body: Body) -> Result<Respon
 pub(crate) fn call_context(parts: &Parts) -> CallContext {
     let headers = parts.headers.iter().map(|(name, value)| (name.as_str(), value.as_bytes()));
     let params = ServiceParams::from_transport(headers).with_query_version(parts.uri.query());
-    CallContext { params, principal: parts.extensions.get::<Principal>().cloned() }
+    CallContext { principal: parts.extensions.get::<Principal>().cloned(), ..CallContext::new(params) }
 }
 
 /// Where a request's fields come from besides the path.

@@ -1,6 +1,10 @@
 //! The HTTP side of push delivery: POSTs notifications with reqwest, and refuses every address the
 //! [`DestinationPolicy`] does not permit at the moment of connecting (spec 13.2).
 //!
+//! Bodies: a 1.0 notification arrives encoded (the ProtoJSON `StreamResponse`); a 0.3 one is the
+//! task, written here as the 0.3 JSON `Task` (0.3 spec 9.5) by `a2a-v03`, which core cannot
+//! depend on.
+//!
 //! The check sits in the DNS resolver, so it applies to the addresses the connection will really
 //! use (no window for DNS rebinding between a check and the connect). Literal IP hosts never reach
 //! a resolver; the core dispatcher checks them with [`DestinationPolicy::check_url`] before every
@@ -9,8 +13,10 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use a2a_core::push::{DestinationPolicy, PushRequest, PushTransport};
+use a2a_core::push::{DestinationPolicy, PushPayload, PushRequest, PushTransport};
+use a2a_v03::{Form, V03};
 use async_trait::async_trait;
+use bytes::Bytes;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
 /// A [`PushTransport`] over HTTP(S).
@@ -63,7 +69,14 @@ impl HttpPushTransport {
 #[async_trait]
 impl PushTransport for HttpPushTransport {
     async fn send(&self, request: PushRequest) -> Result<(), String> {
-        let mut builder = self.client.post(&request.url).timeout(request.timeout).body(request.body);
+        let body = match request.payload {
+            PushPayload::StreamResponse(body) => body,
+            PushPayload::TaskV0_3(task) => {
+                let json = task.to_v03(Form::Json);
+                Bytes::from(serde_json::to_vec(&json).map_err(|e| format!("cannot write the 0.3 task: {e}"))?)
+            }
+        };
+        let mut builder = self.client.post(&request.url).timeout(request.timeout).body(body);
         for (name, value) in &request.headers {
             builder = builder.header(name, value);
         }

@@ -445,6 +445,206 @@ async fn grpc_0_3_streams_end_with_final_and_errors_carry_the_0_3_code() {
     server.shutdown().await.unwrap();
 }
 
+// ---- Push notifications: each webhook in the version it was registered with ----
+
+/// One notification as the webhook received it.
+#[derive(Debug)]
+struct Delivery {
+    path: String,
+    headers: axum::http::HeaderMap,
+    body: Value,
+}
+
+impl Delivery {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+}
+
+/// A real webhook receiver on a loopback port: its base URL, what it receives (any path), and the
+/// task serving it.
+async fn webhook() -> (String, tokio::sync::mpsc::UnboundedReceiver<Delivery>, tokio::task::JoinHandle<()>) {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let app = axum::Router::new().fallback(
+        move |uri: axum::http::Uri, headers: axum::http::HeaderMap, body: String| {
+            let tx = tx.clone();
+            async move {
+                let body = serde_json::from_str(&body).expect("a JSON body");
+                let _ = tx.send(Delivery { path: uri.path().to_owned(), headers, body });
+                axum::http::StatusCode::OK
+            }
+        },
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let task = tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (url, rx, task)
+}
+
+/// The deliveries to each of `paths`, once each has received `n`, in arrival order.
+async fn deliveries(
+    rx: &mut tokio::sync::mpsc::UnboundedReceiver<Delivery>,
+    paths: &[&str],
+    n: usize,
+) -> Vec<Vec<Delivery>> {
+    let mut got: Vec<Vec<Delivery>> = paths.iter().map(|_| Vec::new()).collect();
+    while got.iter().any(|g| g.len() < n) {
+        let delivery = tokio::time::timeout(Duration::from_secs(20), rx.recv())
+            .await
+            .unwrap_or_else(|_| panic!("{n} notifications per webhook, got {got:?}"))
+            .expect("the webhook runs");
+        let i = paths.iter().position(|p| *p == delivery.path).unwrap_or_else(|| panic!("{delivery:?}"));
+        got[i].push(delivery);
+    }
+    got
+}
+
+/// Checks a notification to a webhook registered over 0.3: the 0.3 JSON `Task` (0.3 spec 9.5),
+/// with the 0.3 headers; returns its state.
+#[track_caller]
+fn v03_task_state(delivery: &Delivery, token: &str) -> String {
+    assert_valid_v03("Task", &delivery.body);
+    assert_eq!(delivery.body["kind"], "task", "{:?}", delivery.body);
+    assert_eq!(delivery.header("content-type"), Some("application/json"));
+    assert_eq!(delivery.header("x-a2a-notification-token"), Some(token));
+    delivery.body["status"]["state"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn webhooks_set_over_0_3_get_0_3_tasks_and_over_1_0_stream_responses_on_one_task() {
+    let (hook, mut received, hook_task) = webhook().await;
+    let server = start().await;
+    let asked = rpc_v03(&server, "message/send", json!({"message": user_message_v03("ask")})).await;
+    assert_eq!(asked["result"]["status"]["state"], "input-required");
+    let task_id = asked["result"]["id"].as_str().unwrap().to_owned();
+    let set = rpc_v03(
+        &server,
+        "tasks/pushNotificationConfig/set",
+        json!({"taskId": task_id, "pushNotificationConfig": {
+            "url": format!("{hook}/v03"), "token": "tok-03",
+            "authentication": {"schemes": ["Bearer"], "credentials": "cred-03"}}}),
+    )
+    .await;
+    assert_valid_v03("SetTaskPushNotificationConfigSuccessResponse", &set);
+    let v1_config = a2a_proto::v1::TaskPushNotificationConfig {
+        task_id: task_id.clone(),
+        url: format!("{hook}/v1"),
+        token: "tok-1".into(),
+        ..Default::default()
+    };
+    JsonRpcClient::new(format!("{}/", server.url()))
+        .create_task_push_notification_config(&CallContext::v1(), v1_config)
+        .await
+        .unwrap();
+
+    // The 0.3 client answers: WORKING, an artifact, COMPLETED.
+    let mut answer = user_message_v03("Ada");
+    answer["taskId"] = json!(task_id);
+    let done = rpc_v03(&server, "message/send", json!({"message": answer})).await;
+    assert_eq!(done["result"]["status"]["state"], "completed", "{done}");
+
+    let got = deliveries(&mut received, &["/v03", "/v1"], 3).await;
+    let states: Vec<String> = got[0].iter().map(|d| v03_task_state(d, "tok-03")).collect();
+    assert_eq!(states, ["working", "working", "completed"], "the task after each event");
+    assert_eq!(got[0][0].body["id"], task_id.as_str());
+    assert!(got[0][0].body.get("artifacts").is_none(), "no artifact yet");
+    assert_eq!(got[0][1].body["artifacts"][0]["parts"][0]["text"], "Hello, Ada!");
+    assert_eq!(got[0][2].body, done["result"], "the last one is the task as tasks/get shows it");
+    assert!(got[0].iter().all(|d| d.header("authorization") == Some("Bearer cred-03")));
+
+    let kinds: Vec<&str> =
+        got[1].iter().map(|d| d.body.as_object().unwrap().keys().next().unwrap().as_str()).collect();
+    assert_eq!(kinds, ["statusUpdate", "artifactUpdate", "statusUpdate"], "spec 4.3.3: the events");
+    for delivery in &got[1] {
+        a2a_proto::json::from_value::<a2a_proto::v1::StreamResponse>(delivery.body.clone())
+            .expect("a 1.0 StreamResponse");
+        assert_eq!(delivery.header("content-type"), Some("application/a2a+json"));
+        assert_eq!(delivery.header("x-a2a-notification-token"), Some("tok-1"));
+    }
+    server.shutdown().await.unwrap();
+    hook_task.abort();
+}
+
+#[tokio::test]
+async fn jsonrpc_message_send_with_a_0_3_push_config_gets_the_task_at_every_step() {
+    let (hook, mut received, hook_task) = webhook().await;
+    let server = start().await;
+    // 0.3 spec 9.5, step 1: the config in message/send's configuration.
+    let reply = rpc_v03(
+        &server,
+        "message/send",
+        json!({"message": user_message_v03("stream 2"), "configuration": {"pushNotificationConfig": {
+            "url": format!("{hook}/hook"), "token": "secure-client-token-for-task-aaa",
+            "authentication": {"schemes": ["Bearer"]}}}}),
+    )
+    .await;
+    assert_eq!(reply["result"]["status"]["state"], "completed", "{reply}");
+    // The task, WORKING, two chunks, COMPLETED.
+    let got = deliveries(&mut received, &["/hook"], 5).await.remove(0);
+    let states: Vec<String> =
+        got.iter().map(|d| v03_task_state(d, "secure-client-token-for-task-aaa")).collect();
+    assert_eq!(states, ["submitted", "working", "working", "working", "completed"]);
+    let texts = |d: &Delivery| -> Vec<String> {
+        let parts = d.body["artifacts"][0]["parts"].as_array().cloned().unwrap_or_default();
+        parts.iter().map(|p| p["text"].as_str().unwrap().to_owned()).collect()
+    };
+    assert_eq!(texts(&got[2]), ["chunk 0\n"]);
+    assert_eq!(texts(&got[3]), ["chunk 0\n", "chunk 1\n"], "the appended chunk is in the task");
+    assert_eq!(got[4].body, reply["result"]);
+    // A scheme without credentials: nothing to put in an Authorization header.
+    assert!(got.iter().all(|d| d.header("authorization").is_none()));
+    server.shutdown().await.unwrap();
+    hook_task.abort();
+}
+
+#[tokio::test]
+async fn webhooks_set_over_0_3_rest_and_grpc_get_0_3_tasks_whoever_drives_the_task() {
+    let (hook, mut received, hook_task) = webhook().await;
+    let server = start().await;
+    let task = send_v1(&server, "ask").await;
+    let id = task.id.as_str();
+    // 0.3 HTTP+JSON: the proto's CreateTaskPushNotificationConfigRequest as ProtoJSON.
+    let response = reqwest::Client::new()
+        .post(format!("{}/v1/tasks/{id}/pushNotificationConfigs", server.url()))
+        .json(&json!({"parent": format!("tasks/{id}"), "configId": "rest", "config": {
+            "name": format!("tasks/{id}/pushNotificationConfigs/rest"),
+            "pushNotificationConfig": {"url": format!("{hook}/rest"), "token": "tok-rest"}}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    // 0.3 gRPC.
+    let config = v0_3::TaskPushNotificationConfig {
+        name: format!("tasks/{id}/pushNotificationConfigs/grpc"),
+        push_notification_config: Some(v0_3::PushNotificationConfig {
+            id: "grpc".into(),
+            url: format!("{hook}/grpc"),
+            token: "tok-grpc".into(),
+            authentication: None,
+        }),
+    };
+    let request = v0_3::CreateTaskPushNotificationConfigRequest {
+        parent: format!("tasks/{id}"),
+        config_id: "grpc".into(),
+        config: Some(config),
+    };
+    grpc_v03(&server).await.create_task_push_notification_config(request).await.unwrap();
+
+    // A 1.0 client drives the task: the webhooks still get what their 0.3 clients expect.
+    let answer = SendMessageRequest {
+        message: Some(Message::user_text("Ada").with_task_id(id)),
+        ..Default::default()
+    };
+    JsonRpcClient::new(format!("{}/", server.url())).send_message(&CallContext::v1(), answer).await.unwrap();
+    let got = deliveries(&mut received, &["/rest", "/grpc"], 3).await;
+    for (deliveries, token) in got.iter().zip(["tok-rest", "tok-grpc"]) {
+        let states: Vec<String> = deliveries.iter().map(|d| v03_task_state(d, token)).collect();
+        assert_eq!(states, ["working", "working", "completed"], "{token}");
+    }
+    server.shutdown().await.unwrap();
+    hook_task.abort();
+}
+
 // ---- The agent card ----
 
 #[tokio::test]

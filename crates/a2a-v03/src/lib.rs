@@ -77,7 +77,11 @@
 //! - **Agent card**: the union card `card.to_v03(Form::Json)` at `/.well-known/agent-card.json`
 //!   (declare the 0.3 interfaces with [`with_v03_interfaces`]).
 //! - **Push notifications** to a webhook registered over 0.3: the body a 0.3 receiver expects is
-//!   the `Task` in the JSON form (0.3 spec 9.5), `task.to_v03(Form::Json)`.
+//!   the `Task` after each event in the JSON form (0.3 spec 9.5), `task.to_v03(Form::Json)`. Core
+//!   knows which configs are 0.3 because [`context_for_core`] sets the context's `wire_version` to
+//!   0.3; it hands their notifications to the push transport as
+//!   [`PushPayload::TaskV0_3`](a2a_core::push::PushPayload), which the transport writes this way
+//!   (the reference server's `HttpPushTransport` does).
 //! - **Client** of a 0.3 agent: [`AgentCard::from_v03`](a2a_proto::v1::AgentCard) reads any card;
 //!   requests are written with [`V03::to_v03`] (or [`Request::to_jsonrpc_params`]), replies read
 //!   with [`V03::from_v03`] and [`error::invalid_agent_response`], errors with

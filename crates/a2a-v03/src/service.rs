@@ -226,8 +226,10 @@ fn stream(events: a2a_core::EventStream, form: Form) -> Reply {
 }
 
 /// The context a 1.0 service sees for a 0.3 request: `A2A-Version: 1.0` (the request has been
-/// translated to 1.0, and core serves 1.0 only), and the extensions of 0.3's `X-A2A-Extensions`
-/// header as `A2A-Extensions` when that is absent. The principal is kept.
+/// translated to 1.0, and core serves 1.0 only), the extensions of 0.3's `X-A2A-Extensions`
+/// header as `A2A-Extensions` when that is absent, and
+/// [`wire_version`](CallContext::wire_version) 0.3, so that what outlives the call is written for
+/// a 0.3 peer (push notifications to a config it registers, 0.3 spec 9.5). The principal is kept.
 pub fn context_for_core(ctx: &CallContext) -> CallContext {
     let mut params = ctx.params.clone();
     params.insert(a2a_core::context::VERSION_PARAM, a2a_core::ProtocolVersion::V1_0.as_str());
@@ -236,7 +238,7 @@ pub fn context_for_core(ctx: &CallContext) -> CallContext {
             params.insert(a2a_core::context::EXTENSIONS_PARAM, extensions);
         }
     }
-    CallContext { params, principal: ctx.principal.clone() }
+    CallContext { params, principal: ctx.principal.clone(), wire_version: a2a_core::ProtocolVersion::V0_3 }
 }
 
 /// The service parameters a client sends to a 0.3 agent: `A2A-Version: 0.3` instead of 1.0

@@ -467,9 +467,12 @@ impl TaskRuntime {
         Ok(())
     }
 
+    /// Queues `event` for the task's webhooks. The caller holds `state` and has stored the event,
+    /// so the stored task is exactly the task after it (what a 0.3 webhook receives).
     async fn dispatch_push(&self, event: &StreamResponse) {
         if let Some(push) = &self.push {
-            push.dispatch(&self.task_id, event).await;
+            let task_after = || self.store.get(&self.scope, &self.task_id, TaskView::FULL);
+            push.dispatch(&self.task_id, event, task_after).await;
         }
     }
 

@@ -342,7 +342,7 @@ impl Inner {
                 push.id = a2a_proto::new_id();
             }
             push.tenant.clone_from(&request.tenant);
-            self.push_configs.put(push).await?;
+            self.push_configs.put(push, ctx.wire_version).await?;
         }
 
         let (runtime, snapshot) = match &existing {
@@ -601,7 +601,7 @@ impl A2aService for DefaultRequestHandler {
         if request.id.is_empty() {
             request.id = a2a_proto::new_id();
         }
-        inner.push_configs.put(request).await
+        inner.push_configs.put(request, ctx.wire_version).await
     }
 
     async fn get_task_push_notification_config(
@@ -621,6 +621,7 @@ impl A2aService for DefaultRequestHandler {
             .push_configs
             .get(&request.task_id, &request.id)
             .await?
+            .map(|stored| stored.config)
             .ok_or(Error::TaskNotFound { task_id: request.task_id })
     }
 
@@ -646,9 +647,10 @@ impl A2aService for DefaultRequestHandler {
         let all = inner.push_configs.list(&request.task_id).await?;
         // pageSize 0 (unset) returns every config (spec 3.1.9: pagination is optional).
         let size = if request.page_size == 0 { all.len() } else { request.page_size as usize };
-        let configs: Vec<_> = all.iter().skip(offset).take(size).cloned().collect();
+        let total = all.len();
+        let configs: Vec<_> = all.into_iter().skip(offset).take(size).map(|stored| stored.config).collect();
         let end = offset + configs.len();
-        let next_page_token = if end < all.len() { end.to_string() } else { String::new() };
+        let next_page_token = if end < total { end.to_string() } else { String::new() };
         Ok(ListTaskPushNotificationConfigsResponse { configs, next_page_token })
     }
 

@@ -16,7 +16,7 @@ use futures::StreamExt;
 
 use super::*;
 use crate::context::{Principal, ServiceParams};
-use crate::push::{PushRequest, PushTransport};
+use crate::push::{PushPayload, PushRequest, PushTransport};
 
 /// An agent whose behaviour is chosen by the first word of the message.
 struct Scripted;
@@ -107,6 +107,44 @@ impl PushTransport for RecordingTransport {
         self.0.lock().unwrap().push(request);
         Ok(())
     }
+}
+
+impl RecordingTransport {
+    /// The notifications sent, once there are `n` (deliveries are asynchronous).
+    async fn wait_for(&self, n: usize) -> Vec<PushRequest> {
+        tokio::time::timeout(Duration::from_secs(5), async {
+            loop {
+                if self.0.lock().unwrap().len() >= n {
+                    return self.0.lock().unwrap().clone();
+                }
+                tokio::task::yield_now().await;
+            }
+        })
+        .await
+        .unwrap_or_else(|_| panic!("{n} notifications, got {:?}", self.0.lock().unwrap()))
+    }
+}
+
+/// The 1.0 body of a notification.
+#[track_caller]
+fn stream_response(request: &PushRequest) -> StreamResponse {
+    match &request.payload {
+        PushPayload::StreamResponse(body) => a2a_proto::json::from_slice(body).unwrap(),
+        other => panic!("expected a 1.0 StreamResponse, got {other:?}"),
+    }
+}
+
+/// The task of a 0.3 notification.
+#[track_caller]
+fn task_v0_3(request: &PushRequest) -> Task {
+    match &request.payload {
+        PushPayload::TaskV0_3(task) => (**task).clone(),
+        other => panic!("expected a 0.3 task, got {other:?}"),
+    }
+}
+
+fn header_of<'a>(request: &'a PushRequest, name: &str) -> Option<&'a str> {
+    request.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
 }
 
 fn handler() -> DefaultRequestHandler {
@@ -834,28 +872,95 @@ async fn every_event_is_pushed_in_order_with_the_configured_credentials() {
         ..Default::default()
     });
     let task = send_task(&h, request).await;
-    let requests = tokio::time::timeout(Duration::from_secs(5), async {
-        loop {
-            let n = transport.0.lock().unwrap().len();
-            if n >= 4 {
-                return transport.0.lock().unwrap().clone();
-            }
-            tokio::task::yield_now().await;
-        }
-    })
-    .await
-    .unwrap();
-    let kinds: Vec<_> = requests
-        .iter()
-        .map(|r| kind(&a2a_proto::json::from_slice::<StreamResponse>(&r.body).unwrap()).to_owned())
-        .collect();
+    let requests = transport.wait_for(4).await;
+    let events: Vec<_> = requests.iter().map(stream_response).collect();
+    let kinds: Vec<_> = events.iter().map(kind).collect();
     assert_eq!(kinds, ["task", "status", "artifact", "status"], "every event, in order, as StreamResponse");
-    let last = a2a_proto::json::from_slice::<StreamResponse>(&requests[3].body).unwrap();
-    assert_eq!(last.task_id(), Some(task.id.as_str()));
-    let header = |name: &str| requests[0].headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
-    assert_eq!(header("Authorization").as_deref(), Some("Bearer secret"));
-    assert_eq!(header("X-A2A-Notification-Token").as_deref(), Some("tok"));
-    assert_eq!(header("Content-Type").as_deref(), Some("application/a2a+json"));
+    assert_eq!(events[3].task_id(), Some(task.id.as_str()));
+    assert_eq!(header_of(&requests[0], "Authorization"), Some("Bearer secret"));
+    assert_eq!(header_of(&requests[0], "X-A2A-Notification-Token"), Some("tok"));
+    assert_eq!(header_of(&requests[0], "Content-Type"), Some("application/a2a+json"));
+}
+
+fn ctx_v0_3() -> CallContext {
+    // What a binding's 0.3 edge passes on (`a2a_v03::context_for_core`).
+    CallContext::v1().with_wire_version(ProtocolVersion::V0_3)
+}
+
+#[tokio::test]
+async fn a_config_sent_by_a_0_3_client_gets_the_task_after_each_event() {
+    let transport = Arc::new(RecordingTransport::default());
+    let h = push_handler(transport.clone());
+    let mut request = send("echo pushed");
+    request.configuration = Some(SendMessageConfiguration {
+        task_push_notification_config: Some(TaskPushNotificationConfig {
+            url: "https://hooks.example.com/v03".into(),
+            token: "tok".into(),
+            ..Default::default()
+        }),
+        ..Default::default()
+    });
+    let task = match h.send_message(&ctx_v0_3(), request).await.unwrap().payload {
+        Some(a2a_proto::v1::send_message_response::Payload::Task(task)) => task,
+        other => panic!("{other:?}"),
+    };
+    let requests = transport.wait_for(4).await;
+    let tasks: Vec<Task> = requests.iter().map(task_v0_3).collect();
+    // 0.3 spec 9.5: the body is the Task; one per event (task, working, artifact, completed), each
+    // the task as that event left it.
+    let states: Vec<_> = tasks.iter().map(Task::state).collect();
+    assert_eq!(states, [TaskState::Submitted, TaskState::Working, TaskState::Working, TaskState::Completed]);
+    let artifacts: Vec<_> = tasks.iter().map(|t| t.artifacts.len()).collect();
+    assert_eq!(artifacts, [0, 0, 1, 1]);
+    assert_eq!(tasks[3], task, "the last notification is the finished task");
+    for request in &requests {
+        assert_eq!(header_of(request, "Content-Type"), Some("application/json"), "0.3 spec 9.5");
+        assert_eq!(header_of(request, "X-A2A-Notification-Token"), Some("tok"), "0.3 spec 9.5");
+    }
+}
+
+#[tokio::test]
+async fn configs_of_one_task_each_get_the_format_of_their_registration() {
+    let transport = Arc::new(RecordingTransport::default());
+    let h = push_handler(transport.clone());
+    let task = send_task(&h, send("ask")).await;
+    let register = |ctx: CallContext, id: &str, url: &str| {
+        let h = h.clone();
+        let config = TaskPushNotificationConfig {
+            task_id: task.id.clone(),
+            id: id.into(),
+            url: url.into(),
+            ..Default::default()
+        };
+        async move { h.create_task_push_notification_config(&ctx, config).await.unwrap() }
+    };
+    register(ctx(), "a", "https://hooks.example.com/v1").await;
+    let created = register(ctx_v0_3(), "b", "https://hooks.example.com/v03").await;
+    // Replaced under the same id by a 1.0 client: from now on it is a 1.0 config.
+    register(ctx_v0_3(), "c", "https://hooks.example.com/old").await;
+    register(ctx(), "c", "https://hooks.example.com/replaced").await;
+    // The version is internal: the operations return the config as registered.
+    let get = GetTaskPushNotificationConfigRequest {
+        task_id: task.id.clone(),
+        id: "b".into(),
+        ..Default::default()
+    };
+    assert_eq!(h.get_task_push_notification_config(&ctx(), get).await.unwrap(), created);
+
+    send_task(&h, continue_task(&task, "answer")).await;
+    let requests = transport.wait_for(3).await;
+    let to = |url: &str| -> Vec<&PushRequest> { requests.iter().filter(|r| r.url.ends_with(url)).collect() };
+    let (v1, v03, replaced) = (to("/v1"), to("/v03"), to("/replaced"));
+    assert_eq!((v1.len(), v03.len(), replaced.len()), (1, 1, 1), "{requests:?}");
+    for request in [v1[0], replaced[0]] {
+        let event = stream_response(request);
+        assert_eq!(status_of(&event), Some(TaskState::Completed), "spec 4.3.3: the event");
+        assert_eq!(header_of(request, "Content-Type"), Some("application/a2a+json"));
+    }
+    let after = task_v0_3(v03[0]);
+    assert_eq!(after.state(), TaskState::Completed);
+    assert_eq!(after.history.last().unwrap().text(), "answer", "the task after the event, history included");
+    assert_eq!(header_of(v03[0], "Content-Type"), Some("application/json"));
 }
 
 #[tokio::test]

@@ -521,7 +521,7 @@ mod frozen {
 /// A [`PushConfigStore`] in process memory.
 #[derive(Debug, Default)]
 pub struct InMemoryPushConfigStore {
-    inner: RwLock<HashMap<String, Vec<TaskPushNotificationConfig>>>,
+    inner: RwLock<HashMap<String, Vec<super::StoredPushConfig>>>,
 }
 
 impl InMemoryPushConfigStore {
@@ -533,22 +533,27 @@ impl InMemoryPushConfigStore {
 
 #[async_trait]
 impl PushConfigStore for InMemoryPushConfigStore {
-    async fn put(&self, config: TaskPushNotificationConfig) -> Result<TaskPushNotificationConfig> {
+    async fn put(
+        &self,
+        config: TaskPushNotificationConfig,
+        version: crate::context::ProtocolVersion,
+    ) -> Result<TaskPushNotificationConfig> {
         let mut inner = self.inner.write().expect("push store lock");
         let configs = inner.entry(config.task_id.clone()).or_default();
-        match configs.iter_mut().find(|c| c.id == config.id) {
-            Some(existing) => *existing = config.clone(),
-            None => configs.push(config.clone()),
+        let stored = super::StoredPushConfig { config: config.clone(), version };
+        match configs.iter_mut().find(|c| c.config.id == config.id) {
+            Some(existing) => *existing = stored,
+            None => configs.push(stored),
         }
         Ok(config)
     }
 
-    async fn get(&self, task_id: &str, config_id: &str) -> Result<Option<TaskPushNotificationConfig>> {
+    async fn get(&self, task_id: &str, config_id: &str) -> Result<Option<super::StoredPushConfig>> {
         let inner = self.inner.read().expect("push store lock");
-        Ok(inner.get(task_id).and_then(|c| c.iter().find(|c| c.id == config_id)).cloned())
+        Ok(inner.get(task_id).and_then(|c| c.iter().find(|c| c.config.id == config_id)).cloned())
     }
 
-    async fn list(&self, task_id: &str) -> Result<Vec<TaskPushNotificationConfig>> {
+    async fn list(&self, task_id: &str) -> Result<Vec<super::StoredPushConfig>> {
         Ok(self.inner.read().expect("push store lock").get(task_id).cloned().unwrap_or_default())
     }
 
@@ -556,7 +561,7 @@ impl PushConfigStore for InMemoryPushConfigStore {
         let mut inner = self.inner.write().expect("push store lock");
         let Some(configs) = inner.get_mut(task_id) else { return Ok(false) };
         let before = configs.len();
-        configs.retain(|c| c.id != config_id);
+        configs.retain(|c| c.config.id != config_id);
         let removed = configs.len() != before;
         if configs.is_empty() {
             inner.remove(task_id);
@@ -877,6 +882,7 @@ mod tests {
 
     #[tokio::test]
     async fn push_configs_are_replaced_by_id_and_deleted_idempotently() {
+        use crate::context::ProtocolVersion::{V0_3, V1_0};
         let store = InMemoryPushConfigStore::new();
         let config = |id: &str, url: &str| TaskPushNotificationConfig {
             id: id.into(),
@@ -884,11 +890,12 @@ mod tests {
             url: url.into(),
             ..Default::default()
         };
-        store.put(config("1", "http://a")).await.unwrap();
-        store.put(config("2", "http://b")).await.unwrap();
-        store.put(config("1", "http://c")).await.unwrap();
+        store.put(config("1", "http://a"), V1_0).await.unwrap();
+        store.put(config("2", "http://b"), V1_0).await.unwrap();
+        store.put(config("1", "http://c"), V0_3).await.unwrap();
         let all = store.list("t").await.unwrap();
-        assert_eq!(all.iter().map(|c| c.url.as_str()).collect::<Vec<_>>(), ["http://c", "http://b"]);
+        let urls: Vec<_> = all.iter().map(|c| (c.config.url.as_str(), c.version)).collect();
+        assert_eq!(urls, [("http://c", V0_3), ("http://b", V1_0)], "replaced in place, with its new version");
         assert!(store.delete("t", "1").await.unwrap());
         assert!(!store.delete("t", "1").await.unwrap());
         assert!(store.get("t", "1").await.unwrap().is_none());

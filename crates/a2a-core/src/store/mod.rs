@@ -12,6 +12,7 @@ pub mod memory;
 use a2a_proto::v1::{Task, TaskPushNotificationConfig, TaskState};
 use async_trait::async_trait;
 
+use crate::context::ProtocolVersion;
 use crate::error::Result;
 pub use crate::lifecycle::TaskMutation;
 
@@ -113,17 +114,35 @@ pub trait TaskStore: Send + Sync + 'static {
     async fn list(&self, scope: &Scope, query: &TaskQuery) -> Result<TaskPage>;
 }
 
+/// A push config as stored: the config and the protocol version of the client that registered it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredPushConfig {
+    /// The config, as the push config operations return it.
+    pub config: TaskPushNotificationConfig,
+    /// The version the registering client spoke ([`CallContext::wire_version`]): notifications to
+    /// this config are sent in that version's format ([`crate::push`]). Internal: no operation
+    /// returns it.
+    ///
+    /// [`CallContext::wire_version`]: crate::CallContext::wire_version
+    pub version: ProtocolVersion,
+}
+
 /// Persistent storage of push notification configs, per task.
 #[async_trait]
 pub trait PushConfigStore: Send + Sync + 'static {
-    /// Creates or replaces (same task and id) a config; returns it as stored.
-    async fn put(&self, config: TaskPushNotificationConfig) -> Result<TaskPushNotificationConfig>;
+    /// Creates or replaces (same task and id) a config, registered by a client speaking
+    /// `version`; returns the config as stored. A replaced config takes the new version.
+    async fn put(
+        &self,
+        config: TaskPushNotificationConfig,
+        version: ProtocolVersion,
+    ) -> Result<TaskPushNotificationConfig>;
 
     /// One config of a task.
-    async fn get(&self, task_id: &str, config_id: &str) -> Result<Option<TaskPushNotificationConfig>>;
+    async fn get(&self, task_id: &str, config_id: &str) -> Result<Option<StoredPushConfig>>;
 
     /// Every config of a task, in creation order.
-    async fn list(&self, task_id: &str) -> Result<Vec<TaskPushNotificationConfig>>;
+    async fn list(&self, task_id: &str) -> Result<Vec<StoredPushConfig>>;
 
     /// Removes a config; `true` if it existed.
     async fn delete(&self, task_id: &str, config_id: &str) -> Result<bool>;

@@ -146,7 +146,7 @@ fn stream_events_are_read_from_json_rpc_results_and_proto_wrappers() {
 }
 
 #[test]
-fn client_params_and_core_context_carry_both_extension_headers() {
+fn client_params_and_core_context_carry_both_extension_headers_and_the_wire_version() {
     let params = a2a_core::ServiceParams::v1().with("A2A-Extensions", "urn:a");
     let sent = a2a_v03::client_params(&params);
     assert_eq!(sent.version(), Some("0.3"));
@@ -156,4 +156,6 @@ fn client_params_and_core_context_carry_both_extension_headers() {
     let core = a2a_v03::context_for_core(&incoming);
     assert_eq!(core.params.version(), Some("1.0"));
     assert_eq!(core.params.extensions(), ["urn:b"]);
+    assert_eq!(core.wire_version, a2a_core::ProtocolVersion::V0_3, "core knows the caller spoke 0.3");
+    assert_eq!(incoming.wire_version, a2a_core::ProtocolVersion::V1_0);
 }
