@@ -9,7 +9,7 @@ use super::TaskRuntime;
 /// Live task runtimes.
 #[derive(Debug, Default)]
 pub(crate) struct Registry {
-    runtimes: Mutex<HashMap<String, Weak<TaskRuntime>>>,
+    runtimes: Mutex<HashMap<String, Weak<TaskRuntime>, foldhash::quality::RandomState>>,
 }
 
 impl Registry {
