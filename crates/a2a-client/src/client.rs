@@ -1,0 +1,493 @@
+//! [`Client`] (an [`A2aService`] over the negotiated interface) and [`ClientBuilder`] (fetching
+//! the card, preferences, building).
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+use a2a_core::context::VERSION_PARAM;
+use a2a_core::{A2aService, CallContext, Error, EventStream, ProtocolVersion, Result};
+use a2a_proto::v1::{
+    AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
+    GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, SendMessageRequest,
+    SendMessageResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
+};
+use a2a_v03::V03;
+use async_trait::async_trait;
+
+use crate::binding::Binding;
+use crate::negotiate::{self, Selected};
+
+/// The well-known path of the agent card (spec 8.2), appended to the base URL by
+/// [`ClientBuilder::connect`].
+pub const AGENT_CARD_PATH: &str = "/.well-known/agent-card.json";
+
+/// An A2A agent, reached over the interface negotiated from its card: an [`A2aService`] like the
+/// binding clients it delegates to, so application code does not change with the binding or the
+/// protocol version.
+///
+/// Requests whose `tenant` is empty carry the selected interface's tenant, if it declares one
+/// (spec 8.3.2); the `A2A-Version` sent is always the negotiated version, whatever the
+/// [`CallContext`] says. Cloning is cheap (the binding client is shared).
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<dyn A2aService>,
+    selected: Selected,
+    card: Arc<AgentCard>,
+}
+
+impl Client {
+    /// A builder with the defaults: every compiled-in binding, in the card's order; 1.0
+    /// preferred over 0.3; a fresh `reqwest::Client`.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+
+    /// Fetches the card at `{base_url}/.well-known/agent-card.json` and negotiates with the
+    /// builder's defaults: `Client::builder().connect(base_url)`.
+    pub async fn connect(base_url: impl AsRef<str>) -> Result<Client> {
+        Client::builder().connect(base_url).await
+    }
+
+    /// The interface this client talks to: binding, protocol version, URL, tenant.
+    pub fn selected(&self) -> &Selected {
+        &self.selected
+    }
+
+    /// The agent card the client was built from (as read: a 0.3 card in its 1.0 form).
+    pub fn card(&self) -> &AgentCard {
+        &self.card
+    }
+
+    /// `tenant`, or the selected interface's when `tenant` is empty (spec 8.3.2).
+    fn tenant(&self, tenant: &mut String) {
+        if tenant.is_empty() {
+            if let Some(selected) = self.selected.tenant() {
+                selected.clone_into(tenant);
+            }
+        }
+    }
+
+    /// `ctx` asking for the negotiated version: a 1.0 client must not send a caller's
+    /// `A2A-Version: 0.3` with 1.0 requests (the 0.3 clients set 0.3 themselves).
+    fn ctx<'a>(&self, ctx: &'a CallContext) -> Cow<'a, CallContext> {
+        let version = self.selected.protocol_version();
+        let asked = ctx.params.version().map(|v| ProtocolVersion::resolve(Some(v), &[version]));
+        match asked {
+            Some(Err(_)) if version == ProtocolVersion::V1_0 => {
+                let mut ctx = ctx.clone();
+                ctx.params.insert(VERSION_PARAM, version.as_str());
+                Cow::Owned(ctx)
+            }
+            _ => Cow::Borrowed(ctx),
+        }
+    }
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("selected", &self.selected)
+            .field("agent", &self.card.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds a [`Client`]: from a card ([`from_card`](Self::from_card)) or from an agent's base URL
+/// ([`connect`](Self::connect)), with the caller's preferences for negotiation (see
+/// [`negotiate`](crate::negotiate)). One builder can build clients for many agents.
+#[derive(Debug, Clone, Default)]
+pub struct ClientBuilder {
+    bindings: Option<Vec<Binding>>,
+    version: Option<ProtocolVersion>,
+    http: Option<reqwest::Client>,
+}
+
+impl ClientBuilder {
+    /// The bindings the client may use, most preferred first. Bindings not in the list are never
+    /// used; among the interfaces of the preferred version, this order ranks before the card's.
+    ///
+    /// Default: every binding compiled in (features `jsonrpc`, `rest`, `grpc`), ranked by the
+    /// card's own order. That default follows spec 8.3.2: the card lists its interfaces in the
+    /// agent's preference order and clients "MUST prefer earlier entries when multiple options are
+    /// supported"; a client-side ranking (say JSON-RPC first) would override the agent without a
+    /// reason the agent can see. Give an order when you have one (a proxy that only passes HTTP/1,
+    /// a gRPC-only network).
+    #[must_use]
+    pub fn bindings(mut self, bindings: impl IntoIterator<Item = Binding>) -> Self {
+        self.bindings = Some(bindings.into_iter().collect());
+        self
+    }
+
+    /// Pins the protocol version: only interfaces of `version` are used, and an agent that offers
+    /// none is an error naming what it offers (spec 3.6.3: clients that need a version "avoid
+    /// automatic fallback to older versions"). Default: 1.0 if offered, else 0.3.
+    #[must_use]
+    pub fn protocol_version(mut self, version: ProtocolVersion) -> Self {
+        self.version = Some(version);
+        self
+    }
+
+    /// Uses `http` to fetch the card and for the JSON-RPC and REST bindings (timeouts, proxies,
+    /// TLS roots, default headers such as `Authorization`). gRPC uses its own connection.
+    #[must_use]
+    pub fn http_client(mut self, http: reqwest::Client) -> Self {
+        self.http = Some(http);
+        self
+    }
+
+    /// The interface this builder would use for `card`, without building anything
+    /// (see [`negotiate`](crate::negotiate)).
+    ///
+    /// # Errors
+    /// [`Error::UnsupportedOperation`] when no interface is usable, naming every interface the
+    /// card offers.
+    pub fn select(&self, card: &AgentCard) -> Result<Selected> {
+        negotiate::select(card, self.bindings.as_deref(), self.version)
+    }
+
+    /// A client for the agent `card` describes (a 1.0 card; read a 0.3 or union card JSON with
+    /// [`AgentCard::from_v03`](a2a_v03::V03::from_v03) first, as [`connect`](Self::connect)
+    /// does). Nothing is sent yet: connections are made by the first call.
+    ///
+    /// A gRPC client is built on the current Tokio runtime, so call this inside one when gRPC
+    /// may be selected.
+    ///
+    /// # Errors
+    /// - [`Error::UnsupportedOperation`]: no usable interface ([`select`](Self::select));
+    /// - [`Error::InvalidAgentResponse`]: the selected interface's URL is not usable (not an
+    ///   `http(s)` URL for JSON-RPC and REST, not an address for gRPC);
+    /// - [`Error::Transport`]: an `https` interface while the `tls` feature is off, or gRPC
+    ///   outside a Tokio runtime.
+    pub fn from_card(&self, card: &AgentCard) -> Result<Client> {
+        let selected = self.select(card)?;
+        let inner = self.build(&selected)?;
+        Ok(Client { inner, selected, card: Arc::new(card.clone()) })
+    }
+
+    /// Fetches the agent card at `{base_url}/.well-known/agent-card.json` (spec 8.2; a URL that
+    /// already ends in that path is used as it is) and builds a client for it
+    /// ([`from_card`](Self::from_card)). Any card is read: 1.0, 0.3, or the union of both.
+    ///
+    /// # Errors
+    /// Those of [`fetch_card`](Self::fetch_card) and [`from_card`](Self::from_card).
+    pub async fn connect(&self, base_url: impl AsRef<str>) -> Result<Client> {
+        let card = self.fetch_card(base_url).await?;
+        self.from_card(&card)
+    }
+
+    /// Fetches and reads the agent card at `{base_url}/.well-known/agent-card.json` (or at
+    /// `base_url` if it already ends in that path), in any form (1.0, 0.3, union).
+    ///
+    /// # Errors
+    /// - [`Error::Transport`]: not an `http(s)` URL, no connection, an HTTP status other than
+    ///   success (401 and 403 are [`Error::Unauthenticated`] and [`Error::PermissionDenied`]);
+    /// - [`Error::InvalidAgentResponse`]: the body is not JSON or not an agent card, naming the
+    ///   field.
+    pub async fn fetch_card(&self, base_url: impl AsRef<str>) -> Result<AgentCard> {
+        let url = card_url(base_url.as_ref())?;
+        let http = self.http.clone().unwrap_or_default();
+        let transport = |what: &str, error: &dyn std::error::Error| Error::Transport {
+            reason: format!("{what} the agent card at {url}: {}", error_chain(error)),
+        };
+        let response = http
+            .get(url.clone())
+            .header(reqwest::header::ACCEPT, "application/json")
+            .send()
+            .await
+            .map_err(|e| transport("fetching", &e))?;
+        let status = response.status();
+        if !status.is_success() {
+            let reason = format!("fetching the agent card at {url}: HTTP {status}");
+            return Err(match status.as_u16() {
+                401 => Error::Unauthenticated { reason },
+                403 => Error::PermissionDenied { reason },
+                _ => Error::Transport { reason },
+            });
+        }
+        let body = response.bytes().await.map_err(|e| transport("reading", &e))?;
+        let invalid = |reason: String| Error::InvalidAgentResponse {
+            reason: format!("the agent card at {url} {reason}"),
+        };
+        let value: serde_json::Value =
+            serde_json::from_slice(&body).map_err(|e| invalid(format!("is not JSON: {e}")))?;
+        AgentCard::from_v03(&value).map_err(|error| {
+            let violations = error.field_violations();
+            let what = if violations.is_empty() {
+                error.to_string()
+            } else {
+                violations
+                    .iter()
+                    .map(|v| format!("{}: {}", v.field, v.description))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            };
+            invalid(format!("is not a valid agent card: {what}"))
+        })
+    }
+
+    /// The binding client for `selected`.
+    #[cfg_attr(not(any(feature = "jsonrpc", feature = "rest", feature = "grpc")), allow(unused_variables))]
+    fn build(&self, selected: &Selected) -> Result<Arc<dyn A2aService>> {
+        let url = selected.url();
+        let version = selected.protocol_version();
+        let binding = selected.binding();
+        let bad_url = |why: &str| Error::InvalidAgentResponse {
+            reason: format!("the agent card's {binding} interface URL {url:?} {why}"),
+        };
+        if binding != Binding::Grpc {
+            let parsed = reqwest::Url::parse(url).map_err(|e| bad_url(&format!("is not a URL: {e}")))?;
+            match parsed.scheme() {
+                "http" => {}
+                "https" => needs_tls(selected)?,
+                other => return Err(bad_url(&format!("has scheme {other:?}, not http or https"))),
+            }
+        }
+        match binding {
+            #[cfg(feature = "jsonrpc")]
+            Binding::JsonRpc => {
+                let mut client = a2a_jsonrpc::JsonRpcClient::new(url).with_protocol_version(version);
+                if let Some(http) = &self.http {
+                    client = client.with_http_client(http.clone());
+                }
+                Ok(Arc::new(client))
+            }
+            #[cfg(feature = "rest")]
+            Binding::Rest => {
+                let mut client = a2a_rest::RestClient::new(url)
+                    .map_err(|e| bad_url(&format!("cannot carry REST routes: {e}")))?
+                    .with_protocol_version(version);
+                if let Some(http) = &self.http {
+                    client = client.with_http_client(http.clone());
+                }
+                Ok(Arc::new(client))
+            }
+            #[cfg(feature = "grpc")]
+            Binding::Grpc => {
+                if tokio::runtime::Handle::try_current().is_err() {
+                    return Err(Error::Transport {
+                        reason: "a gRPC client is built on a Tokio runtime: call from_card inside one".into(),
+                    });
+                }
+                let client = a2a_grpc::GrpcClient::connect_lazy(url).map_err(|error| match error {
+                    Error::Transport { reason } => Error::Transport {
+                        reason: format!(
+                            "the agent's GRPC interface {url}: {reason} (see a2a-client's `tls` feature)"
+                        ),
+                    },
+                    other => other,
+                })?;
+                Ok(Arc::new(client.with_protocol_version(version)))
+            }
+            #[allow(unreachable_patterns)]
+            other => Err(Error::internal(format!("{other} is not compiled in but was selected"))),
+        }
+    }
+}
+
+/// An error unless this build speaks HTTPS.
+fn needs_tls(selected: &Selected) -> Result<()> {
+    if cfg!(feature = "tls") {
+        Ok(())
+    } else {
+        Err(Error::Transport {
+            reason: format!(
+                "the selected interface ({selected}) needs HTTPS: enable a2a-client's `tls` feature"
+            ),
+        })
+    }
+}
+
+/// The URL of the agent card under `base`.
+fn card_url(base: &str) -> Result<reqwest::Url> {
+    let base = base.trim();
+    let url = if base.ends_with(AGENT_CARD_PATH) {
+        base.to_owned()
+    } else {
+        format!("{}{AGENT_CARD_PATH}", base.trim_end_matches('/'))
+    };
+    let invalid =
+        |why: String| Error::Transport { reason: format!("{base:?} is not an agent's base URL: {why}") };
+    let url = reqwest::Url::parse(&url).map_err(|e| invalid(e.to_string()))?;
+    match url.scheme() {
+        "http" | "https" => Ok(url),
+        other => Err(invalid(format!("scheme {other:?}, not http or https"))),
+    }
+}
+
+/// An error and its sources, e.g. `error sending request: connection refused`.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+#[async_trait]
+impl A2aService for Client {
+    async fn send_message(
+        &self,
+        ctx: &CallContext,
+        mut request: SendMessageRequest,
+    ) -> Result<SendMessageResponse> {
+        self.tenant(&mut request.tenant);
+        self.inner.send_message(&self.ctx(ctx), request).await
+    }
+
+    async fn send_streaming_message(
+        &self,
+        ctx: &CallContext,
+        mut request: SendMessageRequest,
+    ) -> Result<EventStream> {
+        self.tenant(&mut request.tenant);
+        self.inner.send_streaming_message(&self.ctx(ctx), request).await
+    }
+
+    async fn get_task(&self, ctx: &CallContext, mut request: GetTaskRequest) -> Result<Task> {
+        self.tenant(&mut request.tenant);
+        self.inner.get_task(&self.ctx(ctx), request).await
+    }
+
+    async fn list_tasks(
+        &self,
+        ctx: &CallContext,
+        mut request: ListTasksRequest,
+    ) -> Result<ListTasksResponse> {
+        self.tenant(&mut request.tenant);
+        self.inner.list_tasks(&self.ctx(ctx), request).await
+    }
+
+    async fn cancel_task(&self, ctx: &CallContext, mut request: CancelTaskRequest) -> Result<Task> {
+        self.tenant(&mut request.tenant);
+        self.inner.cancel_task(&self.ctx(ctx), request).await
+    }
+
+    async fn subscribe_to_task(
+        &self,
+        ctx: &CallContext,
+        mut request: SubscribeToTaskRequest,
+    ) -> Result<EventStream> {
+        self.tenant(&mut request.tenant);
+        self.inner.subscribe_to_task(&self.ctx(ctx), request).await
+    }
+
+    async fn create_task_push_notification_config(
+        &self,
+        ctx: &CallContext,
+        mut request: TaskPushNotificationConfig,
+    ) -> Result<TaskPushNotificationConfig> {
+        self.tenant(&mut request.tenant);
+        self.inner.create_task_push_notification_config(&self.ctx(ctx), request).await
+    }
+
+    async fn get_task_push_notification_config(
+        &self,
+        ctx: &CallContext,
+        mut request: GetTaskPushNotificationConfigRequest,
+    ) -> Result<TaskPushNotificationConfig> {
+        self.tenant(&mut request.tenant);
+        self.inner.get_task_push_notification_config(&self.ctx(ctx), request).await
+    }
+
+    async fn list_task_push_notification_configs(
+        &self,
+        ctx: &CallContext,
+        mut request: ListTaskPushNotificationConfigsRequest,
+    ) -> Result<ListTaskPushNotificationConfigsResponse> {
+        self.tenant(&mut request.tenant);
+        self.inner.list_task_push_notification_configs(&self.ctx(ctx), request).await
+    }
+
+    async fn delete_task_push_notification_config(
+        &self,
+        ctx: &CallContext,
+        mut request: DeleteTaskPushNotificationConfigRequest,
+    ) -> Result<()> {
+        self.tenant(&mut request.tenant);
+        self.inner.delete_task_push_notification_config(&self.ctx(ctx), request).await
+    }
+
+    async fn get_extended_agent_card(
+        &self,
+        ctx: &CallContext,
+        mut request: GetExtendedAgentCardRequest,
+    ) -> Result<AgentCard> {
+        self.tenant(&mut request.tenant);
+        self.inner.get_extended_agent_card(&self.ctx(ctx), request).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use a2a_proto::v1::AgentInterface;
+
+    fn card(binding: &str, version: &str, url: &str, tenant: &str) -> AgentCard {
+        AgentCard {
+            name: "A".into(),
+            supported_interfaces: vec![AgentInterface {
+                url: url.into(),
+                protocol_binding: binding.into(),
+                tenant: tenant.into(),
+                protocol_version: version.into(),
+            }],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn card_urls_append_the_well_known_path_once() {
+        assert_eq!(card_url("http://h:1").unwrap().as_str(), "http://h:1/.well-known/agent-card.json");
+        assert_eq!(card_url("http://h/a2a/").unwrap().as_str(), "http://h/a2a/.well-known/agent-card.json");
+        let full = "https://h/.well-known/agent-card.json";
+        assert_eq!(card_url(full).unwrap().as_str(), full);
+        assert!(matches!(card_url("not a url"), Err(Error::Transport { .. })));
+        assert!(matches!(card_url("ftp://h"), Err(Error::Transport { .. })));
+    }
+
+    #[tokio::test]
+    async fn unusable_interface_urls_are_invalid_agent_responses() {
+        for (binding, url) in [("JSONRPC", "not a url"), ("HTTP+JSON", "mailto:a@b"), ("GRPC", "::::")] {
+            let error = Client::builder().from_card(&card(binding, "1.0", url, "")).unwrap_err();
+            assert!(
+                matches!(error, Error::InvalidAgentResponse { .. } | Error::Transport { .. }),
+                "{binding}: {error:?}"
+            );
+            assert!(error.to_string().contains(url), "{binding}: {error}");
+        }
+    }
+
+    #[cfg(not(feature = "tls"))]
+    #[test]
+    fn https_without_the_tls_feature_says_so() {
+        let error = Client::builder().from_card(&card("JSONRPC", "1.0", "https://h/a2a", "")).unwrap_err();
+        assert!(error.to_string().contains("`tls` feature"), "{error}");
+    }
+
+    #[cfg(feature = "grpc")]
+    #[test]
+    fn grpc_outside_a_runtime_is_an_error_not_a_panic() {
+        let error = Client::builder().from_card(&card("GRPC", "1.0", "127.0.0.1:50051", "")).unwrap_err();
+        assert!(error.to_string().contains("Tokio runtime"), "{error}");
+    }
+
+    #[test]
+    fn the_context_asks_for_the_negotiated_version() {
+        let client = Client::builder().from_card(&card("JSONRPC", "1.0", "http://h/", "t1")).unwrap();
+        let ctx = CallContext::new(a2a_core::ServiceParams::new().with("A2A-Version", "0.3"));
+        assert_eq!(client.ctx(&ctx).params.version(), Some("1.0"));
+        let ctx = CallContext::v1();
+        assert!(matches!(client.ctx(&ctx), Cow::Borrowed(_)));
+        let mut tenant = String::new();
+        client.tenant(&mut tenant);
+        assert_eq!(tenant, "t1");
+        let mut own = "mine".to_owned();
+        client.tenant(&mut own);
+        assert_eq!(own, "mine", "the caller's tenant is kept");
+    }
+}

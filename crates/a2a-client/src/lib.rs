@@ -1,0 +1,88 @@
+//! The card-driven A2A client: reads an agent's card, picks the best (binding, protocol version)
+//! both sides support, and calls the agent through the same [`A2aService`] trait the server side
+//! implements.
+//!
+//! Where it sits: on top of the binding clients (`a2a-jsonrpc`, `a2a-rest`, `a2a-grpc`, each
+//! behind a feature) and `a2a-v03` (reading any card, speaking 0.3). It adds no protocol logic of
+//! its own, only the choice: which interface of the card to use, in which version, with which
+//! tenant.
+//!
+//! - [`Client::connect`] fetches `{base}/.well-known/agent-card.json` (spec 8.2), reads it whatever
+//!   its version (1.0, 0.3, or the union card of a server speaking both), negotiates and returns a
+//!   [`Client`]. [`ClientBuilder::from_card`] does the same from a card at hand.
+//! - [`Client`] implements [`A2aService`]; [`Client::selected`] says what was chosen
+//!   ([`Selected`]: binding, protocol version, URL, tenant).
+//! - [`ClientBuilder`]: [`bindings`](ClientBuilder::bindings) (which, in what order),
+//!   [`protocol_version`](ClientBuilder::protocol_version) (pin one),
+//!   [`http_client`](ClientBuilder::http_client).
+//! - [`negotiate`]: the rules. In short: among the card's interfaces whose binding is compiled in
+//!   and allowed and whose version is 1.0 or 0.3, prefer 1.0, then the caller's binding order,
+//!   then the card's order; a pinned version never falls back (spec 3.6.3).
+//!
+//! # Example
+//!
+//! ```
+//! use a2a_client::{Binding, Client};
+//! use a2a_core::{A2aService, CallContext, ProtocolVersion};
+//! use a2a_proto::v1::{send_message_response::Payload, Message, SendMessageRequest};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//! # let server = a2a_server::Server::builder()
+//! #     .agent_card(a2a_server::demo::demo_card())
+//! #     .executor(a2a_server::demo::DemoAgent)
+//! #     .spawn(listener)
+//! #     .await?;
+//! # let base_url = server.url();
+//! // The card of this agent offers JSON-RPC, HTTP+JSON and gRPC, each in 1.0 and 0.3.
+//! let agent = Client::connect(&base_url).await?;
+//! assert_eq!(agent.selected().binding(), Binding::JsonRpc, "the card's first interface");
+//! assert_eq!(agent.selected().protocol_version(), ProtocolVersion::V1_0, "1.0 is preferred");
+//!
+//! let request = SendMessageRequest { message: Some(Message::user_text("hello")), ..Default::default() };
+//! let Some(Payload::Task(task)) = agent.send_message(&CallContext::v1(), request).await?.payload else {
+//!     panic!("the demo agent answers with a task")
+//! };
+//! println!("{:?}", task.state());
+//!
+//! // The same calls over gRPC in A2A 0.3, because the caller asks for it.
+//! let old = Client::builder()
+//!     .bindings([Binding::Grpc])
+//!     .protocol_version(ProtocolVersion::V0_3)
+//!     .connect(&base_url)
+//!     .await?;
+//! assert_eq!(old.selected().to_string(), format!("GRPC 0.3 at {}", server.addr()));
+//! # server.shutdown().await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Errors
+//!
+//! Everything is an [`a2a_core::Error`]: a card that cannot be fetched is
+//! [`Transport`](a2a_core::Error::Transport) (401/403: `Unauthenticated`/`PermissionDenied`), one
+//! that cannot be read is [`InvalidAgentResponse`](a2a_core::Error::InvalidAgentResponse) naming
+//! the field, a card without a usable interface is
+//! [`UnsupportedOperation`](a2a_core::Error::UnsupportedOperation) listing what it offers; calls
+//! fail as the binding clients' do. Over a 0.3 interface `ListTasks` (which 0.3 lacks) is
+//! `UnsupportedOperation`, without a request.
+//!
+//! # Features
+//!
+//! - `jsonrpc`, `rest`, `grpc` (all default): the bindings compiled in; interfaces of the others
+//!   are ignored by negotiation.
+//! - `tls`: HTTPS (rustls) for the card and every binding. Off by default, like the binding
+//!   crates' `tls`; without it an `https` interface is a clear error when the client is built.
+
+mod binding;
+mod client;
+pub mod negotiate;
+
+pub use binding::Binding;
+pub use client::{Client, ClientBuilder, AGENT_CARD_PATH};
+pub use negotiate::{Selected, SUPPORTED_VERSIONS};
+
+// Lets the docs above link `[`A2aService`]` without spelling the path each time.
+#[cfg(doc)]
+use a2a_core::A2aService;
