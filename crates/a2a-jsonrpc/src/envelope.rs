@@ -86,21 +86,14 @@ fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<&'de Raw
 /// (batches included, see the crate docs), with the request's id when it could be read.
 pub(crate) fn parse_request(body: &[u8]) -> Result<Request<'_>, Rejection> {
     let reject = |id: Id, reason: String| Rejection { id, error: Error::InvalidRequest { reason } };
-    let raw: &RawValue = serde_json::from_slice(body)
-        .map_err(|e| Rejection { id: Id::null(), error: Error::ParseError { reason: e.to_string() } })?;
-    let text = raw.get();
-    if text.starts_with('[') {
-        return Err(reject(
-            Id::null(),
-            "batch requests are not supported; send one request object per HTTP request".into(),
-        ));
-    }
-    if !text.starts_with('{') {
-        return Err(reject(Id::null(), "the request must be a JSON object".into()));
-    }
-    // Only duplicate members can fail here: unknown members are ignored.
-    let members: Members<'_> = serde_json::from_str(text)
-        .map_err(|e| reject(Id::null(), format!("malformed request object: {e}")))?;
+    // One pass over a well-formed request object (the common case); anything else takes the
+    // slow path, which tells a parse error from an invalid request. Only a body that starts as
+    // an object may take the fast path: serde would also read a struct from a JSON array.
+    let is_object = body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    let members = match is_object.then(|| serde_json::from_slice::<Members<'_>>(body)) {
+        Some(Ok(members)) => members,
+        _ => members_slowly(body)?,
+    };
     let id = match members.id {
         None => None,
         Some(raw) => Some(Id::from_raw(raw).ok_or_else(|| {
@@ -118,6 +111,25 @@ pub(crate) fn parse_request(body: &[u8]) -> Result<Request<'_>, Rejection> {
         _ => return Err(reject(answer_id(), "`method` must be a string".into())),
     };
     Ok(Request { id, method, params: members.params })
+}
+
+/// [`parse_request`]'s members of a body that did not parse in one pass, or why it is not a
+/// request object.
+fn members_slowly(body: &[u8]) -> Result<Members<'_>, Rejection> {
+    let reject = |reason: String| Rejection { id: Id::null(), error: Error::InvalidRequest { reason } };
+    let raw: &RawValue = serde_json::from_slice(body)
+        .map_err(|e| Rejection { id: Id::null(), error: Error::ParseError { reason: e.to_string() } })?;
+    let text = raw.get();
+    if text.starts_with('[') {
+        return Err(reject(
+            "batch requests are not supported; send one request object per HTTP request".into(),
+        ));
+    }
+    if !text.starts_with('{') {
+        return Err(reject("the request must be a JSON object".into()));
+    }
+    // Only duplicate members can fail here: unknown members are ignored.
+    serde_json::from_str(text).map_err(|e| reject(format!("malformed request object: {e}")))
 }
 
 /// A response object carrying a result.
