@@ -82,10 +82,14 @@
 //!   0.3; it hands their notifications to the push transport as
 //!   [`PushPayload::TaskV0_3`](a2a_core::push::PushPayload), which the transport writes this way
 //!   (the reference server's `HttpPushTransport` does).
-//! - **Client** of a 0.3 agent: [`AgentCard::from_v03`](a2a_proto::v1::AgentCard) reads any card;
-//!   requests are written with [`V03::to_v03`] (or [`Request::to_jsonrpc_params`]), replies read
-//!   with [`V03::from_v03`] and [`error::invalid_agent_response`], errors with
-//!   [`error::from_v03`], headers with [`client_params`].
+//! - **Client** of a 0.3 agent (the `with_protocol_version(ProtocolVersion::V0_3)` mode of each
+//!   binding's client): [`AgentCard::from_v03`](a2a_proto::v1::AgentCard) reads any card;
+//!   requests are the [`Request`] of the 1.0 request, with [`Method::name`] and
+//!   [`Request::to_jsonrpc_params`] (JSON-RPC), [`rest::http_call`] (HTTP+JSON) or [`ProtoV03`]
+//!   (gRPC); replies are read with [`client::read_reply`] (or [`ProtoV03::from_v03_proto`] and
+//!   [`error::invalid_agent_response`]), streams with [`client::read_events`], errors with
+//!   [`error::from_v03`], headers with [`client_params`]; `ListTasks` is
+//!   [`client::unsupported`].
 //!
 //! # The mapping
 //!
@@ -129,6 +133,7 @@
 //! | `authentication.schemes` (list) | 0.3 → 1.0 | the first scheme; further ones dropped |
 //! | `historyLength: 0` | 0.3 → 1.0 | no limit (unset), as the 0.3 proto and SDKs read it; 1.0's "no history" is not expressible in 0.3 |
 //! | absent `blocking` | 0.3 → 1.0 | blocking, in both forms; we always write `blocking` |
+//! | `blocking: false` in a gRPC `configuration` | 0.3 → 1.0 | not blocking: proto3 bools have no presence, so the message says `false` ([`ProtoV03`] for `SendMessageRequest`) |
 //! | push list paging | 1.0 → 0.3 JSON | dropped (0.3 JSON-RPC lists everything) |
 //! | several OAuth2 flows | 0.3 → 1.0 | the first of authorizationCode, clientCredentials, implicit, password |
 //! | device code flow, `pkceRequired` | 1.0 → 0.3 | dropped |
@@ -141,6 +146,7 @@
 //!
 //! None. The crate enables `a2a-proto`'s `v0_3` feature for [`proto`].
 
+pub mod client;
 mod convert;
 pub mod error;
 pub mod json;

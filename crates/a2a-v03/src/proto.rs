@@ -77,7 +77,6 @@ bridge! {
     TaskArtifactUpdateEvent => TaskArtifactUpdateEvent,
     StreamResponse => StreamResponse,
     SendMessageResponse => SendMessageResponse,
-    SendMessageRequest => SendMessageRequest,
     GetTaskRequest => GetTaskRequest,
     CancelTaskRequest => CancelTaskRequest,
     SubscribeToTaskRequest => TaskSubscriptionRequest,
@@ -88,6 +87,25 @@ bridge! {
     ListTaskPushNotificationConfigsResponse => ListTaskPushNotificationConfigResponse,
     AgentCard => AgentCard,
     GetExtendedAgentCardRequest => GetAgentCardRequest,
+}
+
+impl ProtoV03 for v1::SendMessageRequest {
+    type Proto = v0_3::SendMessageRequest;
+
+    /// Reads the 0.3 message. proto3 gives `blocking` no presence, so a `configuration` whose
+    /// `blocking` is `false` asked not to block: that is what the 0.3 proto says and what the 0.3
+    /// SDKs' gRPC servers read. (A ProtoJSON body without `blocking` is read as blocking instead,
+    /// [`crate::json::request`]: there the member can be absent.)
+    fn from_v03_proto(message: &Self::Proto) -> Result<Self> {
+        let mut value = serde_json::to_value(message).map_err(|e| {
+            Error::invalid_params_unattributed(format!("not a valid 0.3 SendMessageRequest: {e}"))
+        })?;
+        if let (Some(configuration), Some(object)) = (&message.configuration, value.get_mut("configuration"))
+        {
+            object["blocking"] = configuration.blocking.into();
+        }
+        Self::from_v03(&value)
+    }
 }
 
 /// A 0.3 `CreateTaskPushNotificationConfig` request as the 1.0 config to create.
@@ -161,6 +179,28 @@ mod tests {
         let error = v1::Message::from_v03_proto(&message).unwrap_err();
         assert!(matches!(error, Error::InvalidParams { .. }), "{error:?}");
         assert!(error.field_violations()[0].description.contains("Message"), "{error:?}");
+    }
+
+    #[test]
+    fn a_proto_configuration_with_blocking_false_does_not_block() {
+        for return_immediately in [false, true] {
+            let request = v1::SendMessageRequest {
+                message: Some(Message::user_text("hi")),
+                configuration: Some(v1::SendMessageConfiguration {
+                    return_immediately,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            };
+            let proto = request.to_v03_proto().unwrap();
+            assert_eq!(proto.configuration.as_ref().unwrap().blocking, !return_immediately);
+            assert_eq!(v1::SendMessageRequest::from_v03_proto(&proto).unwrap(), request);
+        }
+        let bare = v0_3::SendMessageRequest { configuration: Some(Default::default()), ..Default::default() };
+        let read = v1::SendMessageRequest::from_v03_proto(&bare).unwrap();
+        assert!(read.configuration.unwrap().return_immediately, "proto3: an unset bool is false");
+        let none = v1::SendMessageRequest::from_v03_proto(&v0_3::SendMessageRequest::default()).unwrap();
+        assert_eq!(none.configuration, None, "no configuration: core's default, blocking");
     }
 
     #[test]
