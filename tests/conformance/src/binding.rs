@@ -1,10 +1,11 @@
 //! [`Binding`]: the three standard protocol bindings (spec 5.3), how an agent card names them
-//! (`AgentInterface.protocolBinding`, spec 8.3.1) and how the suite connects a client to one.
+//! (`AgentInterface.protocolBinding`, spec 8.3.1) and how the suite connects a client to one, in
+//! either protocol version.
 
 use std::fmt;
 use std::sync::Arc;
 
-use a2a_core::{A2aService, Error};
+use a2a_core::{A2aService, Error, ProtocolVersion};
 use a2a_grpc::GrpcClient;
 use a2a_jsonrpc::JsonRpcClient;
 use a2a_proto::v1::AgentInterface;
@@ -46,20 +47,29 @@ impl Binding {
         matches!(self, Binding::JsonRpc | Binding::HttpJson)
     }
 
-    /// A client for `interface`, setting the interface's tenant on every request (spec 8.3.2).
+    /// A client for `interface` speaking `version`, setting the interface's tenant on every
+    /// request (spec 8.3.2; 0.3 has no tenants, so a 0.3 client never gets one).
     ///
     /// # Errors
     /// [`Error::Transport`] if the interface's URL cannot be used by the binding's client.
-    pub fn connect(self, interface: &AgentInterface) -> Result<Arc<dyn A2aService>, Error> {
+    pub fn connect(
+        self,
+        interface: &AgentInterface,
+        version: ProtocolVersion,
+    ) -> Result<Arc<dyn A2aService>, Error> {
         let url = interface.url.trim();
         let client: Arc<dyn A2aService> = match self {
-            Binding::JsonRpc => Arc::new(JsonRpcClient::new(url)),
-            Binding::HttpJson => Arc::new(RestClient::new(url).map_err(|e| Error::Transport {
-                reason: format!("the HTTP+JSON interface URL {url:?} is not a base URL: {e}"),
-            })?),
-            Binding::Grpc => Arc::new(GrpcClient::connect_lazy(url)?),
+            Binding::JsonRpc => Arc::new(JsonRpcClient::new(url).with_protocol_version(version)),
+            Binding::HttpJson => Arc::new(
+                RestClient::new(url)
+                    .map_err(|e| Error::Transport {
+                        reason: format!("the HTTP+JSON interface URL {url:?} is not a base URL: {e}"),
+                    })?
+                    .with_protocol_version(version),
+            ),
+            Binding::Grpc => Arc::new(GrpcClient::connect_lazy(url)?.with_protocol_version(version)),
         };
-        Ok(if interface.tenant.is_empty() {
+        Ok(if interface.tenant.is_empty() || version == ProtocolVersion::V0_3 {
             client
         } else {
             Arc::new(WithTenant::new(client, interface.tenant.clone()))

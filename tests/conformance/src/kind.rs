@@ -114,6 +114,22 @@ impl ErrorKind {
         })
     }
 
+    /// The JSON-RPC `error.code` of A2A 0.3 (0.3 spec 8.1, 8.2): the same as 1.0's for the errors
+    /// 0.3 defines; `None` for those it does not (ExtensionSupportRequired, VersionNotSupported,
+    /// and the authentication errors 0.3 leaves to HTTP).
+    pub fn v03_code(self) -> Option<i64> {
+        match self {
+            ErrorKind::ExtensionSupportRequired | ErrorKind::VersionNotSupported => None,
+            other => other.jsonrpc_code(),
+        }
+    }
+
+    /// Whether the agent, not the caller, is at fault: an HTTP 5xx rather than 4xx (0.3 spec
+    /// 3.2.3: "appropriate HTTP status codes ... that correspond to A2A error types").
+    pub fn is_server_side(self) -> bool {
+        matches!(self, ErrorKind::Internal | ErrorKind::InvalidAgentResponse | ErrorKind::Transport)
+    }
+
     /// The gRPC status code of spec 5.4 (A2A errors) and 3.3.2 (validation, auth, system errors).
     pub fn grpc_code(self) -> Option<tonic::Code> {
         use tonic::Code;
@@ -177,6 +193,15 @@ mod tests {
         let invalid = Error::invalid_param("pageSize", "too big");
         assert_eq!(ErrorKind::of(&invalid), ErrorKind::InvalidParams);
         assert_eq!(ErrorKind::of(&invalid).reason(), None);
+    }
+
+    #[test]
+    fn the_0_3_codes_are_1_0_s_where_0_3_defines_the_error() {
+        assert_eq!(ErrorKind::TaskNotFound.v03_code(), Some(-32001));
+        assert_eq!(ErrorKind::ExtendedAgentCardNotConfigured.v03_code(), Some(-32007));
+        assert_eq!(ErrorKind::InvalidParams.v03_code(), Some(-32602));
+        assert_eq!(ErrorKind::ExtensionSupportRequired.v03_code(), None);
+        assert_eq!(ErrorKind::VersionNotSupported.v03_code(), None);
     }
 
     #[test]

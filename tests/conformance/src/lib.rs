@@ -3,16 +3,20 @@
 //! for an agent, against the spec.
 //!
 //! Where it sits: on top of the three binding clients (`a2a-jsonrpc`, `a2a-rest`, `a2a-grpc`),
-//! which all implement [`a2a_core::A2aService`]. Each [`Scenario`] is written once against an
-//! `&dyn A2aService` (plus plain HTTP for the agent card and raw probes for what typed clients
-//! cannot send) and runs over every binding the agent's card declares.
+//! which all implement [`a2a_core::A2aService`], in A2A 1.0 or 0.3 (`with_protocol_version`).
+//! Each [`Scenario`] is written once against an `&dyn A2aService` (plus plain HTTP for the agent
+//! card and raw probes for what typed clients cannot send) and runs over every [`Column`] the
+//! agent's card declares: each standard binding in 1.0, and, when the card declares 0.3
+//! interfaces (spec 3.6.2: an agent may serve both), each binding in 0.3. A scenario 0.3 lacks
+//! says so (`Needs::only_v1`); where 0.3 differs by design the scenario says how, per version.
 //!
 //! - Each run checks what it observes against the spec, citing the section per check, and returns
 //!   a normalized [`Record`] (results and errors as JSON; ids, timestamps and page tokens
 //!   replaced by placeholders). Errors are compared by kind ([`ErrorKind`]), which every binding's
 //!   client recovers from the ErrorInfo reason.
-//! - After the runs, the [`Suite`] compares each scenario's records across bindings; a binding
-//!   that saw something else fails with a diff naming the scenario and both bindings.
+//! - After the runs, the [`Suite`] compares each scenario's records across the bindings of each
+//!   version, and the 0.3 columns with the 1.0 ones on what both versions share ([`record::View`]);
+//!   a column that saw something else fails with a diff naming the scenario and both columns.
 //! - Scenarios that need particular agent behaviour follow the demo-skill convention (the first
 //!   word of a message picks the skill: `ask`, `wait N`, `reply X`, `stream N`, else echo) and
 //!   are skipped, with the reason, when the card does not declare those skill ids; scenarios that
@@ -32,6 +36,7 @@
 
 pub mod binding;
 mod check;
+pub mod column;
 pub mod context;
 pub mod diff;
 pub mod kind;
@@ -48,6 +53,7 @@ pub mod wire;
 
 pub use binding::Binding;
 pub use check::{check, Options};
+pub use column::Column;
 pub use context::{Ctx, Step, Stop};
 pub use kind::ErrorKind;
 pub use record::{Observe, Record};

@@ -1,15 +1,17 @@
 //! `a2a-conformance`: the cross-binding conformance suite against any A2A agent.
 //!
 //! Run with `cargo run -p a2a-conformance -- --url http://HOST:PORT` (the base URL under which the
-//! agent serves `/.well-known/agent-card.json`). Prints a table of scenario x binding verdicts with
-//! the reason for every failure and skip; exits 1 if anything failed, 2 if the suite could not run.
+//! agent serves `/.well-known/agent-card.json`). Prints a table of scenario x column verdicts (a
+//! column per binding and protocol version the card declares: 1.0, and 0.3 when it declares any
+//! 0.3 interface) with the reason for every failure and skip; exits 1 if anything failed, 2 if the
+//! suite could not run.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
 use clap::Parser;
 
-/// The A2A cross-binding conformance suite (spec 5.1).
+/// The A2A cross-binding conformance suite (spec 5.1), in A2A 1.0 and 0.3.
 #[derive(Debug, Parser)]
 #[command(version, about)]
 struct Args {
@@ -42,7 +44,7 @@ struct Args {
     #[arg(long)]
     json: bool,
 
-    /// List the scenarios with their spec sections and needs, and exit.
+    /// List the scenarios with their spec sections (and `1.0 only` for those 0.3 lacks), and exit.
     #[arg(long)]
     list: bool,
 }
@@ -52,7 +54,8 @@ async fn main() -> ExitCode {
     let args = Args::parse();
     if args.list {
         for scenario in a2a_conformance::scenarios::all() {
-            println!("{:28} spec {:32} {}", scenario.id, scenario.spec, scenario.title);
+            let versions = if scenario.needs.only_v1.is_some() { "1.0 only" } else { "1.0, 0.3" };
+            println!("{:28} {versions:8}  spec {:32} {}", scenario.id, scenario.spec, scenario.title);
         }
         return ExitCode::SUCCESS;
     }

@@ -10,6 +10,11 @@
 //!   across the record (a task id in a reply and in a later event) and a different id does not;
 //! - timestamps (`timestamp`, `statusTimestampAfter`) become `<timestamp>`;
 //! - non-empty page tokens (`nextPageToken`, `pageToken`) become `<page-token>`.
+//!
+//! Records are compared in a [`View`]: among the 1.0 columns as they are; among the 0.3 columns,
+//! and between 0.3 and 1.0, without what the 0.3 translation cannot carry ([`V03_LOSSY`]); and
+//! between versions only the entries whose meaning is the same in both (entries recorded with
+//! [`Record::push_per_version`] are compared within their version only).
 
 use std::collections::HashMap;
 
@@ -157,10 +162,31 @@ observe_proto!(
     a2a_proto::v1::AgentCard,
 );
 
+/// Members a 1.0 value may hold that the 0.3 translation loses on some 0.3 binding, so that no
+/// 0.3 record can be expected to hold them (the "lossy corners" of `a2a-v03`): the 0.3 proto,
+/// which HTTP+JSON and gRPC speak in 0.3, has no `Message.referenceTaskIds` (0.3's JSON has), so
+/// a message sent over them arrives without. They are left out of every comparison that involves
+/// a 0.3 column. (The other lossy corners do not reach what the scenarios record: part metadata,
+/// file names and media types of text parts are not sent.)
+pub const V03_LOSSY: [&str; 1] = ["referenceTaskIds"];
+
+/// How two records are compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// Two 1.0 columns: every entry as recorded.
+    V1,
+    /// Two 0.3 columns: every entry, without the [`V03_LOSSY`] members.
+    V03,
+    /// A 0.3 column and a 1.0 column: the entries not recorded per version, without the
+    /// [`V03_LOSSY`] members.
+    CrossVersion,
+}
+
 /// The normalized observations of one scenario over one binding, in the order they were made.
 #[derive(Debug, Clone, Default)]
 pub struct Record {
     entries: Vec<(String, Value)>,
+    per_version: Vec<bool>,
     advisory: Vec<(String, Value)>,
     ids: HashMap<String, String>,
 }
@@ -180,6 +206,16 @@ impl Record {
         let mut value = value.observe();
         self.normalize(&mut value, None);
         self.entries.push((label, value));
+        self.per_version.push(false);
+    }
+
+    /// Adds `value` under `label` as an observation whose meaning differs between protocol
+    /// versions by design: it is compared among the columns of one version only.
+    pub fn push_per_version(&mut self, label: impl Into<String>, value: &(impl Observe + ?Sized)) {
+        self.push(label, value);
+        if let Some(last) = self.per_version.last_mut() {
+            *last = true;
+        }
     }
 
     /// Adds `value` under `label` to the advisory part, normalized.
@@ -213,6 +249,37 @@ impl Record {
         self.entries == other.entries
     }
 
+    /// The entries compared in `view`. Where members or entries are left out, the id
+    /// placeholders are numbered again in order of first appearance, so that an id only a
+    /// left-out member held does not shift the numbers of the others.
+    pub fn view(&self, view: View) -> Vec<(String, Value)> {
+        let mut entries: Vec<(String, Value)> = self
+            .entries
+            .iter()
+            .zip(&self.per_version)
+            .filter(|(_, per_version)| view != View::CrossVersion || !**per_version)
+            .map(|((label, value), _)| {
+                let mut value = value.clone();
+                if view != View::V1 {
+                    drop_lossy(&mut value);
+                }
+                (label.clone(), value)
+            })
+            .collect();
+        if view != View::V1 {
+            let mut numbers = HashMap::new();
+            for (_, value) in &mut entries {
+                renumber(value, &mut numbers);
+            }
+        }
+        entries
+    }
+
+    /// [`view`](Self::view) as one JSON object (see [`Record::to_json`]).
+    pub fn view_json(&self, view: View) -> Value {
+        to_object(&self.view(view))
+    }
+
     fn placeholder(&mut self, raw: &str) -> String {
         let next = self.ids.len() + 1;
         self.ids.entry(raw.to_owned()).or_insert_with(|| format!("<id-{next}>")).clone()
@@ -241,6 +308,32 @@ impl Record {
             }
             _ => {}
         }
+    }
+}
+
+/// Numbers the `<id-N>` placeholders of `value` again, in order of first appearance (the order
+/// [`Record::push`] numbered them in).
+fn renumber(value: &mut Value, numbers: &mut HashMap<String, String>) {
+    match value {
+        Value::String(s) if s.starts_with("<id-") => {
+            let next = numbers.len() + 1;
+            *s = numbers.entry(s.clone()).or_insert_with(|| format!("<id-{next}>")).clone();
+        }
+        Value::Object(map) => map.values_mut().for_each(|v| renumber(v, numbers)),
+        Value::Array(items) => items.iter_mut().for_each(|v| renumber(v, numbers)),
+        _ => {}
+    }
+}
+
+/// Removes the [`V03_LOSSY`] members, at any depth.
+fn drop_lossy(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            map.retain(|key, _| !V03_LOSSY.contains(&key.as_str()));
+            map.values_mut().for_each(drop_lossy);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_lossy),
+        _ => {}
     }
 }
 
@@ -295,6 +388,35 @@ mod tests {
         other.push("a", &json!({"id": "t1", "contextId": "t1", "nextPageToken": "x"}));
         other.push("b", &json!({"taskId": "t1", "nextPageToken": ""}));
         assert!(!run("t1", "c1").same_observations(&other), "an id reused where another was new differs");
+    }
+
+    #[test]
+    fn views_leave_out_per_version_entries_across_versions_and_0_3_s_lossy_members() {
+        let mut record = Record::new();
+        record.push("task", &json!({"referenceTaskIds": ["t"], "parts": [{"text": "x"}]}));
+        record.push_per_version("historyLength 0", &json!(0));
+        assert_eq!(record.view(View::V1), record.entries());
+        assert_eq!(
+            record.view_json(View::V03),
+            json!({"task": {"parts": [{"text": "x"}]}, "historyLength 0": 0})
+        );
+        assert_eq!(record.view_json(View::CrossVersion), json!({"task": {"parts": [{"text": "x"}]}}));
+    }
+
+    #[test]
+    fn ids_only_a_lossy_member_held_do_not_shift_the_others() {
+        let run = |references: bool| {
+            let mut record = Record::new();
+            record.push("first", &json!({"id": "t1"}));
+            let mut reply = json!({"id": "t2", "history": [{"taskId": "t2"}]});
+            if references {
+                reply["history"][0]["referenceTaskIds"] = json!(["t0"]);
+            }
+            record.push("reply", &reply);
+            record
+        };
+        assert_ne!(run(true).view(View::V1), run(false).view(View::V1));
+        assert_eq!(run(true).view(View::V03), run(false).view(View::V03));
     }
 
     #[test]

@@ -1,13 +1,13 @@
-//! [`Report`]: the verdict of every scenario over every binding, printable as a plain-text or
-//! Markdown table followed by the reason for each failure and skip.
+//! [`Report`]: the verdict of every scenario over every column (binding and protocol version),
+//! printable as a plain-text or Markdown table followed by the reason for each failure and skip.
 
 use std::fmt::{self, Write as _};
 
 use serde_json::Value;
 
-use crate::binding::Binding;
+use crate::column::Column;
 
-/// The verdict of one scenario over one binding.
+/// The verdict of one scenario over one column.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
     /// Every check held and the record matched the other bindings'.
@@ -30,11 +30,11 @@ impl Verdict {
     }
 }
 
-/// One scenario over one binding.
+/// One scenario over one column.
 #[derive(Debug, Clone)]
 pub struct Cell {
-    /// The binding.
-    pub binding: Binding,
+    /// The binding and protocol version.
+    pub column: Column,
     /// The verdict.
     pub verdict: Verdict,
     /// Advisory notes (SHOULDs not met, observations).
@@ -43,7 +43,7 @@ pub struct Cell {
     pub record: Option<Value>,
 }
 
-/// One scenario over every binding.
+/// One scenario over every column.
 #[derive(Debug, Clone)]
 pub struct Row {
     /// The scenario's id.
@@ -52,14 +52,15 @@ pub struct Row {
     pub title: &'static str,
     /// The spec sections it checks.
     pub spec: &'static str,
-    /// One cell per binding, in [`Binding::ALL`] order.
+    /// One cell per column of the report, in its order.
     pub cells: Vec<Cell>,
 }
 
 impl Row {
-    /// The cell of `binding`.
-    pub fn cell(&self, binding: Binding) -> Option<&Cell> {
-        self.cells.iter().find(|c| c.binding == binding)
+    /// The cell of `column` (a [`Binding`](crate::Binding) alone is its 1.0 column).
+    pub fn cell(&self, column: impl Into<Column>) -> Option<&Cell> {
+        let column = column.into();
+        self.cells.iter().find(|c| c.column == column)
     }
 }
 
@@ -68,6 +69,9 @@ impl Row {
 pub struct Report {
     /// The agent under test (its card URL).
     pub agent: String,
+    /// The columns, in report order: the three 1.0 bindings, and the three 0.3 ones when the
+    /// agent's card declares 0.3.
+    pub columns: Vec<Column>,
     /// One row per scenario, in suite order.
     pub rows: Vec<Row>,
 }
@@ -78,21 +82,21 @@ impl Report {
         self.failures().next().is_none()
     }
 
-    /// Every failing `(scenario, binding, reasons)`.
-    pub fn failures(&self) -> impl Iterator<Item = (&'static str, Binding, &[String])> {
+    /// Every failing `(scenario, column, reasons)`.
+    pub fn failures(&self) -> impl Iterator<Item = (&'static str, Column, &[String])> {
         self.rows.iter().flat_map(|row| {
             row.cells.iter().filter_map(move |cell| match &cell.verdict {
-                Verdict::Fail(reasons) => Some((row.scenario, cell.binding, reasons.as_slice())),
+                Verdict::Fail(reasons) => Some((row.scenario, cell.column, reasons.as_slice())),
                 _ => None,
             })
         })
     }
 
-    /// Every skipped `(scenario, binding, reason)`.
-    pub fn skips(&self) -> impl Iterator<Item = (&'static str, Binding, &str)> {
+    /// Every skipped `(scenario, column, reason)`.
+    pub fn skips(&self) -> impl Iterator<Item = (&'static str, Column, &str)> {
         self.rows.iter().flat_map(|row| {
             row.cells.iter().filter_map(move |cell| match &cell.verdict {
-                Verdict::Skip(reason) => Some((row.scenario, cell.binding, reason.as_str())),
+                Verdict::Skip(reason) => Some((row.scenario, cell.column, reason.as_str())),
                 _ => None,
             })
         })
@@ -116,7 +120,8 @@ impl Report {
         counts
     }
 
-    /// The report as JSON: every cell with its verdict, reasons, notes and normalized record.
+    /// The report as JSON: every cell with its binding, protocol version, verdict, reasons, notes
+    /// and normalized record, keyed by column name (`JSONRPC 1.0`).
     pub fn to_json(&self) -> Value {
         let rows: Vec<Value> = self
             .rows
@@ -132,16 +137,18 @@ impl Report {
                             Verdict::Skip(reason) => (Vec::new(), Some(reason.clone())),
                         };
                         let value = serde_json::json!({
+                            "binding": cell.column.binding.name(),
+                            "protocolVersion": cell.column.version.as_str(),
                             "verdict": cell.verdict.label().to_ascii_lowercase(),
                             "failures": reasons,
                             "skipReason": skip,
                             "notes": cell.notes,
                             "record": cell.record,
                         });
-                        (cell.binding.name().to_owned(), value)
+                        (cell.column.name(), value)
                     })
                     .collect();
-                serde_json::json!({"scenario": row.scenario, "title": row.title, "spec": row.spec, "bindings": cells})
+                serde_json::json!({"scenario": row.scenario, "title": row.title, "spec": row.spec, "columns": cells})
             })
             .collect();
         serde_json::json!({"agent": self.agent, "passed": self.passed(), "scenarios": rows})
@@ -152,18 +159,18 @@ impl Report {
         let mut out = String::new();
         let _ = writeln!(out, "Agent: `{}`\n", self.agent);
         let _ = write!(out, "| scenario | spec |");
-        for binding in Binding::ALL {
-            let _ = write!(out, " {binding} |");
+        for column in &self.columns {
+            let _ = write!(out, " {column} |");
         }
         let _ = write!(out, "\n|---|---|");
-        for _ in Binding::ALL {
+        for _ in &self.columns {
             let _ = write!(out, "---|");
         }
         out.push('\n');
         for row in &self.rows {
             let _ = write!(out, "| `{}` | {} |", row.scenario, row.spec);
-            for binding in Binding::ALL {
-                let label = row.cell(binding).map_or("-", |c| c.verdict.label());
+            for column in &self.columns {
+                let label = row.cell(*column).map_or("-", |c| c.verdict.label());
                 let _ = write!(out, " {label} |");
             }
             out.push('\n');
@@ -179,8 +186,8 @@ impl Report {
         let failures: Vec<_> = self.failures().collect();
         if !failures.is_empty() {
             let _ = writeln!(out, "\n{}", if markdown { "**Failures**\n" } else { "Failures:" });
-            for (scenario, binding, reasons) in failures {
-                let _ = writeln!(out, "{bullet}{scenario} x {binding}:");
+            for (scenario, column, reasons) in failures {
+                let _ = writeln!(out, "{bullet}{scenario} x {column}:");
                 for reason in reasons {
                     for (i, line) in reason.lines().enumerate() {
                         let indent = if i == 0 { "    - " } else { "      " };
@@ -189,7 +196,7 @@ impl Report {
                 }
             }
         }
-        let skips = group(self.skips().map(|(s, b, r)| (s, b, r.to_owned())));
+        let skips = group(&self.columns, self.skips().map(|(s, c, r)| (s, c, r.to_owned())));
         if !skips.is_empty() {
             let _ = writeln!(out, "\n{}", if markdown { "**Skips**\n" } else { "Skips:" });
             for (scenario, bindings, reason) in skips {
@@ -197,11 +204,14 @@ impl Report {
                     writeln!(out, "{bullet}{scenario} x {bindings}: {}", reason.replace('\n', "\n      "));
             }
         }
-        let notes = group(self.rows.iter().flat_map(|row| {
-            row.cells
-                .iter()
-                .flat_map(move |cell| cell.notes.iter().map(move |n| (row.scenario, cell.binding, n.clone())))
-        }));
+        let notes = group(
+            &self.columns,
+            self.rows.iter().flat_map(|row| {
+                row.cells.iter().flat_map(move |cell| {
+                    cell.notes.iter().map(move |n| (row.scenario, cell.column, n.clone()))
+                })
+            }),
+        );
         if !notes.is_empty() {
             let _ = writeln!(
                 out,
@@ -215,26 +225,40 @@ impl Report {
     }
 }
 
-/// Groups identical `(scenario, text)` pairs, listing their bindings (`all bindings` for three).
+/// Groups identical `(scenario, text)` pairs, listing their columns: `all columns` for every
+/// column of the report, `all 1.0 columns` / `all 0.3 columns` for every column of a version.
 fn group(
-    items: impl Iterator<Item = (&'static str, Binding, String)>,
+    all: &[Column],
+    items: impl Iterator<Item = (&'static str, Column, String)>,
 ) -> Vec<(&'static str, String, String)> {
-    let mut grouped: Vec<(&'static str, Vec<Binding>, String)> = Vec::new();
-    for (scenario, binding, text) in items {
+    let mut grouped: Vec<(&'static str, Vec<Column>, String)> = Vec::new();
+    for (scenario, column, text) in items {
         match grouped.iter_mut().find(|(s, _, t)| *s == scenario && *t == text) {
-            Some((_, bindings, _)) => bindings.push(binding),
-            None => grouped.push((scenario, vec![binding], text)),
+            Some((_, columns, _)) => columns.push(column),
+            None => grouped.push((scenario, vec![column], text)),
         }
     }
     grouped
         .into_iter()
-        .map(|(scenario, bindings, text)| {
-            let names = if bindings.len() == Binding::ALL.len() {
-                "all bindings".to_owned()
+        .map(|(scenario, columns, text)| {
+            let of_version =
+                |version| all.iter().filter(|c| c.version == version).copied().collect::<Vec<_>>();
+            let mut names = Vec::new();
+            let mut rest = columns.clone();
+            if columns.len() == all.len() {
+                names.push("all columns".to_owned());
+                rest.clear();
             } else {
-                bindings.iter().map(|b| b.name()).collect::<Vec<_>>().join(", ")
-            };
-            (scenario, names, text)
+                for version in Column::VERSIONS {
+                    let wanted = of_version(version);
+                    if !wanted.is_empty() && wanted.iter().all(|c| columns.contains(c)) {
+                        names.push(format!("all {version} columns"));
+                        rest.retain(|c| c.version != version);
+                    }
+                }
+            }
+            names.extend(rest.iter().map(|c| c.name()));
+            (scenario, names.join(", "), text)
         })
         .collect()
 }
@@ -245,15 +269,15 @@ impl fmt::Display for Report {
         let mut out = String::new();
         let _ = writeln!(out, "A2A conformance: {}\n", self.agent);
         let _ = write!(out, "{:width$}", "scenario");
-        for binding in Binding::ALL {
-            let _ = write!(out, "  {:<9}", binding.name());
+        for column in &self.columns {
+            let _ = write!(out, "  {:<13}", column.name());
         }
         out.push('\n');
         for row in &self.rows {
             let _ = write!(out, "{:width$}", row.scenario);
-            for binding in Binding::ALL {
-                let label = row.cell(binding).map_or("-", |c| c.verdict.label());
-                let _ = write!(out, "  {label:<9}");
+            for column in &self.columns {
+                let label = row.cell(*column).map_or("-", |c| c.verdict.label());
+                let _ = write!(out, "  {label:<13}");
             }
             let _ = writeln!(out, "  spec {}", row.spec);
         }
@@ -268,10 +292,14 @@ impl fmt::Display for Report {
 mod tests {
     use super::*;
 
+    use crate::binding::Binding;
+
     fn report() -> Report {
-        let cell = |binding, verdict| Cell { binding, verdict, notes: vec![], record: None };
+        let cell =
+            |binding: Binding, verdict| Cell { column: binding.into(), verdict, notes: vec![], record: None };
         Report {
             agent: "http://127.0.0.1:1".into(),
+            columns: Column::ALL[..3].to_vec(),
             rows: vec![
                 Row {
                     scenario: "cancel",
@@ -298,21 +326,47 @@ mod tests {
     }
 
     #[test]
-    fn the_table_has_a_column_per_binding_and_the_reasons_follow() {
+    fn the_table_has_a_column_per_binding_and_version_and_the_reasons_follow() {
         let text = report().to_string();
-        assert!(text.contains("scenario        JSONRPC    HTTP+JSON  GRPC"), "{text}");
-        assert!(text.contains("cancel          pass       pass       FAIL"), "{text}");
-        assert!(text.contains("cancel x GRPC:\n    - spec 3.1.5: expected TaskNotFound"), "{text}");
-        assert!(text.contains("unknown-fields x GRPC: raw JSON"), "{text}");
+        assert!(text.contains("scenario        JSONRPC 1.0    HTTP+JSON 1.0  GRPC 1.0"), "{text}");
+        assert!(text.contains("cancel          pass           pass           FAIL"), "{text}");
+        assert!(text.contains("cancel x GRPC 1.0:\n    - spec 3.1.5: expected TaskNotFound"), "{text}");
+        assert!(text.contains("unknown-fields x GRPC 1.0: raw JSON"), "{text}");
         assert!(text.contains("4 passed, 1 failed, 1 skipped"), "{text}");
     }
 
     #[test]
-    fn failures_name_scenario_and_binding() {
+    fn failures_name_scenario_and_column() {
         let report = report();
-        let failures: Vec<_> = report.failures().map(|(s, b, _)| (s, b)).collect();
-        assert_eq!(failures, [("cancel", Binding::Grpc)]);
+        let failures: Vec<_> = report.failures().map(|(s, c, _)| (s, c)).collect();
+        assert_eq!(failures, [("cancel", Column::v1(Binding::Grpc))]);
         assert!(!report.passed());
+        assert!(report
+            .to_markdown()
+            .contains("| scenario | spec | JSONRPC 1.0 | HTTP+JSON 1.0 | GRPC 1.0 |"));
         assert!(report.to_markdown().contains("| `cancel` | 3.1.5 | pass | pass | FAIL |"));
+    }
+
+    #[test]
+    fn skips_and_notes_name_whole_versions() {
+        let skip = |column, reason: &str| Cell {
+            column,
+            verdict: Verdict::Skip(reason.into()),
+            notes: vec![],
+            record: None,
+        };
+        let mut cells: Vec<Cell> =
+            Column::ALL[3..].iter().map(|c| skip(*c, "A2A 1.0 only: ListTasks")).collect();
+        cells.extend(Column::ALL[..2].iter().map(|c| skip(*c, "other")));
+        cells.push(skip(Column::ALL[2], "A2A 1.0 only: ListTasks"));
+        let report = Report {
+            agent: "a".into(),
+            columns: Column::ALL.to_vec(),
+            rows: vec![Row { scenario: "list", title: "t", spec: "3.1.4", cells }],
+        };
+        let text = report.to_string();
+        assert!(text.contains("list x all 0.3 columns, GRPC 1.0: A2A 1.0 only: ListTasks"), "{text}");
+        assert!(text.contains("list x JSONRPC 1.0, HTTP+JSON 1.0: other"), "{text}");
+        assert!(text.contains("JSONRPC 0.3    HTTP+JSON 0.3  GRPC 0.3"), "{text}");
     }
 }

@@ -91,19 +91,23 @@ pub struct Needs {
     pub skills: &'static [&'static str],
     /// Capabilities the card must declare.
     pub capabilities: &'static [Capability],
-    /// Whether the scenario sends raw ProtoJSON, which only the JSON bindings carry.
+    /// Whether the scenario sends raw JSON (1.0 ProtoJSON, or 0.3's JSON shapes), which only the
+    /// JSON bindings carry.
     pub json_only: bool,
+    /// Why the scenario has no A2A 0.3 counterpart, when it has none: it then runs in the 1.0
+    /// columns only (the 0.3 columns are skips with this reason).
+    pub only_v1: Option<&'static str>,
 }
 
 impl Needs {
     /// The agent under test as it is, nothing else.
     pub const fn agent() -> Needs {
-        Needs { setup: Setup::Agent, skills: &[], capabilities: &[], json_only: false }
+        Needs::setup(Setup::Agent)
     }
 
     /// A server configured as `setup`.
     pub const fn setup(setup: Setup) -> Needs {
-        Needs { setup, skills: &[], capabilities: &[], json_only: false }
+        Needs { setup, skills: &[], capabilities: &[], json_only: false, only_v1: None }
     }
 
     /// Also these skills.
@@ -121,6 +125,12 @@ impl Needs {
     /// Raw JSON: the JSON bindings only.
     pub const fn json_only(mut self) -> Needs {
         self.json_only = true;
+        self
+    }
+
+    /// A2A 1.0 only, for `reason` (what 0.3 lacks).
+    pub const fn only_v1(mut self, reason: &'static str) -> Needs {
+        self.only_v1 = Some(reason);
         self
     }
 }

@@ -1,33 +1,43 @@
 //! [`Target`]: an agent under test, as its card describes it: the card, read over plain HTTP from
-//! the well-known URI (spec 8.2), and one [`Endpoint`] per standard binding the card declares for
-//! A2A 1.0 (spec 8.3.1), or the reason that binding cannot be tested.
+//! the well-known URI (spec 8.2), and one [`Endpoint`] per column, i.e. per standard binding the
+//! card declares for A2A 1.0 and, when it declares any 0.3 interface, per binding for 0.3 (spec
+//! 8.3.1, 3.6.2), or the reason that column cannot be tested.
 
 use std::sync::Arc;
 
-use a2a_core::A2aService;
+use a2a_core::{A2aService, ProtocolVersion};
 use a2a_proto::v1::{AgentCard, AgentInterface};
 use anyhow::Context as _;
 
 use crate::binding::Binding;
+use crate::column::Column;
 
 /// The well-known path of the agent card (spec 8.2).
 pub const AGENT_CARD_PATH: &str = "/.well-known/agent-card.json";
 
-/// One binding of a target: the interface the card declares for it and a client on it.
+/// One column of a target: the interface the card declares for it and a client on it.
 #[derive(Clone)]
 pub struct Endpoint {
-    /// The binding.
-    pub binding: Binding,
+    /// The binding and protocol version.
+    pub column: Column,
     /// The card's entry for it.
     pub interface: AgentInterface,
-    /// A client speaking the binding to the interface's URL (with its tenant).
+    /// A client speaking the binding, in the column's version, to the interface's URL (with its
+    /// tenant, in 1.0).
     pub client: Arc<dyn A2aService>,
+}
+
+impl Endpoint {
+    /// The binding.
+    pub fn binding(&self) -> Binding {
+        self.column.binding
+    }
 }
 
 impl std::fmt::Debug for Endpoint {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Endpoint")
-            .field("binding", &self.binding)
+            .field("column", &self.column)
             .field("url", &self.interface.url)
             .finish_non_exhaustive()
     }
@@ -40,13 +50,14 @@ pub struct Target {
     pub base_url: String,
     /// Its public card.
     pub card: AgentCard,
+    columns: Vec<Column>,
     endpoints: Vec<Endpoint>,
-    untestable: Vec<(Binding, String)>,
+    untestable: Vec<(Column, String)>,
 }
 
 impl Target {
-    /// Reads the card at `base_url` + [`AGENT_CARD_PATH`] and connects a client to each standard
-    /// binding it declares for protocol version 1.0.
+    /// Reads the card at `base_url` + [`AGENT_CARD_PATH`] and connects a client to each column
+    /// it declares.
     ///
     /// # Errors
     /// When the card cannot be fetched or is not an AgentCard.
@@ -57,61 +68,100 @@ impl Target {
     }
 
     /// A target for `card` found at `base_url`.
+    ///
+    /// The columns are the three 1.0 bindings (as before the suite knew 0.3: a binding the card
+    /// does not declare is a skip with the reason) and, when the card declares any interface for
+    /// 0.3, the three 0.3 bindings as well.
     pub fn from_card(base_url: String, card: AgentCard) -> Target {
         let mut endpoints = Vec::new();
         let mut untestable = Vec::new();
-        for binding in Binding::ALL {
+        let declares_v03 = card
+            .supported_interfaces
+            .iter()
+            .any(|i| version_of(&i.protocol_version) == Some(ProtocolVersion::V0_3));
+        let columns: Vec<Column> =
+            Column::ALL.into_iter().filter(|c| c.version == ProtocolVersion::V1_0 || declares_v03).collect();
+        for column in columns.iter().copied() {
+            let binding = column.binding;
             let declared: Vec<&AgentInterface> = card
                 .supported_interfaces
                 .iter()
                 .filter(|i| Binding::from_protocol_binding(&i.protocol_binding) == Some(binding))
                 .collect();
-            // spec 8.3.2: the first entry wins; only 1.0 interfaces are in scope (spec 3.6).
-            let Some(interface) = declared.iter().find(|i| is_v1(&i.protocol_version)) else {
+            // spec 8.3.2: the first entry wins; spec 3.6: versions compare by Major.Minor.
+            let Some(interface) =
+                declared.iter().find(|i| version_of(&i.protocol_version) == Some(column.version))
+            else {
                 let reason = if declared.is_empty() {
                     format!("the agent card declares no {binding} interface")
                 } else {
                     let versions: Vec<&str> = declared.iter().map(|i| i.protocol_version.as_str()).collect();
-                    format!("the card's {binding} interfaces are for protocol versions {versions:?}, not 1.0")
+                    format!(
+                        "the card's {binding} interfaces are for protocol versions {versions:?}, not {}",
+                        column.version
+                    )
                 };
-                untestable.push((binding, reason));
+                untestable.push((column, reason));
                 continue;
             };
-            match binding.connect(interface) {
+            if column.is_v03() && !interface.tenant.is_empty() {
+                // 0.3 requests have no tenant field and 0.3 routes no tenant segment.
+                untestable.push((
+                    column,
+                    format!(
+                        "the card's {binding} 0.3 interface has the tenant {:?}, which A2A 0.3 cannot address",
+                        interface.tenant
+                    ),
+                ));
+                continue;
+            }
+            match binding.connect(interface, column.version) {
                 Ok(client) => {
-                    endpoints.push(Endpoint { binding, interface: (*interface).clone(), client });
+                    endpoints.push(Endpoint { column, interface: (*interface).clone(), client });
                 }
                 Err(error) => {
-                    untestable.push((binding, format!("cannot connect to {:?}: {error}", interface.url)))
+                    untestable.push((column, format!("cannot connect to {:?}: {error}", interface.url)))
                 }
             }
         }
-        Target { base_url, card, endpoints, untestable }
+        Target { base_url, card, columns, endpoints, untestable }
     }
 
-    /// The bindings under test, in report order.
+    /// The columns of the report for this agent, in report order (tested or not).
+    pub fn columns(&self) -> &[Column] {
+        &self.columns
+    }
+
+    /// The columns under test, in report order.
     pub fn endpoints(&self) -> &[Endpoint] {
         &self.endpoints
     }
 
-    /// The endpoint of `binding`, if the card offers it.
-    pub fn endpoint(&self, binding: Binding) -> Option<&Endpoint> {
-        self.endpoints.iter().find(|e| e.binding == binding)
+    /// The endpoint of `column` (a [`Binding`] alone is its 1.0 column), if the card offers it.
+    pub fn endpoint(&self, column: impl Into<Column>) -> Option<&Endpoint> {
+        let column = column.into();
+        self.endpoints.iter().find(|e| e.column == column)
     }
 
-    /// Why `binding` cannot be tested, if it cannot.
-    pub fn untestable(&self, binding: Binding) -> Option<&str> {
-        self.untestable.iter().find(|(b, _)| *b == binding).map(|(_, reason)| reason.as_str())
+    /// Why `column` cannot be tested, if it cannot.
+    pub fn untestable(&self, column: impl Into<Column>) -> Option<&str> {
+        let column = column.into();
+        if !self.columns.contains(&column) {
+            return Some("the agent card declares no interface for this protocol version");
+        }
+        self.untestable.iter().find(|(c, _)| *c == column).map(|(_, reason)| reason.as_str())
     }
 
-    /// Replaces the client of `binding` by `wrap(client)`: decorators that observe or alter one
-    /// binding (this is how the suite's own tests prove it can fail).
+    /// Replaces the client of `column` (a [`Binding`] alone is its 1.0 column) by
+    /// `wrap(client)`: decorators that observe or alter one column (this is how the suite's own
+    /// tests prove it can fail).
     pub fn wrap_client(
         &mut self,
-        binding: Binding,
+        column: impl Into<Column>,
         wrap: impl FnOnce(Arc<dyn A2aService>) -> Arc<dyn A2aService>,
     ) {
-        if let Some(endpoint) = self.endpoints.iter_mut().find(|e| e.binding == binding) {
+        let column = column.into();
+        if let Some(endpoint) = self.endpoints.iter_mut().find(|e| e.column == column) {
             endpoint.client = wrap(Arc::clone(&endpoint.client));
         }
     }
@@ -131,10 +181,15 @@ impl Target {
     }
 }
 
-/// `Major.Minor` is 1.0 (spec 3.6: a patch part does not count).
-fn is_v1(version: &str) -> bool {
+/// The version a card's `protocolVersion` names, by `Major.Minor` (spec 3.6: a patch part does
+/// not count), if the suite knows it.
+pub fn version_of(version: &str) -> Option<ProtocolVersion> {
     let mut parts = version.trim().split('.');
-    parts.next() == Some("1") && parts.next() == Some("0")
+    match (parts.next(), parts.next()) {
+        (Some("1"), Some("0")) => Some(ProtocolVersion::V1_0),
+        (Some("0"), Some("3")) => Some(ProtocolVersion::V0_3),
+        _ => None,
+    }
 }
 
 /// The card as served: the HTTP facts the card scenario checks, and the parsed card.
@@ -150,7 +205,7 @@ pub struct CardResponse {
     pub etag: Option<String>,
     /// The body as JSON.
     pub json: serde_json::Value,
-    /// The body as an AgentCard (ProtoJSON).
+    /// The body as an AgentCard: ProtoJSON, or a 0.3 card read as 1.0.
     pub card: AgentCard,
 }
 
@@ -169,8 +224,15 @@ pub async fn fetch_card(base_url: &str, http: &reqwest::Client) -> anyhow::Resul
     anyhow::ensure!(status == 200, "GET {url}: HTTP {status}: {}", String::from_utf8_lossy(&body));
     let json: serde_json::Value =
         serde_json::from_slice(&body).with_context(|| format!("the card at {url} is not JSON"))?;
-    let card: AgentCard = a2a_proto::json::from_slice(&body)
-        .map_err(|e| anyhow::anyhow!("the card at {url} is not an A2A 1.0 AgentCard: {e}"))?;
+    // A card with `supportedInterfaces` is a 1.0 (or union) card; one without is a 0.3 card,
+    // whose `url`, `preferredTransport` and `additionalInterfaces` become 0.3 interfaces.
+    let card: AgentCard = if json.get("supportedInterfaces").is_some() {
+        a2a_proto::json::from_slice(&body)
+            .map_err(|e| anyhow::anyhow!("the card at {url} is not an A2A 1.0 AgentCard: {e}"))?
+    } else {
+        <AgentCard as a2a_v03::V03>::from_v03(&json)
+            .map_err(|e| anyhow::anyhow!("the card at {url} is neither a 1.0 nor a 0.3 AgentCard: {e}"))?
+    };
     Ok(CardResponse { status, content_type, cache_control, etag, json, card })
 }
 
@@ -187,8 +249,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn only_1_0_interfaces_are_tested_and_the_rest_say_why() {
+    #[tokio::test] // a gRPC client connects lazily, on the runtime
+    async fn each_declared_version_and_binding_is_a_column_and_the_rest_say_why() {
         let card = AgentCard {
             supported_interfaces: vec![
                 interface("JSONRPC", "http://127.0.0.1:1/v03", "0.3"),
@@ -198,19 +260,48 @@ mod tests {
             ..Default::default()
         };
         let target = Target::from_card("http://127.0.0.1:1".into(), card);
-        let bindings: Vec<_> = target.endpoints().iter().map(|e| e.binding).collect();
-        assert_eq!(bindings, [Binding::JsonRpc]);
+        let columns: Vec<String> = target.endpoints().iter().map(|e| e.column.name()).collect();
+        assert_eq!(columns, ["JSONRPC 1.0", "JSONRPC 0.3", "GRPC 0.3"]);
+        assert_eq!(target.columns(), Column::ALL);
         assert_eq!(target.endpoint(Binding::JsonRpc).unwrap().interface.url, "http://127.0.0.1:1/");
+        assert_eq!(
+            target.endpoint(Column::v03(Binding::JsonRpc)).unwrap().interface.url,
+            "http://127.0.0.1:1/v03"
+        );
         assert!(target.untestable(Binding::HttpJson).unwrap().contains("no HTTP+JSON interface"));
-        assert!(target.untestable(Binding::Grpc).unwrap().contains("[\"0.3\"]"));
+        assert!(target.untestable(Binding::Grpc).unwrap().contains("[\"0.3\"], not 1.0"));
+        assert!(target
+            .untestable(Column::v03(Binding::HttpJson))
+            .unwrap()
+            .contains("no HTTP+JSON interface"));
+    }
+
+    #[test]
+    fn a_card_without_0_3_interfaces_has_the_three_1_0_columns_only() {
+        let card = AgentCard {
+            supported_interfaces: vec![interface("JSONRPC", "http://127.0.0.1:1/", "1.0")],
+            ..Default::default()
+        };
+        let target = Target::from_card("http://127.0.0.1:1".into(), card);
+        assert_eq!(target.columns(), &Column::ALL[..3]);
+        assert!(target.untestable(Column::v03(Binding::JsonRpc)).is_some());
+    }
+
+    #[test]
+    fn a_0_3_interface_with_a_tenant_cannot_be_addressed() {
+        let mut tenanted = interface("JSONRPC", "http://127.0.0.1:1/", "0.3");
+        tenanted.tenant = "acme".into();
+        let card = AgentCard { supported_interfaces: vec![tenanted], ..Default::default() };
+        let target = Target::from_card("http://127.0.0.1:1".into(), card);
+        assert!(target.untestable(Column::v03(Binding::JsonRpc)).unwrap().contains("tenant"));
     }
 
     #[test]
     fn versions_compare_by_major_and_minor() {
-        assert!(is_v1("1.0"));
-        assert!(is_v1("1.0.2"));
-        assert!(!is_v1("1.1"));
-        assert!(!is_v1("0.3"));
-        assert!(!is_v1(""));
+        assert_eq!(version_of("1.0"), Some(ProtocolVersion::V1_0));
+        assert_eq!(version_of("1.0.2"), Some(ProtocolVersion::V1_0));
+        assert_eq!(version_of("0.3.0"), Some(ProtocolVersion::V0_3));
+        assert_eq!(version_of("1.1"), None);
+        assert_eq!(version_of(""), None);
     }
 }

@@ -3,14 +3,22 @@
 //! the gRPC status and its details) and can send what a typed client cannot (unknown fields,
 //! unknown enum names).
 //!
-//! The request is ProtoJSON ([`WireCall::params`]); each binding carries it its own way: a JSON-RPC
-//! envelope (spec 9.3), a REST route with a body or query parameters (spec 11.3, 11.5), or the
-//! protobuf message on the gRPC method (spec 10.4, after parsing the JSON, so gRPC only takes
-//! valid requests).
+//! The request is 1.0 ProtoJSON ([`WireCall::params`]); each column carries it its own way:
+//! - 1.0: a JSON-RPC envelope (spec 9.3), a REST route with a body or query parameters (spec 11.3,
+//!   11.5), or the protobuf message on the gRPC method (spec 10.4, after parsing the JSON, so gRPC
+//!   only takes valid requests);
+//! - 0.3: the request is read as its 1.0 message and written as 0.3 puts it on the wire, with
+//!   `a2a-v03` (the same translation the server's edge reads): the slash method with 0.3 JSON
+//!   params, the `/v1/...` route with 0.3 ProtoJSON, or the 0.3 protobuf message on the
+//!   `a2a.v1.A2AService` method. No `A2A-Version` header: 0.3 clients send none (spec 3.6.2).
+//!
+//! What a typed request cannot hold (unknown fields, undefined enum names) is added by an
+//! [`Edit`] of the body as it goes on the wire, in its [`Shape`] (JSON bindings only).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use a2a_core::{Error, Operation};
+use a2a_core::{Error, Operation, ProtocolVersion};
+use a2a_proto::v0_3::grpc::a2a_service_client::A2aServiceClient as A2aServiceClientV03;
 use a2a_proto::v1::grpc::a2a_service_client::A2aServiceClient;
 use a2a_proto::v1::AgentInterface;
 use a2a_proto::v1::{
@@ -23,25 +31,57 @@ use tonic::metadata::{MetadataKey, MetadataValue};
 use tonic_types::StatusExt;
 
 use crate::binding::Binding;
+use crate::column::Column;
 use crate::kind::ErrorKind;
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// How a request body looks on the wire, for an [`Edit`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// 1.0 ProtoJSON (JSON-RPC params, REST bodies and query parameters).
+    ProtoJson,
+    /// The 0.3 JSON of the JSON-RPC binding (`kind` members, `parts`, roles `user` / `agent`).
+    V03Json,
+    /// The 0.3 ProtoJSON of the HTTP+JSON binding (a message's parts in `content`, enum names).
+    V03ProtoJson,
+}
+
+/// A change to a request body as it goes on the wire (its JSON-RPC `params` or REST body), for
+/// what a typed request cannot hold.
+pub type Edit = fn(&mut Value, Shape);
 
 /// One operation to send raw.
 #[derive(Debug, Clone)]
 pub struct WireCall {
     /// The operation.
     pub operation: Operation,
-    /// The request message as ProtoJSON (path variables of REST routes are taken from it).
+    /// The request message as 1.0 ProtoJSON (path variables of REST routes are taken from it).
     pub params: Value,
     /// Headers / metadata to send (the `A2A-Version` and `A2A-Extensions` service parameters, ...).
     pub headers: Vec<(String, String)>,
+    /// A change to the body on the wire (JSON bindings only).
+    pub edit: Option<Edit>,
 }
 
 impl WireCall {
     /// `operation` with `params` and no headers.
     pub fn new(operation: Operation, params: Value) -> Self {
-        WireCall { operation, params, headers: Vec::new() }
+        WireCall { operation, params, headers: Vec::new(), edit: None }
+    }
+
+    /// Applies `edit` to the body as it goes on the wire.
+    #[must_use]
+    pub fn edit(mut self, edit: Edit) -> Self {
+        self.edit = Some(edit);
+        self
+    }
+
+    /// Removes the headers of this name (any case).
+    #[must_use]
+    pub fn without_header(mut self, name: &str) -> Self {
+        self.headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        self
     }
 
     /// Adds a header (metadata entry on gRPC).
@@ -93,6 +133,10 @@ pub struct WireError {
     pub fields: Option<Vec<String>>,
     /// The `error.status` of a REST error body (the google.rpc.Code name), if sent.
     pub rpc_status: Option<String>,
+    /// The 0.3 error code (0.3 spec 8), in a 0.3 column: the JSON-RPC `error.code`, the `code` of
+    /// an HTTP+JSON error body, or the `a2a-error` metadata of a gRPC status (a2a-js's and our
+    /// convention), when sent.
+    pub v03_code: Option<i64>,
     /// Ways the error's structure breaks its binding's rules (spec 9.5, 11.6), for people to read.
     pub shape_problems: Vec<String>,
 }
@@ -129,6 +173,17 @@ impl WireError {
     }
 }
 
+impl WireError {
+    /// The error's kind as a 0.3 client sees it: 0.3 has no ErrorInfo, so the 0.3 code decides
+    /// (0.3 spec 8), else a BadRequest, else the HTTP or gRPC code where it has a single meaning.
+    pub fn kind_v03(&self) -> Option<ErrorKind> {
+        if let Some(code) = self.v03_code {
+            return Some(ErrorKind::of(&a2a_v03::error::from_v03(&json!({ "code": code }))));
+        }
+        WireError { reason: None, domain: None, ..self.clone() }.kind()
+    }
+}
+
 const KINDS: [ErrorKind; 14] = [
     ErrorKind::TaskNotFound,
     ErrorKind::TaskNotCancelable,
@@ -159,35 +214,69 @@ pub enum WireReply {
 /// Sends calls raw over one interface of an agent.
 #[derive(Debug, Clone)]
 pub struct Prober {
-    binding: Binding,
+    column: Column,
     interface: AgentInterface,
     http: reqwest::Client,
 }
 
 impl Prober {
-    /// A prober for `interface`, speaking `binding`.
-    pub fn new(binding: Binding, interface: AgentInterface, http: reqwest::Client) -> Self {
-        Prober { binding, interface, http }
+    /// A prober for `interface`, speaking the binding and version of `column` (a [`Binding`]
+    /// alone is its 1.0 column).
+    pub fn new(column: impl Into<Column>, interface: AgentInterface, http: reqwest::Client) -> Self {
+        Prober { column: column.into(), interface, http }
     }
 
     /// Sends `call` and reads the reply.
     ///
     /// # Errors
     /// A description of the failure when no A2A reply came back (no connection, a body that is
-    /// not JSON, a request that cannot be expressed on this binding).
+    /// not JSON, a request that cannot be expressed on this binding or version).
     pub async fn send(&self, call: &WireCall) -> Result<WireReply, String> {
-        match self.binding {
-            Binding::JsonRpc => self.jsonrpc(call).await,
-            Binding::HttpJson => self.rest(call).await,
-            Binding::Grpc => self.grpc(call).await,
+        if call.edit.is_some() && self.column.binding == Binding::Grpc {
+            return Err(format!("{} cannot carry an edited JSON body", self.column));
+        }
+        match (self.column.binding, self.column.version) {
+            (Binding::JsonRpc, ProtocolVersion::V1_0) => self.jsonrpc(call).await,
+            (Binding::HttpJson, ProtocolVersion::V1_0) => self.rest(call).await,
+            (Binding::Grpc, ProtocolVersion::V1_0) => self.grpc(call).await,
+            (Binding::JsonRpc, ProtocolVersion::V0_3) => self.jsonrpc_v03(call).await,
+            (Binding::HttpJson, ProtocolVersion::V0_3) => self.rest_v03(call).await,
+            (Binding::Grpc, ProtocolVersion::V0_3) => self.grpc_v03(call).await,
         }
     }
 
     async fn jsonrpc(&self, call: &WireCall) -> Result<WireReply, String> {
-        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         let mut params = call.params.clone();
         set_tenant(&mut params, &self.interface.tenant);
-        let body = json!({"jsonrpc": "2.0", "id": id, "method": call.operation.method(), "params": params});
+        if let Some(edit) = call.edit {
+            edit(&mut params, Shape::ProtoJson);
+        }
+        self.jsonrpc_call(call, call.operation.method(), Some(params), false).await
+    }
+
+    async fn jsonrpc_v03(&self, call: &WireCall) -> Result<WireReply, String> {
+        let request = v03_request(call.operation, &call.params)?;
+        let mut params = request.to_jsonrpc_params();
+        if let (Some(edit), Some(params)) = (call.edit, params.as_mut()) {
+            edit(params, Shape::V03Json);
+        }
+        self.jsonrpc_call(call, request.method().name(), params, true).await
+    }
+
+    /// One JSON-RPC call of `method`; `v03`: the error is read in 0.3 terms (its code is the 0.3
+    /// code, `data` is free-form).
+    async fn jsonrpc_call(
+        &self,
+        call: &WireCall,
+        method: &str,
+        params: Option<Value>,
+        v03: bool,
+    ) -> Result<WireReply, String> {
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        let mut body = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        if let Some(params) = params {
+            body["params"] = params;
+        }
         let mut request = self.http.post(self.interface.url.trim()).json(&body);
         for (name, value) in &call.headers {
             request = request.header(name.as_str(), value.as_str());
@@ -233,6 +322,8 @@ impl Prober {
         let details = match error.get("data") {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(items)) => items.clone(),
+            // 0.3 spec 6.12: `data` is free-form.
+            Some(_) if v03 => Vec::new(),
             Some(other) => {
                 problems.push(format!(
                     "spec 9.5: error.data must be an array of @type objects, got {}",
@@ -241,11 +332,21 @@ impl Prober {
                 Vec::new()
             }
         };
-        Ok(WireReply::Err(from_json_details(WireCode::JsonRpc(code), &details, problems)))
+        let mut wire = from_json_details(WireCode::JsonRpc(code), &details, problems, v03);
+        if v03 {
+            wire.v03_code = Some(code);
+        }
+        Ok(WireReply::Err(wire))
     }
 
     async fn rest(&self, call: &WireCall) -> Result<WireReply, String> {
-        let route = rest_route(call.operation, &call.params)?;
+        let mut route = rest_route(call.operation, &call.params)?;
+        if let Some(edit) = call.edit {
+            match route.body.as_mut() {
+                Some(body) => edit(body, Shape::ProtoJson),
+                None => route.query = edit_query(&route.query, edit, Shape::ProtoJson)?,
+            }
+        }
         let mut url = url::Url::parse(self.interface.url.trim())
             .map_err(|e| format!("the HTTP+JSON interface URL is invalid: {e}"))?;
         {
@@ -327,8 +428,82 @@ impl Prober {
                 Vec::new()
             }
         };
-        let mut wire = from_json_details(WireCode::Http(status), &details, problems);
+        let mut wire = from_json_details(WireCode::Http(status), &details, problems, false);
         wire.rpc_status = error.get("status").and_then(Value::as_str).map(str::to_owned);
+        Ok(WireReply::Err(wire))
+    }
+
+    async fn rest_v03(&self, call: &WireCall) -> Result<WireReply, String> {
+        let request = v03_request(call.operation, &call.params)?;
+        let route = a2a_v03::rest::http_call(&request)
+            .map_err(|e| format!("{} has no 0.3 HTTP+JSON route for these params: {e}", call.operation))?;
+        // The 0.3 routes are appended to the interface URL's path (0.3 spec 3.5.6).
+        let mut url = format!("{}{}", self.interface.url.trim().trim_end_matches('/'), route.path);
+        let mut query = route.query.clone().unwrap_or_default();
+        if let (Some(edit), None) = (call.edit, &route.body) {
+            let pairs: Vec<(String, String)> =
+                url::form_urlencoded::parse(query.as_bytes()).into_owned().collect();
+            let pairs = edit_query(&pairs, edit, Shape::V03ProtoJson)?;
+            query = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(pairs).finish();
+        }
+        if !query.is_empty() {
+            url = format!("{url}?{query}");
+        }
+        let method = reqwest::Method::from_bytes(route.method.as_bytes()).map_err(|e| e.to_string())?;
+        let mut request = self.http.request(method.clone(), &url);
+        if let Some(mut body) = route.body {
+            if let Some(edit) = call.edit {
+                edit(&mut body, Shape::V03ProtoJson);
+            }
+            request = request.header("content-type", "application/json").body(body.to_string());
+        }
+        for (name, value) in &call.headers {
+            request = request.header(name.as_str(), value.as_str());
+        }
+        let response = request.send().await.map_err(|e| format!("{method} {url}: {e}"))?;
+        let status = response.status().as_u16();
+        let content_type = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        let text = read_body(response).await?;
+        if (200..300).contains(&status) {
+            if content_type.starts_with("text/event-stream") {
+                return Ok(WireReply::Ok(first_sse_event(&text)?));
+            }
+            if text.trim().is_empty() {
+                return Ok(WireReply::Ok(json!({})));
+            }
+            let body = serde_json::from_str(&text)
+                .map_err(|e| format!("the HTTP {status} body is not JSON ({e}): {}", cut(&text)))?;
+            return Ok(WireReply::Ok(body));
+        }
+        // 0.3 spec 3.2.3 asks for an appropriate HTTP status and pins no body; the 0.3 SDKs send
+        // the 0.3 error object `{code, message, data?}` (a2a-js, a2a-go), which is read when
+        // present, else a 1.0 google.rpc.Status body.
+        let body: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        let (details, v03_code) = match body.get("code").and_then(Value::as_i64) {
+            Some(code) => {
+                let details = match body.get("data") {
+                    Some(Value::Array(items)) => items.clone(),
+                    _ => Vec::new(),
+                };
+                (details, Some(code))
+            }
+            None => {
+                let details = match body.get("error").and_then(|e| e.get("details")) {
+                    Some(Value::Array(items)) => items.clone(),
+                    _ => Vec::new(),
+                };
+                (details, None)
+            }
+        };
+        let mut wire = from_json_details(WireCode::Http(status), &details, Vec::new(), true);
+        wire.rpc_status =
+            body.get("error").and_then(|e| e.get("status")).and_then(Value::as_str).map(str::to_owned);
+        wire.v03_code = v03_code;
         Ok(WireReply::Err(wire))
     }
 
@@ -421,6 +596,122 @@ impl Prober {
     }
 }
 
+impl Prober {
+    async fn grpc_v03(&self, call: &WireCall) -> Result<WireReply, String> {
+        use a2a_v03::{ProtoV03, Request};
+        let (endpoint, origin) = grpc_endpoint(&self.interface.url)?;
+        let mut client = A2aServiceClientV03::with_origin(endpoint.connect_lazy(), origin);
+        let cannot = |e: Error| format!("{} cannot be written as its 0.3 message: {e}", call.operation);
+        let metadata = |request: &mut tonic::metadata::MetadataMap| -> Result<(), String> {
+            for (name, value) in &call.headers {
+                let key = MetadataKey::from_bytes(name.to_ascii_lowercase().as_bytes())
+                    .map_err(|e| format!("metadata name {name:?}: {e}"))?;
+                let value =
+                    MetadataValue::try_from(value.as_str()).map_err(|e| format!("metadata {name}: {e}"))?;
+                request.insert(key, value);
+            }
+            Ok(())
+        };
+        macro_rules! request {
+            ($message:expr) => {{
+                let mut request = tonic::Request::new($message.map_err(cannot)?);
+                metadata(request.metadata_mut())?;
+                request
+            }};
+        }
+        fn unary<T: serde::Serialize>(
+            result: Result<tonic::Response<T>, tonic::Status>,
+        ) -> Result<WireReply, String> {
+            match result {
+                Ok(response) => {
+                    serde_json::to_value(response.get_ref()).map(WireReply::Ok).map_err(|e| e.to_string())
+                }
+                Err(status) => Ok(WireReply::Err(from_status_v03(&status))),
+            }
+        }
+        async fn first<T: serde::Serialize>(
+            result: Result<tonic::Response<tonic::codec::Streaming<T>>, tonic::Status>,
+        ) -> Result<WireReply, String> {
+            match result {
+                Ok(response) => match response.into_inner().message().await {
+                    Ok(Some(event)) => {
+                        serde_json::to_value(&event).map(WireReply::Ok).map_err(|e| e.to_string())
+                    }
+                    Ok(None) => Err("the stream ended without an event".into()),
+                    Err(status) => Ok(WireReply::Err(from_status_v03(&status))),
+                },
+                Err(status) => Ok(WireReply::Err(from_status_v03(&status))),
+            }
+        }
+        match v03_request(call.operation, &call.params)? {
+            Request::SendMessage(r) => unary(client.send_message(request!(r.to_v03_proto())).await),
+            Request::SendStreamingMessage(r) => {
+                first(client.send_streaming_message(request!(r.to_v03_proto())).await).await
+            }
+            Request::GetTask(r) => unary(client.get_task(request!(r.to_v03_proto())).await),
+            Request::CancelTask(r) => unary(client.cancel_task(request!(r.to_v03_proto())).await),
+            Request::SubscribeToTask(r) => {
+                first(client.task_subscription(request!(r.to_v03_proto())).await).await
+            }
+            Request::CreateTaskPushNotificationConfig(r) => unary(
+                client
+                    .create_task_push_notification_config(request!(a2a_v03::proto::create_request_to_proto(
+                        &r
+                    )))
+                    .await,
+            ),
+            Request::GetTaskPushNotificationConfig(r) => {
+                unary(client.get_task_push_notification_config(request!(r.to_v03_proto())).await)
+            }
+            Request::ListTaskPushNotificationConfigs(r) => {
+                unary(client.list_task_push_notification_config(request!(r.to_v03_proto())).await)
+            }
+            Request::DeleteTaskPushNotificationConfig(r) => {
+                match client.delete_task_push_notification_config(request!(r.to_v03_proto())).await {
+                    Ok(_) => Ok(WireReply::Ok(json!({}))),
+                    Err(status) => Ok(WireReply::Err(from_status_v03(&status))),
+                }
+            }
+            Request::GetExtendedAgentCard(r) => {
+                unary(client.get_agent_card(request!(r.to_v03_proto())).await)
+            }
+        }
+    }
+}
+
+/// The 1.0 request of `operation` read from its ProtoJSON `params`, as the 0.3 request it
+/// becomes on the wire.
+fn v03_request(operation: Operation, params: &Value) -> Result<a2a_v03::Request, String> {
+    use a2a_v03::Request;
+    macro_rules! parse {
+        ($ty:ty) => {
+            a2a_proto::json::from_value::<$ty>(params.clone())
+                .map_err(|e| format!("{operation}: the request is not a valid {}: {e}", stringify!($ty)))?
+        };
+    }
+    Ok(match operation {
+        Operation::SendMessage => Request::SendMessage(parse!(SendMessageRequest)),
+        Operation::SendStreamingMessage => Request::SendStreamingMessage(parse!(SendMessageRequest)),
+        Operation::GetTask => Request::GetTask(parse!(GetTaskRequest)),
+        Operation::CancelTask => Request::CancelTask(parse!(CancelTaskRequest)),
+        Operation::SubscribeToTask => Request::SubscribeToTask(parse!(SubscribeToTaskRequest)),
+        Operation::CreateTaskPushNotificationConfig => {
+            Request::CreateTaskPushNotificationConfig(parse!(TaskPushNotificationConfig))
+        }
+        Operation::GetTaskPushNotificationConfig => {
+            Request::GetTaskPushNotificationConfig(parse!(GetTaskPushNotificationConfigRequest))
+        }
+        Operation::ListTaskPushNotificationConfigs => {
+            Request::ListTaskPushNotificationConfigs(parse!(ListTaskPushNotificationConfigsRequest))
+        }
+        Operation::DeleteTaskPushNotificationConfig => {
+            Request::DeleteTaskPushNotificationConfig(parse!(DeleteTaskPushNotificationConfigRequest))
+        }
+        Operation::GetExtendedAgentCard => Request::GetExtendedAgentCard(parse!(GetExtendedAgentCardRequest)),
+        Operation::ListTasks => return Err("ListTasks has no A2A 0.3 counterpart".into()),
+    })
+}
+
 /// The request's `tenant` field, from the interface (spec 8.3.2), unless the call set one.
 fn set_tenant(params: &mut Value, tenant: &str) {
     if tenant.is_empty() {
@@ -496,6 +787,27 @@ fn rest_route(operation: Operation, params: &Value) -> Result<Route, String> {
     Ok(Route { method, segments, query, body: None })
 }
 
+/// Query parameters after `edit` changed them as a JSON object of their values (spec 11.5:
+/// scalar fields travel as query parameters).
+fn edit_query(pairs: &[(String, String)], edit: Edit, shape: Shape) -> Result<Vec<(String, String)>, String> {
+    let mut object: serde_json::Map<String, Value> =
+        pairs.iter().map(|(name, value)| (name.clone(), Value::String(value.clone()))).collect();
+    let mut value = Value::Object(std::mem::take(&mut object));
+    edit(&mut value, shape);
+    let Value::Object(object) = value else {
+        return Err("an edit turned the query into a non-object".into());
+    };
+    object
+        .into_iter()
+        .filter(|(_, v)| !v.is_null())
+        .map(|(name, value)| match value {
+            Value::String(s) => Ok((name, s)),
+            Value::Bool(_) | Value::Number(_) => Ok((name, value.to_string())),
+            other => Err(format!("spec 11.5: {name} = {other} cannot be a query parameter")),
+        })
+        .collect()
+}
+
 /// The data of the first event of an SSE body (spec 9.4.2, 11.7), as JSON.
 fn first_sse_event(body: &str) -> Result<Value, String> {
     let body = body.replace("\r\n", "\n");
@@ -515,13 +827,17 @@ fn first_sse_event(body: &str) -> Result<Value, String> {
 }
 
 /// A JSON error's details (spec 9.5 `error.data`, 11.6 `error.details`): each must be an object
-/// with `@type`; ErrorInfo and BadRequest are read.
-fn from_json_details(code: WireCode, details: &[Value], mut problems: Vec<String>) -> WireError {
+/// with `@type` (1.0; in 0.3, where details are free-form, others are passed over); ErrorInfo and
+/// BadRequest are read.
+fn from_json_details(code: WireCode, details: &[Value], mut problems: Vec<String>, v03: bool) -> WireError {
     let mut reason = None;
     let mut domain = None;
     let mut fields = None;
     for detail in details {
         let Some(kind) = detail.get("@type").and_then(Value::as_str) else {
+            if v03 {
+                continue;
+            }
             problems.push(format!(
                 "spec 3.3.2: every error detail must carry @type: {}",
                 cut(&detail.to_string())
@@ -546,7 +862,7 @@ fn from_json_details(code: WireCode, details: &[Value], mut problems: Vec<String
             fields = Some(names);
         }
     }
-    WireError { code, reason, domain, fields, rpc_status: None, shape_problems: problems }
+    WireError { code, reason, domain, fields, rpc_status: None, v03_code: None, shape_problems: problems }
 }
 
 /// A gRPC status, with the ErrorInfo and BadRequest of its details (spec 10.6).
@@ -579,8 +895,21 @@ fn from_status(status: &tonic::Status) -> WireError {
         domain,
         fields,
         rpc_status: None,
+        v03_code: None,
         shape_problems: problems,
     }
+}
+
+/// A gRPC status from a 0.3 service: as [`from_status`], with the 0.3 code of its `a2a-error`
+/// metadata (a2a-js's convention; the 0.3 spec pins no gRPC error details).
+fn from_status_v03(status: &tonic::Status) -> WireError {
+    let mut wire = from_status(status);
+    wire.v03_code = status
+        .metadata()
+        .get("a2a-error")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<i64>().ok());
+    wire
 }
 
 /// The tonic endpoint for a card's gRPC `url`: a URL, or `host:port` (https on port 443).
@@ -667,6 +996,7 @@ mod tests {
             domain: reason.map(|_| a2a_core::error::ERROR_DOMAIN.to_owned()),
             fields,
             rpc_status: None,
+            v03_code: None,
             shape_problems: vec![],
         };
         assert_eq!(
@@ -685,6 +1015,60 @@ mod tests {
     }
 
     #[test]
+    fn a_0_3_kind_comes_from_the_0_3_code_not_from_error_info() {
+        let error = |code, reason: Option<&str>, v03_code| WireError {
+            code,
+            reason: reason.map(str::to_owned),
+            domain: reason.map(|_| a2a_core::error::ERROR_DOMAIN.to_owned()),
+            fields: None,
+            rpc_status: None,
+            v03_code,
+            shape_problems: vec![],
+        };
+        // a2a-js answers TaskNotCancelable with UNIMPLEMENTED and the code beside it.
+        assert_eq!(
+            error(WireCode::Grpc(tonic::Code::Unimplemented), None, Some(-32002)).kind_v03(),
+            Some(ErrorKind::TaskNotCancelable)
+        );
+        assert_eq!(
+            error(WireCode::Http(409), Some("TASK_NOT_FOUND"), Some(-32002)).kind_v03(),
+            Some(ErrorKind::TaskNotCancelable),
+            "0.3 clients have no ErrorInfo: the code decides"
+        );
+        assert_eq!(
+            error(WireCode::Http(404), Some("TASK_NOT_CANCELABLE"), None).kind_v03(),
+            Some(ErrorKind::TaskNotFound),
+            "without a code, the status does"
+        );
+        assert_eq!(
+            error(WireCode::JsonRpc(-32000), None, Some(-32000)).kind_v03(),
+            Some(ErrorKind::Internal)
+        );
+    }
+
+    #[test]
+    fn a_0_3_probe_writes_the_1_0_request_as_its_0_3_request() {
+        let request = v03_request(Operation::GetTask, &json!({"id": "t1", "historyLength": 2})).unwrap();
+        assert_eq!(request.method().name(), "tasks/get");
+        assert_eq!(request.to_jsonrpc_params(), Some(json!({"id": "t1", "historyLength": 2})));
+        let error = v03_request(Operation::ListTasks, &json!({})).unwrap_err();
+        assert!(error.contains("no A2A 0.3 counterpart"), "{error}");
+    }
+
+    #[test]
+    fn edits_reach_query_parameters() {
+        fn add(value: &mut Value, shape: Shape) {
+            assert_eq!(shape, Shape::ProtoJson);
+            value["future"] = json!(true);
+        }
+        let pairs = edit_query(&[("historyLength".into(), "2".into())], add, Shape::ProtoJson).unwrap();
+        assert_eq!(
+            pairs,
+            [("future".to_owned(), "true".to_owned()), ("historyLength".to_owned(), "2".to_owned())]
+        );
+    }
+
+    #[test]
     fn json_details_without_type_are_shape_problems() {
         let error = from_json_details(
             WireCode::JsonRpc(-32001),
@@ -693,6 +1077,7 @@ mod tests {
                 json!({"@type": a2a_core::error::ERROR_INFO_TYPE, "reason": "TASK_NOT_FOUND", "domain": "a2a-protocol.org"}),
             ],
             vec![],
+            false,
         );
         assert_eq!(error.reason.as_deref(), Some("TASK_NOT_FOUND"));
         assert_eq!(error.shape_problems.len(), 1);

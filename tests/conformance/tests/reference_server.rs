@@ -1,15 +1,16 @@
-//! The whole suite against in-process reference servers over all three bindings: every scenario
-//! passes and the bindings agree; the suite can fail (a binding whose client misreports one
-//! error fails exactly the scenario that sees it, with a diff naming both bindings); needs the
-//! agent does not meet are skips with their reason; and the `a2a-conformance` binary reports and
-//! exits accordingly.
+//! The whole suite against in-process reference servers over all six columns (three bindings, in
+//! A2A 1.0 and 0.3): every scenario passes and the columns agree; the suite can fail (a column
+//! whose client misreports one error fails exactly the scenario that sees it, with a diff naming
+//! both columns, in 1.0 and in 0.3); needs the agent does not meet are skips with their reason; an
+//! agent whose card declares no 0.3 interface gets the three 1.0 columns as before; and the
+//! `a2a-conformance` binary reports and exits accordingly.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use a2a_conformance::reference::{spawn_demo_agent, ReferenceSetups, SilentAgent};
 use a2a_conformance::webhook::Webhook;
-use a2a_conformance::{Binding, Report, Suite, Target, Verdict};
+use a2a_conformance::{Binding, Column, Report, Suite, Target, Verdict};
 use a2a_core::{A2aService, CallContext, Error, EventStream};
 use a2a_proto::v1::{
     AgentCapabilities, AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest,
@@ -25,11 +26,11 @@ use async_trait::async_trait;
 /// own; the test fails when one appears or is fixed, so that this list stays true. (The extended
 /// card without `supportedInterfaces` and the REST body field naming, found by this suite, are
 /// fixed.)
-const KNOWN_DEVIATIONS: &[(&str, Binding)] = &[];
+const KNOWN_DEVIATIONS: &[(&str, Column)] = &[];
 
 /// Advisory cross-binding differences (notes, not failures) in the reference server today,
 /// tracked like the deviations above.
-const KNOWN_ADVISORY_DIFFERENCES: &[(&str, Binding)] = &[];
+const KNOWN_ADVISORY_DIFFERENCES: &[(&str, Column)] = &[];
 
 /// The reference server, its configured variants and a webhook, as `cargo xtask conformance` uses
 /// them.
@@ -66,46 +67,53 @@ impl Env {
     }
 }
 
-fn failing(report: &Report) -> BTreeSet<(&'static str, Binding)> {
-    report.failures().map(|(scenario, binding, _)| (scenario, binding)).collect()
+fn failing(report: &Report) -> BTreeSet<(&'static str, Column)> {
+    report.failures().map(|(scenario, column, _)| (scenario, column)).collect()
 }
 
-fn known() -> BTreeSet<(&'static str, Binding)> {
+fn known() -> BTreeSet<(&'static str, Column)> {
     KNOWN_DEVIATIONS.iter().copied().collect()
 }
 
 #[tokio::test]
-async fn every_scenario_passes_over_every_binding_of_the_reference_server() {
+async fn every_scenario_passes_over_every_binding_and_version_of_the_reference_server() {
     let env = Env::start().await;
     let suite = env.suite(|_| {}).await;
     let report = suite.run().await;
+    assert_eq!(report.columns, Column::ALL, "the reference server declares 0.3 and 1.0 on every binding");
     assert_eq!(failing(&report), known(), "unexpected failures or a fixed known deviation:\n{report}");
-    let advisory: BTreeSet<(&str, Binding)> = report
+    let advisory: BTreeSet<(&str, Column)> = report
         .rows
         .iter()
         .flat_map(|row| row.cells.iter().map(move |cell| (row, cell)))
         .filter(|(_, cell)| cell.notes.iter().any(|n| n.contains("(advisory)")))
-        .map(|(row, cell)| (row.scenario, cell.binding))
+        .map(|(row, cell)| (row.scenario, cell.column))
         .collect();
     assert_eq!(
         advisory,
         KNOWN_ADVISORY_DIFFERENCES.iter().copied().collect(),
         "unexpected advisory differences or a fixed known one:\n{report}"
     );
-    // Raw ProtoJSON cannot travel over gRPC; nothing else may be skipped against the reference
-    // server: it declares every skill and capability, and the configured setups stand in.
-    let skipped: BTreeSet<(&str, Binding)> = report.skips().map(|(s, b, _)| (s, b)).collect();
-    let expected: BTreeSet<(&str, Binding)> =
-        [("unknown-enum-value", Binding::Grpc), ("unknown-fields-ignored", Binding::Grpc)]
-            .into_iter()
-            .collect();
+    // Raw JSON cannot travel over gRPC, and ListTasks has no 0.3 counterpart; nothing else may
+    // be skipped against the reference server: it declares every skill and capability, and the
+    // configured setups stand in.
+    let skipped: BTreeSet<(&str, Column)> = report.skips().map(|(s, c, _)| (s, c)).collect();
+    let mut expected = BTreeSet::new();
+    for version in Column::VERSIONS {
+        expected.insert(("unknown-enum-value", Column::new(Binding::Grpc, version)));
+        expected.insert(("unknown-fields-ignored", Column::new(Binding::Grpc, version)));
+    }
+    for binding in Binding::ALL {
+        expected.insert(("list-tasks-filters", Column::v03(binding)));
+        expected.insert(("list-tasks-pagination", Column::v03(binding)));
+    }
     assert_eq!(skipped, expected, "{report}");
-    // Every scenario ran over every binding it applies to, and produced a record.
+    // Every scenario ran over every column it applies to, and produced a record.
     assert_eq!(report.rows.len(), a2a_conformance::scenarios::all().len());
     for row in &report.rows {
         for cell in &row.cells {
             if !matches!(cell.verdict, Verdict::Skip(_)) {
-                assert!(cell.record.is_some(), "{} x {} has no record", row.scenario, cell.binding);
+                assert!(cell.record.is_some(), "{} x {} has no record", row.scenario, cell.column);
             }
         }
     }
@@ -203,25 +211,76 @@ async fn a_binding_that_misreports_an_error_fails_exactly_that_scenario_with_a_d
         .await;
     let report = suite.run().await;
     let mut expected = known();
-    expected.insert(("cancel", Binding::Grpc));
+    expected.insert(("cancel", Binding::Grpc.into()));
     assert_eq!(failing(&report), expected, "{report}");
-    let reasons =
-        report.failures().find(|(s, b, _)| (*s, *b) == ("cancel", Binding::Grpc)).unwrap().2.join("\n");
+    let reasons = report
+        .failures()
+        .find(|(s, b, _)| (*s, *b) == ("cancel", Binding::Grpc.into()))
+        .unwrap()
+        .2
+        .join("\n");
     assert!(
         reasons.contains("spec 3.1.5: cancel unknown: expected TaskNotFound, got Internal"),
         "the check against the spec names the expected kind: {reasons}"
     );
     assert!(
-        reasons.contains("GRPC observed something different from JSONRPC")
-            && reasons.contains(r#"$.cancel unknown.error: JSONRPC "TaskNotFound" | GRPC "Internal""#),
+        reasons.contains("GRPC 1.0 observed something different from JSONRPC 1.0")
+            && reasons
+                .contains(r#"$.cancel unknown.error: JSONRPC 1.0 "TaskNotFound" | GRPC 1.0 "Internal""#),
         "the cross-binding diff names the scenario's observation and both bindings: {reasons}"
     );
     env.stop().await;
 }
 
+#[tokio::test]
+async fn a_0_3_column_that_misreports_an_error_fails_exactly_that_cell_with_a_diff_naming_both_columns() {
+    let env = Env::start().await;
+    let grpc_v03 = Column::v03(Binding::Grpc);
+    let suite = env
+        .suite(|agent| agent.wrap_client(grpc_v03, |client| Arc::new(MisreportCancelNotFound(client))))
+        .await;
+    let report = suite.run().await;
+    let mut expected = known();
+    expected.insert(("cancel", grpc_v03));
+    assert_eq!(failing(&report), expected, "{report}");
+    let reasons = report.failures().find(|(s, c, _)| (*s, *c) == ("cancel", grpc_v03)).unwrap().2.join("\n");
+    assert!(reasons.contains("spec 3.1.5: cancel unknown: expected TaskNotFound, got Internal"), "{reasons}");
+    assert!(
+        reasons.contains("GRPC 0.3 observed something different from JSONRPC 0.3")
+            && reasons
+                .contains(r#"$.cancel unknown.error: JSONRPC 0.3 "TaskNotFound" | GRPC 0.3 "Internal""#),
+        "the 0.3 columns are compared with each other: {reasons}"
+    );
+    env.stop().await;
+}
+
+#[tokio::test]
+async fn an_agent_whose_card_declares_only_1_0_gets_the_three_1_0_columns_as_before() {
+    let env = Env::start().await;
+    let mut card = Target::discover(&env.agent.url(), &env.http).await.unwrap().card;
+    card.supported_interfaces.retain(|i| i.protocol_version == "1.0");
+    let mut suite = Suite::new(Target::from_card(env.agent.url(), card)).with_webhook(env.webhook.url());
+    for (setup, target) in env.setups.targets(&env.http).await.unwrap() {
+        suite = suite.with_reference(setup, target);
+    }
+    let report = suite.run().await;
+    assert_eq!(report.columns, &Column::ALL[..3]);
+    assert!(report.rows.iter().all(|row| row.cells.len() == 3), "{report}");
+    assert_eq!(failing(&report), known(), "{report}");
+    let skipped: BTreeSet<(&str, Column)> = report.skips().map(|(s, c, _)| (s, c)).collect();
+    let expected: BTreeSet<(&str, Column)> =
+        [("unknown-enum-value", Binding::Grpc.into()), ("unknown-fields-ignored", Binding::Grpc.into())]
+            .into_iter()
+            .collect();
+    assert_eq!(skipped, expected, "{report}");
+    assert!(!report.to_string().contains(" 0.3"), "no 0.3 column: {report}");
+    env.stop().await;
+}
+
 /// A JSON-RPC endpoint in front of `upstream` that answers TaskNotFound with the code -32000
-/// instead of spec 5.4's -32001 (its ErrorInfo still says TASK_NOT_FOUND, so a client still
-/// recovers the kind), and a card whose JSON-RPC interface points at it.
+/// instead of spec 5.4's (and 0.3 spec 8.2's) -32001 (its ErrorInfo still says TASK_NOT_FOUND, so
+/// a client still recovers the kind), and a card whose JSON-RPC interfaces (1.0 and 0.3, with the
+/// card's 0.3 view) point at it.
 async fn jsonrpc_with_a_wrong_code(upstream: String) -> (String, tokio::task::JoinHandle<()>) {
     use axum::body::{Body, Bytes};
     use axum::http::{HeaderMap, Response};
@@ -238,6 +297,14 @@ async fn jsonrpc_with_a_wrong_code(upstream: String) -> (String, tokio::task::Jo
         .unwrap();
     for interface in card["supportedInterfaces"].as_array_mut().unwrap() {
         if interface["protocolBinding"] == "JSONRPC" {
+            interface["url"] = format!("{url}/").into();
+        }
+    }
+    // The 0.3 view: the main url is the JSON-RPC one, and so is an additional interface.
+    assert_eq!(card["preferredTransport"], "JSONRPC");
+    card["url"] = format!("{url}/").into();
+    for interface in card["additionalInterfaces"].as_array_mut().unwrap() {
+        if interface["transport"] == "JSONRPC" {
             interface["url"] = format!("{url}/").into();
         }
     }
@@ -286,17 +353,23 @@ async fn a_wrong_code_on_the_wire_fails_the_wire_check_although_the_kind_survive
     }
     let report = suite.run().await;
     let mut expected = known();
-    expected.insert(("error-codes", Binding::JsonRpc));
+    expected.insert(("error-codes", Binding::JsonRpc.into()));
+    expected.insert(("error-codes", Column::v03(Binding::JsonRpc)));
     assert_eq!(failing(&report), expected, "typed clients still see TaskNotFound everywhere else:\n{report}");
-    let reasons = report
-        .failures()
-        .find(|(s, b, _)| (*s, *b) == ("error-codes", Binding::JsonRpc))
-        .unwrap()
-        .2
-        .join("\n");
+    let reasons = |column: Column| {
+        report.failures().find(|(s, c, _)| (*s, *c) == ("error-codes", column)).unwrap().2.join("\n")
+    };
+    let v1 = reasons(Binding::JsonRpc.into());
     assert!(
-        reasons.contains("spec 5.4, 9.5: GetTask unknown on the wire: TaskNotFound must be JSON-RPC code -32001, got JSON-RPC code -32000"),
-        "{reasons}"
+        v1.contains("spec 5.4, 9.5: GetTask unknown on the wire: TaskNotFound must be JSON-RPC code -32001, got JSON-RPC code -32000"),
+        "{v1}"
+    );
+    // 0.3 has no ErrorInfo: the code is all a 0.3 client has, and -32000 reads as no A2A error.
+    let v03 = reasons(Column::v03(Binding::JsonRpc));
+    assert!(
+        v03.contains("spec 0.3 8.1, 8.2: GetTask unknown on the wire: TaskNotFound must be JSON-RPC code -32001 in 0.3, got -32000")
+            && v03.contains("spec 3.1.3: GetTask unknown on the wire: expected TaskNotFound, a 0.3 client reads Internal"),
+        "{v03}"
     );
     task.abort();
     env.stop().await;
@@ -323,20 +396,27 @@ async fn what_the_agent_does_not_claim_is_skipped_with_the_reason() {
             .map(String::from)
             .to_vec();
     let report = Suite::new(agent).only(&only).run().await;
-    let cell = |scenario: &str, binding| report.row(scenario).unwrap().cell(binding).unwrap().verdict.clone();
-    assert_eq!(cell("send-task-reply", Binding::JsonRpc), Verdict::Pass, "{report}");
+    let cell =
+        |scenario: &str, column: Column| report.row(scenario).unwrap().cell(column).unwrap().verdict.clone();
+    assert_eq!(cell("send-task-reply", Binding::JsonRpc.into()), Verdict::Pass, "{report}");
     assert_eq!(
-        cell("send-task-reply", Binding::Grpc),
+        cell("send-task-reply", Binding::Grpc.into()),
         Verdict::Skip("the agent card declares no GRPC interface".into())
     );
-    let Verdict::Skip(reason) = cell("multi-turn", Binding::JsonRpc) else { panic!("{report}") };
+    // The server declares a 0.3 twin of its JSON-RPC interface: a 0.3 column of its own.
+    assert_eq!(cell("send-task-reply", Column::v03(Binding::JsonRpc)), Verdict::Pass, "{report}");
+    assert_eq!(
+        cell("send-task-reply", Column::v03(Binding::Grpc)),
+        Verdict::Skip("the agent card declares no GRPC interface".into())
+    );
+    let Verdict::Skip(reason) = cell("multi-turn", Binding::JsonRpc.into()) else { panic!("{report}") };
     assert!(reason.contains("skills ask"), "{reason}");
-    let Verdict::Skip(reason) = cell("streaming", Binding::JsonRpc) else { panic!("{report}") };
+    let Verdict::Skip(reason) = cell("streaming", Binding::JsonRpc.into()) else { panic!("{report}") };
     assert!(reason.contains("capabilities streaming"), "{reason}");
     // The card lacks pushNotifications, so the agent itself shows the error.
-    assert_eq!(cell("push-not-supported", Binding::JsonRpc), Verdict::Pass, "{report}");
+    assert_eq!(cell("push-not-supported", Binding::JsonRpc.into()), Verdict::Pass, "{report}");
     // A configuration no card can show is for the reference setups only.
-    let Verdict::Skip(reason) = cell("extended-card-not-configured", Binding::JsonRpc) else {
+    let Verdict::Skip(reason) = cell("extended-card-not-configured", Binding::JsonRpc.into()) else {
         panic!("{report}")
     };
     assert!(reason.contains("declares extendedAgentCard without having one configured"), "{reason}");
@@ -354,7 +434,14 @@ async fn the_binary_prints_the_table_and_exits_by_the_verdicts() {
     let passing = run(vec!["--url".into(), url.clone(), "--only".into(), "send-task-reply".into()]).await;
     let stdout = String::from_utf8_lossy(&passing.stdout);
     assert_eq!(passing.status.code(), Some(0), "{stdout}");
-    assert!(stdout.contains("send-task-reply  pass       pass       pass"), "{stdout}");
+    assert!(
+        stdout.contains("scenario         JSONRPC 1.0    HTTP+JSON 1.0  GRPC 1.0       JSONRPC 0.3    HTTP+JSON 0.3  GRPC 0.3"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("send-task-reply  pass           pass           pass           pass           pass           pass"),
+        "{stdout}"
+    );
     // An agent that answers nothing fails: exit status 1, with the reason per binding.
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let silent = a2a_server::Server::builder()
@@ -366,8 +453,12 @@ async fn the_binary_prints_the_table_and_exits_by_the_verdicts() {
     let failing = run(vec!["--url".into(), silent.url(), "--only".into(), "send-task-reply".into()]).await;
     let stdout = String::from_utf8_lossy(&failing.stdout);
     assert_eq!(failing.status.code(), Some(1), "{stdout}");
-    assert!(stdout.contains("send-task-reply  FAIL       FAIL       FAIL"), "{stdout}");
-    assert!(stdout.contains("send-task-reply x GRPC:\n    - stopped: SendMessage"), "{stdout}");
+    assert!(
+        stdout.contains("send-task-reply  FAIL           FAIL           FAIL           FAIL           FAIL           FAIL"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("send-task-reply x GRPC 1.0:\n    - stopped: SendMessage"), "{stdout}");
+    assert!(stdout.contains("send-task-reply x GRPC 0.3:\n    - stopped: SendMessage"), "{stdout}");
     silent.shutdown().await.unwrap();
     // No agent there: the suite cannot run.
     let nowhere = run(vec!["--url".into(), "http://127.0.0.1:9".into()]).await;

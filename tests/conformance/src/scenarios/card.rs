@@ -1,14 +1,17 @@
 //! Agent discovery: the public card over HTTP (spec 8.2, 4.4.1) and the extended card over each
-//! binding (spec 3.1.11, 3.3.4).
+//! binding (spec 3.1.11, 3.3.4); in the 0.3 columns also the card as a 0.3 client reads it (0.3
+//! spec 5.5, 5.6) and the extended card over 0.3 (`agent/getAuthenticatedExtendedCard`, 0.3 spec
+//! 7.10).
 
 use a2a_core::Operation;
 use a2a_proto::v1::{AgentCard, GetExtendedAgentCardRequest};
 use serde_json::{json, Value};
 
+use crate::binding::Binding;
 use crate::context::{Ctx, Step, Stop};
 use crate::kind::ErrorKind;
 use crate::scenario::{Capability, Needs, Scenario, Setup};
-use crate::target::fetch_card;
+use crate::target::{fetch_card, version_of};
 
 pub(super) fn scenarios() -> Vec<Scenario> {
     vec![
@@ -69,13 +72,103 @@ async fn agent_card(ctx: &Ctx) -> Step<()> {
         "8.3.1",
         format!("the {} interface must declare its URL", ctx.binding()),
     );
+    if ctx.is_v03() {
+        check_v03_view(ctx, &served.json, &served.card);
+    }
     // The binding's own name and URL differ per binding by design; the card does not.
     ctx.record("card", &summary(&served.card));
-    ctx.record(
+    // The interface of a 0.3 column declares 0.3, of a 1.0 column 1.0: by design.
+    ctx.record_per_version(
         "interface",
         &json!({"protocolVersion": interface.protocol_version, "tenant": interface.tenant}),
     );
     Ok(())
+}
+
+/// The card as a 0.3 client reads it: the members the 0.3 schema requires (0.3 spec 5.5,
+/// `a2a.json`), `preferredTransport` (0.3 spec 5.6.1: REQUIRED), and a 0.3 view consistent with
+/// the interfaces the card declares for 0.3 (spec 8.3.1): the main `url` serves
+/// `preferredTransport` in 0.3, and this column's interface is one a 0.3 client can find in `url`
+/// / `preferredTransport` or `additionalInterfaces` (0.3 spec 5.6.2, 5.6.3).
+fn check_v03_view(ctx: &Ctx, json: &Value, card: &AgentCard) {
+    let has = |object: &Value, field: &str| object.get(field).is_some_and(|v| !v.is_null());
+    for field in [
+        "name",
+        "description",
+        "url",
+        "version",
+        "protocolVersion",
+        "capabilities",
+        "defaultInputModes",
+        "defaultOutputModes",
+        "skills",
+        "preferredTransport",
+    ] {
+        ctx.check(has(json, field), "0.3 5.5, 5.6.1", format!("the 0.3 card: {field} is required"));
+    }
+    for (i, skill) in json.get("skills").and_then(Value::as_array).into_iter().flatten().enumerate() {
+        for field in ["id", "name", "description", "tags"] {
+            ctx.check(
+                has(skill, field),
+                "0.3 5.5.4",
+                format!("the 0.3 card: skills[{i}].{field} is required"),
+            );
+        }
+    }
+    let version = json.get("protocolVersion").and_then(Value::as_str).unwrap_or_default();
+    ctx.check(
+        version_of(version) == Some(a2a_core::ProtocolVersion::V0_3),
+        "0.3 5.5, 3.6.2",
+        format!("the card's 0.3 view must declare protocolVersion 0.3, it declares {version:?}"),
+    );
+    let text = |value: Option<&Value>| value.and_then(Value::as_str).unwrap_or_default().trim().to_owned();
+    let main = (text(json.get("url")), text(json.get("preferredTransport")));
+    let mut offered = vec![main.clone()];
+    for (i, entry) in
+        json.get("additionalInterfaces").and_then(Value::as_array).into_iter().flatten().enumerate()
+    {
+        ctx.check(
+            has(entry, "url") && has(entry, "transport"),
+            "0.3 5.5.5",
+            format!("the 0.3 card: additionalInterfaces[{i}] needs url and transport"),
+        );
+        offered.push((text(entry.get("url")), text(entry.get("transport"))));
+    }
+    let same = |(url, transport): &(String, String), interface: &a2a_proto::v1::AgentInterface| {
+        url.trim_end_matches('/') == interface.url.trim().trim_end_matches('/')
+            && Binding::from_protocol_binding(transport)
+                == Binding::from_protocol_binding(&interface.protocol_binding)
+    };
+    let declared_v03: Vec<&a2a_proto::v1::AgentInterface> = card
+        .supported_interfaces
+        .iter()
+        .filter(|i| version_of(&i.protocol_version) == Some(a2a_core::ProtocolVersion::V0_3))
+        .collect();
+    ctx.check(
+        declared_v03.iter().any(|i| same(&main, i)),
+        "0.3 5.6.1, 8.3.1",
+        format!(
+            "the 0.3 main url {:?} with preferredTransport {:?} is not an interface the card declares for 0.3",
+            main.0, main.1
+        ),
+    );
+    let interface = ctx.interface();
+    ctx.check(
+        offered.iter().any(|o| same(o, interface)),
+        "0.3 5.6.2, 5.6.3, 8.3.1",
+        format!(
+            "the card declares a {} 0.3 interface at {:?}, which its 0.3 view (url, additionalInterfaces) does not offer",
+            ctx.binding(),
+            interface.url
+        ),
+    );
+    let mut transports: Vec<String> = offered.iter().map(|(_, t)| t.clone()).collect();
+    transports.sort();
+    transports.dedup();
+    ctx.record_per_version(
+        "0.3 view",
+        &json!({"protocolVersion": version, "preferredTransport": main.1, "transports": transports}),
+    );
 }
 
 async fn extended_card(ctx: &Ctx) -> Step<()> {
@@ -96,7 +189,20 @@ async fn extended_card(ctx: &Ctx) -> Step<()> {
         ctx.require(result, "spec 3.1.11: GetExtendedAgentCard of a card declaring extendedAgentCard")?;
     // spec 3.1.11: "A complete Agent Card object".
     check_card(ctx, &extended, "the extended card");
-    ctx.record("extended", &summary(&extended));
+    let mut summary = summary(&extended);
+    let interfaces = summary.as_object_mut().and_then(|s| s.remove("interfaces")).unwrap_or_default();
+    ctx.record("extended", &summary);
+    // Over 0.3 the extended card is a 0.3 card: JSON-RPC's is the union card (every interface),
+    // HTTP+JSON's and gRPC's the 0.3 proto's `AgentCard`, which can only list the 0.3
+    // interfaces. A 0.3 column compares what every 0.3 card holds: the 0.3 interfaces.
+    let interfaces: Vec<Value> = interfaces
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|i| !ctx.is_v03() || i.as_str().is_some_and(|i| i.ends_with(" 0.3")))
+        .cloned()
+        .collect();
+    ctx.record_per_version("extended interfaces", &interfaces);
     Ok(())
 }
 
@@ -202,7 +308,10 @@ fn summary(card: &AgentCard) -> Value {
     let mut interfaces: Vec<String> = card
         .supported_interfaces
         .iter()
-        .map(|i| format!("{} {}", i.protocol_binding, i.protocol_version))
+        .map(|i| {
+            let version = version_of(&i.protocol_version).map_or(i.protocol_version.as_str(), |v| v.as_str());
+            format!("{} {version}", i.protocol_binding)
+        })
         .collect();
     interfaces.sort();
     let capabilities = card.capabilities.as_ref().map(|c| {

@@ -1,8 +1,9 @@
 //! Errors: every A2A error an agent can be led to, by kind (what every binding's client recovers)
-//! and by its code on the wire (spec 3.3.2, 5.4, 9.5, 10.6, 11.6); versions (spec 3.6), required
-//! extensions (spec 3.3.4) and invalid parameters (spec 5.7, 3.1.4, 3.2.4, 6.5).
+//! and by its code on the wire (spec 3.3.2, 5.4, 9.5, 10.6, 11.6; in 0.3 the 0.3 codes, 0.3 spec
+//! 8); versions (spec 3.6), required extensions (spec 3.3.4) and invalid parameters (spec 5.7,
+//! 3.1.4, 3.2.4, 6.5).
 
-use a2a_core::context::VERSION_PARAM;
+use a2a_core::context::{EXTENSIONS_PARAM, VERSION_PARAM};
 use a2a_core::{CallContext, Operation, ServiceParams};
 use a2a_proto::v1::{GetTaskRequest, ListTasksRequest, Message, Part, TaskState};
 use serde_json::json;
@@ -11,7 +12,10 @@ use super::{require_state, NO_SUCH_TASK};
 use crate::context::{Ctx, Step};
 use crate::kind::ErrorKind;
 use crate::scenario::{Needs, Scenario, Setup};
-use crate::wire::WireCall;
+use crate::wire::WireReply;
+
+/// Where 0.3 names no error for a message to a task in a terminal state.
+const V03_TERMINAL: &str = "0.3 7.1 (a message to a terminal task \"will result in an error\", none named)";
 
 /// A media type no agent is expected to accept.
 const ODD_MEDIA_TYPE: &str = "application/x-a2a-conformance-unsupported";
@@ -27,7 +31,7 @@ pub(super) fn scenarios() -> Vec<Scenario> {
         },
         Scenario {
             id: "version-negotiation",
-            title: "A2A-Version 1.0 is served; 9.9 is VersionNotSupported",
+            title: "A2A-Version 1.0 is served; 9.9 is VersionNotSupported; in 0.3, no A2A-Version is served as 0.3",
             spec: "3.6, 3.6.1, 3.6.2, 5.4",
             needs: Needs::agent().skills(&["echo"]),
             run: |ctx| Box::pin(version_negotiation(ctx)),
@@ -89,15 +93,22 @@ async fn error_codes(ctx: &Ctx) -> Step<()> {
 
     // UnsupportedOperation: a message to a terminal task (spec 3.1.1).
     let late = ctx.send(ctx.request(Message::user_text("more").with_task_id(&done.id))).await;
-    ctx.expect_error("SendMessage to a completed task", &late, ErrorKind::UnsupportedOperation, "3.1.1");
+    ctx.expect_error_unnamed_in_v03(
+        "SendMessage to a completed task",
+        &late,
+        ErrorKind::UnsupportedOperation,
+        "3.1.1",
+        V03_TERMINAL,
+    );
     let mut message = user_message_json("more");
     message["taskId"] = json!(done.id);
     let reply = ctx.wire(&ctx.wire_call(Operation::SendMessage, json!({"message": message}))).await?;
-    ctx.expect_wire_error(
+    ctx.expect_wire_error_unnamed_in_v03(
         "SendMessage to a completed task on the wire",
         &reply,
         ErrorKind::UnsupportedOperation,
         "3.1.1",
+        V03_TERMINAL,
     );
 
     // ContentTypeNotSupported (spec 3.1.1): a part whose media type the card's input modes exclude.
@@ -106,38 +117,60 @@ async fn error_codes(ctx: &Ctx) -> Step<()> {
             "ContentTypeNotSupported not checked: the card's input modes accept {ODD_MEDIA_TYPE}"
         ));
     } else {
-        let odd = Message::user(vec![Part::text("odd").with_media_type(ODD_MEDIA_TYPE)]);
-        let result = ctx.send(ctx.request(odd)).await;
+        // 0.3 has a media type on file parts only (0.3 6.5.2, `mimeType`; a text part's is
+        // dropped by the translation), so the 0.3 columns send the odd type on a file part.
+        let (odd, odd_json) = if ctx.is_v03() {
+            (Part::raw(b"odd".to_vec(), ODD_MEDIA_TYPE), json!({"raw": "b2Rk", "mediaType": ODD_MEDIA_TYPE}))
+        } else {
+            (
+                Part::text("odd").with_media_type(ODD_MEDIA_TYPE),
+                json!({"text": "odd", "mediaType": ODD_MEDIA_TYPE}),
+            )
+        };
+        let result = ctx.send(ctx.request(Message::user(vec![odd]))).await;
         ctx.expect_error(
             "SendMessage with an unaccepted media type",
             &result,
             ErrorKind::ContentTypeNotSupported,
-            "3.1.1, 3.3.2",
+            "3.1.1, 3.3.2, 0.3 8.2",
         );
-        let params = json!({"message": {"messageId": a2a_proto::new_id(), "role": "ROLE_USER",
-            "parts": [{"text": "odd", "mediaType": ODD_MEDIA_TYPE}]}});
+        let params =
+            json!({"message": {"messageId": a2a_proto::new_id(), "role": "ROLE_USER", "parts": [odd_json]}});
         let reply = ctx.wire(&ctx.wire_call(Operation::SendMessage, params)).await?;
         ctx.expect_wire_error(
             "unaccepted media type on the wire",
             &reply,
             ErrorKind::ContentTypeNotSupported,
-            "3.1.1, 3.3.2",
+            "3.1.1, 3.3.2, 0.3 8.2",
         );
     }
 
     // InvalidParams: a message without parts (spec 5.7: required arrays hold at least one element).
     let params = json!({"message": {"messageId": a2a_proto::new_id(), "role": "ROLE_USER", "parts": []}});
     let reply = ctx.wire(&ctx.wire_call(Operation::SendMessage, params)).await?;
-    ctx.expect_wire_error(
-        "SendMessage without parts on the wire",
-        &reply,
-        ErrorKind::InvalidParams,
-        "3.3.2, 5.7",
-    );
+    if ctx.is_v03() {
+        // 0.3's Message.parts is an array with no minimum (0.3 6.4, a2a.json): nothing pinned.
+        ctx.observe_wire("SendMessage without parts on the wire", &reply);
+    } else {
+        // Recorded per version in 1.0 too, as the 0.3 columns record it so.
+        ctx.per_version(true);
+        ctx.expect_wire_error(
+            "SendMessage without parts on the wire",
+            &reply,
+            ErrorKind::InvalidParams,
+            "3.3.2, 5.7",
+        );
+        ctx.per_version(false);
+    }
     Ok(())
 }
 
 async fn version_negotiation(ctx: &Ctx) -> Step<()> {
+    if ctx.is_v03() {
+        return version_negotiation_v03(ctx).await;
+    }
+    // Negotiating 1.0 and refusing 9.9 has no 0.3 counterpart: everything is per version.
+    ctx.per_version(true);
     let client = ctx.client();
     // spec 3.6.2: requests are processed with the semantics of the requested version.
     let v1 = ctx.call_with(VERSION_PARAM, "1.0");
@@ -170,26 +203,76 @@ async fn version_negotiation(ctx: &Ctx) -> Step<()> {
     Ok(())
 }
 
+/// The 0.3 side of spec 3.6.2: "agents MUST interpret [an empty A2A-Version] as version 0.3".
+/// A 0.3 request carries no version (0.3 has no negotiation, and a 0.3 agent ignores the header,
+/// so 9.9 pins nothing here): it is served, in the 0.3 shape, over every binding.
+async fn version_negotiation_v03(ctx: &Ctx) -> Step<()> {
+    // The 0.3 client (it sends A2A-Version: 0.3, as a dual agent may read it).
+    let task = ctx.send_text_task("version 0.3").await?;
+    let got = ctx.get_task(&task.id, None).await;
+    ctx.check(got.is_ok(), "3.6.2", "GetTask in 0.3 must be served");
+    ctx.record_per_version("0.3", &task);
+    // No A2A-Version at all ([`Ctx::wire_call`] sends none in 0.3).
+    let reply = ctx.wire(&ctx.wire_call(Operation::GetTask, json!({"id": task.id}))).await?;
+    let WireReply::Ok(raw) = &reply else {
+        ctx.check(false, "3.6.2", "GetTask without A2A-Version must be served as 0.3, it was an error");
+        ctx.observe_wire("GetTask without A2A-Version", &reply);
+        return Ok(());
+    };
+    // The reply is in the 0.3 shape: 0.3 JSON names the object's kind (0.3 6.1); 0.3 ProtoJSON
+    // holds a message's parts in `content` (0.3 a2a.proto Message); gRPC replied on the 0.3
+    // service with its message, or the call would have failed.
+    let history = raw.get("history").and_then(serde_json::Value::as_array).cloned().unwrap_or_default();
+    let shaped = match ctx.binding() {
+        crate::Binding::JsonRpc => raw.get("kind") == Some(&json!("task")),
+        crate::Binding::HttpJson => {
+            history.iter().all(|m| m.get("content").is_some() && m.get("parts").is_none())
+        }
+        crate::Binding::Grpc => true,
+    };
+    ctx.check(
+        shaped,
+        "3.6.2, 0.3 6.1",
+        format!("GetTask without A2A-Version must be answered in the 0.3 shape: {raw}"),
+    );
+    let read = ctx.wire_value::<a2a_proto::v1::Task>(&reply);
+    ctx.check(
+        read.as_ref().is_ok_and(|t| t.id == task.id),
+        "3.6.2",
+        format!("GetTask without A2A-Version must return the task: {read:?}"),
+    );
+    ctx.record_per_version("GetTask without A2A-Version", &json!({"served": true}));
+    Ok(())
+}
+
+/// Where 0.3 names no error for a request without a required extension.
+const V03_EXTENSION: &str =
+    "0.3 5.5.2.1 (a required extension is the client's duty; 0.3 names no error for a request without it)";
+
 async fn required_extension(ctx: &Ctx) -> Step<()> {
     let required = ctx.target().required_extensions();
     // spec 3.3.4: a required extension the request does not declare (A2A-Extensions, spec 3.2.6).
-    let without = CallContext::new(ServiceParams::v1());
+    let without = CallContext::new(if ctx.is_v03() { ServiceParams::new() } else { ServiceParams::v1() });
     let result =
         ctx.timed(ctx.client().send_message(&without, ctx.request(ctx.message("no extensions")))).await;
-    ctx.expect_error(
+    ctx.expect_error_unnamed_in_v03(
         "SendMessage without A2A-Extensions",
         &result,
         ErrorKind::ExtensionSupportRequired,
         "3.3.4",
+        V03_EXTENSION,
     );
-    let call = WireCall::new(Operation::SendMessage, json!({"message": user_message_json("no extensions")}))
-        .header("A2A-Version", "1.0");
+    let call = ctx
+        .wire_call(Operation::SendMessage, json!({"message": user_message_json("no extensions")}))
+        .without_header(EXTENSIONS_PARAM)
+        .without_header(a2a_v03::LEGACY_EXTENSIONS_PARAM);
     let reply = ctx.wire(&call).await?;
-    ctx.expect_wire_error(
+    ctx.expect_wire_error_unnamed_in_v03(
         "SendMessage without A2A-Extensions on the wire",
         &reply,
         ErrorKind::ExtensionSupportRequired,
         "3.3.4",
+        V03_EXTENSION,
     );
     // Declaring every required extension is served ([`Ctx::call`] declares them).
     let task = ctx.send_text_task("with the extensions").await?;
@@ -221,6 +304,20 @@ async fn invalid_params(ctx: &Ctx) -> Step<()> {
     let mut empty = ctx.message("no parts");
     empty.parts.clear();
     let result = ctx.send(ctx.request(empty)).await;
+    if ctx.is_v03() {
+        // 0.3's Message.parts is an array with no minimum (0.3 6.4, a2a.json), and 0.3 bounds no
+        // historyLength (0.3 7.3.1): 0.3 pins neither request's outcome. The outcomes are
+        // compared among the 0.3 columns.
+        ctx.record_per_version("SendMessage without parts", &result);
+        let task = ctx.send_text_task("a task to read").await?;
+        let request = GetTaskRequest { id: task.id.clone(), history_length: Some(-1), ..Default::default() };
+        let result = ctx.timed(client.get_task(&call, request)).await;
+        ctx.record_per_version("GetTask historyLength -1", &result);
+        return Ok(());
+    }
+    // Per version in 1.0 too: the 0.3 columns record these so, and the ListTasks checks are 1.0's
+    // alone.
+    ctx.per_version(true);
     if ctx.expect_error("SendMessage without parts", &result, ErrorKind::InvalidParams, "3.3.2, 5.7") {
         let fields: Vec<String> = result
             .as_ref()
@@ -257,5 +354,6 @@ async fn invalid_params(ctx: &Ctx) -> Step<()> {
     let request = GetTaskRequest { id: task.id.clone(), history_length: Some(-1), ..Default::default() };
     let result = ctx.timed(client.get_task(&call, request)).await;
     ctx.expect_error("GetTask historyLength -1", &result, ErrorKind::InvalidParams, "3.2.4, 6.5");
+    ctx.per_version(false);
     Ok(())
 }

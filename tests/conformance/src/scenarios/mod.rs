@@ -6,6 +6,11 @@
 //! Behaviour that depends on the agent's logic uses the demo-skill convention: the first word of a
 //! message picks the skill (`ask`, `wait N`, `reply X`, `stream N`, anything else echoes); checks
 //! of that behaviour say "demo convention" instead of a spec section.
+//!
+//! Every scenario runs in the 0.3 columns too, unless its `Needs` say `only_v1` with the reason.
+//! Where 0.3 differs from 1.0 by design, the scenario branches on [`Ctx::is_v03`], cites the 0.3
+//! spec (`0.3 7.9`, meaning section 7.9 of the 0.3 specification) and records what differs with
+//! [`Ctx::record_per_version`].
 
 mod card;
 mod errors;
@@ -37,6 +42,10 @@ pub fn all() -> Vec<Scenario> {
     ]
     .concat()
 }
+
+/// Why the ListTasks scenarios (and ListTasks checks) are A2A 1.0 only.
+pub(crate) const NO_LIST_TASKS_IN_V03: &str = "ListTasks has no A2A 0.3 counterpart (no `tasks/list` \
+     method, no RPC in the 0.3 proto; `GET /v1/tasks` is only in the 0.3 spec's method table)";
 
 /// A task id no agent has issued.
 pub(crate) const NO_SUCH_TASK: &str = "a2a-conformance-no-such-task";

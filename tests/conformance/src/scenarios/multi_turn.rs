@@ -109,7 +109,13 @@ async fn multi_turn(ctx: &Ctx) -> Step<()> {
     // spec 3.1.1: a terminal task accepts no further messages.
     let late = Message::user_text("one more thing").with_task_id(&asked.id);
     let late = ctx.send(ctx.request(late)).await;
-    ctx.expect_error("message to the completed task", &late, ErrorKind::UnsupportedOperation, "3.1.1");
+    ctx.expect_error_unnamed_in_v03(
+        "message to the completed task",
+        &late,
+        ErrorKind::UnsupportedOperation,
+        "3.1.1",
+        "0.3 7.1 (a message to a terminal task \"will result in an error\", none named)",
+    );
     Ok(())
 }
 
