@@ -26,7 +26,7 @@ use a2a_core::{Error, Result};
 use a2a_proto::v1::{
     CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
     GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
-    SendMessageRequest, SubscribeToTaskRequest, TaskPushNotificationConfig,
+    SubscribeToTaskRequest, TaskPushNotificationConfig,
 };
 use serde_json::Value;
 
