@@ -4,9 +4,13 @@
 //! Each call sends the [`CallContext`]'s service parameters as metadata (spec 10.2), adding
 //! `a2a-version: 1.0` when the context names no version (spec 3.6.1: a client sends the version
 //! it speaks). Failures come back as [`a2a_core::Error`] through [`crate::error::from_status`].
+//!
+//! With [`GrpcClient::with_protocol_version`]`(ProtocolVersion::V0_3)` the same calls go to 0.3's
+//! `a2a.v1.A2AService` (crate docs, *A2A 0.3*).
 
 use a2a_core::context::VERSION_PARAM;
-use a2a_core::{CallContext, Error, EventStream, ProtocolVersion, Result};
+use a2a_core::{CallContext, Error, EventStream, Operation, ProtocolVersion, Result};
+use a2a_proto::v0_3::grpc::a2a_service_client::A2aServiceClient as A2aServiceClientV03;
 use a2a_proto::v1::grpc::a2a_service_client::A2aServiceClient;
 use a2a_proto::v1::{
     AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
@@ -29,9 +33,15 @@ use crate::DEFAULT_MAX_MESSAGE_SIZE;
 ///
 /// Cloning is cheap and clones share the connection (a tonic [`Channel`] multiplexes calls over
 /// one HTTP/2 connection).
+///
+/// [`with_protocol_version`](Self::with_protocol_version)`(ProtocolVersion::V0_3)` makes it a
+/// client of an A2A 0.3 agent with the same API: 0.3's service `a2a.v1.A2AService` on the same
+/// channel, `a2a-version: 0.3`, 0.3 errors read back (crate docs, *A2A 0.3*).
 #[derive(Debug, Clone)]
 pub struct GrpcClient {
     inner: A2aServiceClient<Channel>,
+    inner_v03: A2aServiceClientV03<Channel>,
+    version: ProtocolVersion,
 }
 
 impl GrpcClient {
@@ -70,31 +80,59 @@ impl GrpcClient {
 
     /// A client on a channel built by the caller (custom TLS, timeouts, load balancing, ...).
     pub fn new(channel: Channel) -> Self {
-        Self::from_client(A2aServiceClient::new(channel))
+        Self::from_clients(A2aServiceClient::new(channel.clone()), A2aServiceClientV03::new(channel))
     }
 
     /// A client on a channel built by the caller, for an agent served under a path prefix:
     /// `origin`'s path (e.g. `/a2a/grpc`) is put in front of every method path.
     pub fn with_origin(channel: Channel, origin: Uri) -> Self {
-        Self::from_client(A2aServiceClient::with_origin(channel, origin))
+        Self::from_clients(
+            A2aServiceClient::with_origin(channel.clone(), origin.clone()),
+            A2aServiceClientV03::with_origin(channel, origin),
+        )
     }
 
-    fn from_client(client: A2aServiceClient<Channel>) -> Self {
-        let inner = client
-            .max_decoding_message_size(DEFAULT_MAX_MESSAGE_SIZE)
-            .max_encoding_message_size(DEFAULT_MAX_MESSAGE_SIZE);
-        GrpcClient { inner }
+    fn from_clients(client: A2aServiceClient<Channel>, client_v03: A2aServiceClientV03<Channel>) -> Self {
+        GrpcClient { inner: client, inner_v03: client_v03, version: ProtocolVersion::V1_0 }
+            .max_message_size(DEFAULT_MAX_MESSAGE_SIZE)
     }
 
     /// Limits the size of each request and reply message (default [`DEFAULT_MAX_MESSAGE_SIZE`]).
     #[must_use]
     pub fn max_message_size(mut self, limit: usize) -> Self {
         self.inner = self.inner.max_decoding_message_size(limit).max_encoding_message_size(limit);
+        self.inner_v03 = self.inner_v03.max_decoding_message_size(limit).max_encoding_message_size(limit);
         self
     }
 
+    /// Speaks `version` to the agent: [`ProtocolVersion::V1_0`] (the default, service
+    /// `lf.a2a.v1.A2AService`) or [`ProtocolVersion::V0_3`] (service `a2a.v1.A2AService`), for an
+    /// agent (or an interface of its card) that speaks A2A 0.3. The [`A2aService`] API is the
+    /// same; the crate docs (*A2A 0.3*) say what 0.3 changes.
+    ///
+    /// [`A2aService`]: a2a_core::A2aService
+    #[must_use]
+    pub fn with_protocol_version(mut self, version: ProtocolVersion) -> Self {
+        self.version = version;
+        self
+    }
+
+    /// The protocol version this client speaks.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.version
+    }
+
+    fn is_v03(&self) -> bool {
+        self.version == ProtocolVersion::V0_3
+    }
+
+    /// A fresh handle on 0.3's service for one call.
+    pub(crate) fn stub_v03(&self) -> A2aServiceClientV03<Channel> {
+        self.inner_v03.clone()
+    }
+
     /// A tonic request carrying `message` and the context's service parameters.
-    fn request<T>(ctx: &CallContext, message: T) -> Result<Request<T>> {
+    pub(crate) fn request<T>(ctx: &CallContext, message: T) -> Result<Request<T>> {
         let mut request = Request::new(message);
         params_to_metadata(&ctx.params, request.metadata_mut())?;
         if ctx.params.version().is_none() {
@@ -132,6 +170,9 @@ impl a2a_core::A2aService for GrpcClient {
         ctx: &CallContext,
         request: SendMessageRequest,
     ) -> Result<SendMessageResponse> {
+        if self.is_v03() {
+            return self.send_message_v03(ctx, request).await;
+        }
         unary(self.stub().send_message(Self::request(ctx, request)?).await)
     }
 
@@ -140,18 +181,30 @@ impl a2a_core::A2aService for GrpcClient {
         ctx: &CallContext,
         request: SendMessageRequest,
     ) -> Result<EventStream> {
+        if self.is_v03() {
+            return self.send_streaming_message_v03(ctx, request).await;
+        }
         server_stream(self.stub().send_streaming_message(Self::request(ctx, request)?).await)
     }
 
     async fn get_task(&self, ctx: &CallContext, request: GetTaskRequest) -> Result<Task> {
+        if self.is_v03() {
+            return self.get_task_v03(ctx, request).await;
+        }
         unary(self.stub().get_task(Self::request(ctx, request)?).await)
     }
 
     async fn list_tasks(&self, ctx: &CallContext, request: ListTasksRequest) -> Result<ListTasksResponse> {
+        if self.is_v03() {
+            return Err(a2a_v03::client::unsupported(Operation::ListTasks));
+        }
         unary(self.stub().list_tasks(Self::request(ctx, request)?).await)
     }
 
     async fn cancel_task(&self, ctx: &CallContext, request: CancelTaskRequest) -> Result<Task> {
+        if self.is_v03() {
+            return self.cancel_task_v03(ctx, request).await;
+        }
         unary(self.stub().cancel_task(Self::request(ctx, request)?).await)
     }
 
@@ -160,6 +213,9 @@ impl a2a_core::A2aService for GrpcClient {
         ctx: &CallContext,
         request: SubscribeToTaskRequest,
     ) -> Result<EventStream> {
+        if self.is_v03() {
+            return self.subscribe_to_task_v03(ctx, request).await;
+        }
         server_stream(self.stub().subscribe_to_task(Self::request(ctx, request)?).await)
     }
 
@@ -168,6 +224,9 @@ impl a2a_core::A2aService for GrpcClient {
         ctx: &CallContext,
         request: TaskPushNotificationConfig,
     ) -> Result<TaskPushNotificationConfig> {
+        if self.is_v03() {
+            return self.create_task_push_notification_config_v03(ctx, request).await;
+        }
         unary(self.stub().create_task_push_notification_config(Self::request(ctx, request)?).await)
     }
 
@@ -176,6 +235,9 @@ impl a2a_core::A2aService for GrpcClient {
         ctx: &CallContext,
         request: GetTaskPushNotificationConfigRequest,
     ) -> Result<TaskPushNotificationConfig> {
+        if self.is_v03() {
+            return self.get_task_push_notification_config_v03(ctx, request).await;
+        }
         unary(self.stub().get_task_push_notification_config(Self::request(ctx, request)?).await)
     }
 
@@ -184,6 +246,9 @@ impl a2a_core::A2aService for GrpcClient {
         ctx: &CallContext,
         request: ListTaskPushNotificationConfigsRequest,
     ) -> Result<ListTaskPushNotificationConfigsResponse> {
+        if self.is_v03() {
+            return self.list_task_push_notification_configs_v03(ctx, request).await;
+        }
         unary(self.stub().list_task_push_notification_configs(Self::request(ctx, request)?).await)
     }
 
@@ -192,6 +257,9 @@ impl a2a_core::A2aService for GrpcClient {
         ctx: &CallContext,
         request: DeleteTaskPushNotificationConfigRequest,
     ) -> Result<()> {
+        if self.is_v03() {
+            return self.delete_task_push_notification_config_v03(ctx, request).await;
+        }
         unary(self.stub().delete_task_push_notification_config(Self::request(ctx, request)?).await)
     }
 
@@ -200,6 +268,9 @@ impl a2a_core::A2aService for GrpcClient {
         ctx: &CallContext,
         request: GetExtendedAgentCardRequest,
     ) -> Result<AgentCard> {
+        if self.is_v03() {
+            return self.get_extended_agent_card_v03(ctx, request).await;
+        }
         unary(self.stub().get_extended_agent_card(Self::request(ctx, request)?).await)
     }
 }

@@ -19,6 +19,29 @@
 //!   `A2aService`, translated by `a2a-v03`; add it beside [`server`] to serve 0.3 and 1.0 clients
 //!   on one port (the package decides the version, not the `a2a-version` metadata).
 //!
+//! # A2A 0.3
+//!
+//! [`server_v03`] serves 0.3 clients beside 1.0 ones (`docs/versions.md`). The client speaks 0.3
+//! to a 0.3 agent with [`GrpcClient::with_protocol_version`]`(ProtocolVersion::V0_3)`, with the
+//! same [`a2a_core::A2aService`] API, on 0.3's `a2a.v1.A2AService`:
+//!
+//! | 1.0 operation | 0.3 RPC |
+//! | --- | --- |
+//! | SendMessage, SendStreamingMessage, GetTask, CancelTask | same names |
+//! | SubscribeToTask | `TaskSubscription` |
+//! | CreateTaskPushNotificationConfig | same (`parent`, `configId`, `config`) |
+//! | Get/DeleteTaskPushNotificationConfig | same (`name`) |
+//! | ListTaskPushNotificationConfigs | `ListTaskPushNotificationConfig` (`parent`) |
+//! | GetExtendedAgentCard | `GetAgentCard` |
+//! | ListTasks | none: [`Error::UnsupportedOperation`](a2a_core::Error::UnsupportedOperation), nothing is sent |
+//!
+//! Messages are translated by `a2a-v03` (`ProtoV03`; 1.0-only fields such as `tenant` are
+//! dropped); the metadata carries `a2a-version: 0.3` and the extensions also in
+//! `x-a2a-extensions`; replies that do not translate are `InvalidAgentResponse`. Errors: an A2A
+//! `ErrorInfo` or a `BadRequest` decides as for 1.0; without them the 0.3 code in the `a2a-error`
+//! metadata entry (a2a-js) decides, then the status code. Streams end after the `final: true`
+//! status update.
+//!
 //! # Example
 //! ```no_run
 //! use std::sync::Arc;
@@ -53,6 +76,7 @@
 //!   [`tonic::transport::Channel`] for [`GrpcClient::new`].
 
 mod client;
+mod client_v03;
 pub mod error;
 pub mod metadata;
 mod server;

@@ -87,7 +87,7 @@ fn status(error: &Error) -> Status {
     tracing::debug!(%error, "answering an A2A 0.3 gRPC call with an error");
     let mut status = to_status(error);
     if let Ok(code) = MetadataValue::try_from(a2a_v03::error::code(error).to_string()) {
-        status.metadata_mut().insert("a2a-error", code);
+        status.metadata_mut().insert(crate::client_v03::ERROR_CODE_METADATA, code);
     }
     status
 }

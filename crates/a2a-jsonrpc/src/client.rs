@@ -9,32 +9,42 @@
 //!   [`Error::Transport`];
 //! - a well-formed response whose `result` does not decode as the method's result type:
 //!   [`Error::InvalidAgentResponse`] (spec 3.3.2: the agent's reply does not conform).
+//!
+//! With [`JsonRpcClient::with_protocol_version`]`(ProtocolVersion::V0_3)` the same calls speak
+//! A2A 0.3 (crate docs, *A2A 0.3*).
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use a2a_core::context::VERSION_PARAM;
-use a2a_core::{A2aService, CallContext, Error, EventStream, Operation, ProtocolVersion};
+use a2a_core::{A2aService, CallContext, Error, EventStream, Operation, ProtocolVersion, ServiceParams};
 use a2a_proto::v1::{
     AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
     GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
     ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, SendMessageRequest,
     SendMessageResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
 };
+use a2a_v03::Request as V03Request;
 use async_trait::async_trait;
 use http::{header, HeaderName, HeaderValue, StatusCode};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use crate::{envelope, sse};
+use crate::envelope::ReadError;
+use crate::{envelope, error, sse};
 
 /// An A2A agent reached over JSON-RPC, usable wherever an [`A2aService`] is.
 ///
 /// Each call sends the context's service parameters as HTTP headers, plus `A2A-Version: 1.0` when
 /// the context names no version (spec 3.6.1). Request ids are numbers, unique per client (clones
 /// share the counter). Cloning is cheap.
+///
+/// [`with_protocol_version`](Self::with_protocol_version)`(ProtocolVersion::V0_3)` makes it a
+/// client of an A2A 0.3 agent with the same API: 0.3 method names and shapes on the wire,
+/// `A2A-Version: 0.3`, 0.3 errors read back (crate docs, *A2A 0.3*).
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), a2a_core::Error> {
@@ -53,13 +63,33 @@ pub struct JsonRpcClient {
     url: String,
     http: reqwest::Client,
     next_id: Arc<AtomicU64>,
+    version: ProtocolVersion,
 }
 
 impl JsonRpcClient {
     /// A client for the JSON-RPC endpoint at `url` (the `url` of the agent card's interface). An
     /// invalid URL is reported by each call as [`Error::Transport`].
     pub fn new(url: impl Into<String>) -> Self {
-        JsonRpcClient { url: url.into(), http: reqwest::Client::new(), next_id: Arc::new(AtomicU64::new(1)) }
+        JsonRpcClient {
+            url: url.into(),
+            http: reqwest::Client::new(),
+            next_id: Arc::new(AtomicU64::new(1)),
+            version: ProtocolVersion::V1_0,
+        }
+    }
+
+    /// Speaks `version` to the agent: [`ProtocolVersion::V1_0`] (the default) or
+    /// [`ProtocolVersion::V0_3`], for an agent (or an interface of its card) that speaks A2A 0.3.
+    /// The [`A2aService`] API is the same; the crate docs (*A2A 0.3*) say what 0.3 changes.
+    #[must_use]
+    pub fn with_protocol_version(mut self, version: ProtocolVersion) -> Self {
+        self.version = version;
+        self
+    }
+
+    /// The protocol version this client speaks.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.version
     }
 
     /// Uses `http` for the requests (timeouts, TLS roots, proxies, default headers).
@@ -73,46 +103,58 @@ impl JsonRpcClient {
         &self.url
     }
 
-    /// Calls a unary method and decodes its result as `R`.
+    /// Calls a unary 1.0 method and decodes its result as `R`.
     async fn unary<P, R>(&self, ctx: &CallContext, operation: Operation, params: &P) -> Result<R, Error>
     where
         P: Serialize,
         R: DeserializeOwned + prost::Name,
     {
-        let result = self.call(ctx, operation, params).await?;
+        let result = self.call(ctx, operation.method(), Some(params)).await?;
         a2a_proto::json::from_slice::<R>(result.get().as_bytes()).map_err(|e| Error::InvalidAgentResponse {
             reason: format!("the {operation} result is not a {}: {e}", R::NAME),
         })
     }
 
     /// Calls a unary method; returns its raw `result`.
-    async fn call<P: Serialize>(
+    pub(crate) async fn call<P: Serialize>(
         &self,
         ctx: &CallContext,
-        operation: Operation,
-        params: &P,
+        method: &str,
+        params: Option<&P>,
     ) -> Result<Box<RawValue>, Error> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let response = self.post(ctx, operation, id, params, "application/json").await?;
+        let response = self.post(ctx, method, id, params, "application/json").await?;
         let status = response.status();
         let body =
-            response.bytes().await.map_err(|e| self.transport("reading the response of", operation, &e))?;
+            response.bytes().await.map_err(|e| self.transport("reading the response of", method, &e))?;
         if !status.is_success() {
-            return Err(http_error(status, &body, id));
+            return Err(http_error(status, &body, id, self.read_error()));
         }
-        envelope::parse_response(&body, id).map(ToOwned::to_owned)
+        envelope::parse_response(&body, id, self.read_error()).map(ToOwned::to_owned)
     }
 
-    /// Calls a streaming method. Errors the server reports before the stream starts come back as
-    /// an ordinary JSON response and are returned here.
+    /// Calls a streaming 1.0 method.
     async fn streaming<P: Serialize>(
         &self,
         ctx: &CallContext,
         operation: Operation,
         params: &P,
     ) -> Result<EventStream, Error> {
+        let (response, id) = self.open_stream(ctx, operation.method(), Some(params)).await?;
+        Ok(sse::events(response, id))
+    }
+
+    /// Calls a streaming method; returns the `text/event-stream` response and the request id.
+    /// Errors the server reports before the stream starts come back as an ordinary JSON response
+    /// and are returned here.
+    pub(crate) async fn open_stream<P: Serialize>(
+        &self,
+        ctx: &CallContext,
+        method: &str,
+        params: Option<&P>,
+    ) -> Result<(reqwest::Response, u64), Error> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let response = self.post(ctx, operation, id, params, "text/event-stream").await?;
+        let response = self.post(ctx, method, id, params, "text/event-stream").await?;
         let status = response.status();
         let is_event_stream = response
             .headers()
@@ -120,35 +162,53 @@ impl JsonRpcClient {
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.trim_start().to_ascii_lowercase().starts_with("text/event-stream"));
         if status.is_success() && is_event_stream {
-            return Ok(sse::events(response, id));
+            return Ok((response, id));
         }
         let body =
-            response.bytes().await.map_err(|e| self.transport("reading the response of", operation, &e))?;
+            response.bytes().await.map_err(|e| self.transport("reading the response of", method, &e))?;
         if !status.is_success() {
-            return Err(http_error(status, &body, id));
+            return Err(http_error(status, &body, id, self.read_error()));
         }
-        envelope::parse_response(&body, id)?;
+        envelope::parse_response(&body, id, self.read_error())?;
         Err(Error::Transport {
-            reason: format!("{operation} was answered with a single result instead of text/event-stream"),
+            reason: format!("{method} was answered with a single result instead of text/event-stream"),
         })
+    }
+
+    /// How error objects are read: 1.0's codes and details, or 0.3's.
+    pub(crate) fn read_error(&self) -> ReadError {
+        match self.version {
+            ProtocolVersion::V1_0 => error::from_wire,
+            ProtocolVersion::V0_3 => crate::client_v03::read_error,
+        }
+    }
+
+    /// The service parameters sent as headers: the context's, and for 0.3 those of
+    /// [`a2a_v03::client_params`] (`A2A-Version: 0.3`, extensions also in `X-A2A-Extensions`).
+    fn params<'a>(&self, ctx: &'a CallContext) -> Cow<'a, ServiceParams> {
+        match self.version {
+            ProtocolVersion::V1_0 => Cow::Borrowed(&ctx.params),
+            ProtocolVersion::V0_3 => Cow::Owned(a2a_v03::client_params(&ctx.params)),
+        }
     }
 
     async fn post<P: Serialize>(
         &self,
         ctx: &CallContext,
-        operation: Operation,
+        method: &str,
         id: u64,
-        params: &P,
+        params: Option<&P>,
         accept: &'static str,
     ) -> Result<reqwest::Response, Error> {
-        let body = envelope::request(id, operation.method(), params)?;
+        let body = envelope::request(id, method, params)?;
         let mut request = self
             .http
             .post(&self.url)
             .header(header::CONTENT_TYPE, "application/json")
             .header(header::ACCEPT, accept);
+        let params = self.params(ctx);
         // Framing and credentials of a context copied from an incoming request are not forwarded.
-        for (name, value) in ctx.params.outgoing() {
+        for (name, value) in params.outgoing() {
             let header_name = HeaderName::from_bytes(name.as_bytes());
             let header_value = HeaderValue::from_str(value);
             let (Ok(header_name), Ok(header_value)) = (header_name, header_value) else {
@@ -158,20 +218,23 @@ impl JsonRpcClient {
             };
             request = request.header(header_name, header_value);
         }
-        if ctx.params.version().is_none() {
+        if params.version().is_none() {
             request = request.header(VERSION_PARAM, ProtocolVersion::V1_0.as_str());
         }
-        request.body(body).send().await.map_err(|e| self.transport("sending", operation, &e))
+        request.body(body).send().await.map_err(|e| self.transport("sending", method, &e))
     }
 
-    fn transport(&self, doing: &str, operation: Operation, error: &reqwest::Error) -> Error {
-        Error::Transport { reason: format!("{doing} {operation} to {}: {}", self.url, error_chain(error)) }
+    fn transport(&self, doing: &str, method: &str, error: &reqwest::Error) -> Error {
+        Error::Transport { reason: format!("{doing} {method} to {}: {}", self.url, error_chain(error)) }
     }
 }
 
 impl fmt::Debug for JsonRpcClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("JsonRpcClient").field("url", &self.url).finish_non_exhaustive()
+        f.debug_struct("JsonRpcClient")
+            .field("url", &self.url)
+            .field("version", &self.version)
+            .finish_non_exhaustive()
     }
 }
 
@@ -188,8 +251,8 @@ fn error_chain(error: &dyn std::error::Error) -> String {
 }
 
 /// The error of a non-2xx answer: its JSON-RPC error object if it has one, else by status.
-fn http_error(status: StatusCode, body: &[u8], id: u64) -> Error {
-    match envelope::parse_response(body, id) {
+fn http_error(status: StatusCode, body: &[u8], id: u64, read_error: ReadError) -> Error {
+    match envelope::parse_response(body, id, read_error) {
         Err(error) if !matches!(error, Error::Transport { .. }) => error,
         _ => by_status(status, body),
     }
@@ -219,6 +282,9 @@ impl A2aService for JsonRpcClient {
         ctx: &CallContext,
         request: SendMessageRequest,
     ) -> Result<SendMessageResponse, Error> {
+        if self.is_v03() {
+            return self.unary_v03(ctx, V03Request::SendMessage(request)).await;
+        }
         self.unary(ctx, Operation::SendMessage, &request).await
     }
 
@@ -227,10 +293,16 @@ impl A2aService for JsonRpcClient {
         ctx: &CallContext,
         request: SendMessageRequest,
     ) -> Result<EventStream, Error> {
+        if self.is_v03() {
+            return self.streaming_v03(ctx, V03Request::SendStreamingMessage(request)).await;
+        }
         self.streaming(ctx, Operation::SendStreamingMessage, &request).await
     }
 
     async fn get_task(&self, ctx: &CallContext, request: GetTaskRequest) -> Result<Task, Error> {
+        if self.is_v03() {
+            return self.unary_v03(ctx, V03Request::GetTask(request)).await;
+        }
         self.unary(ctx, Operation::GetTask, &request).await
     }
 
@@ -239,10 +311,16 @@ impl A2aService for JsonRpcClient {
         ctx: &CallContext,
         request: ListTasksRequest,
     ) -> Result<ListTasksResponse, Error> {
+        if self.is_v03() {
+            return Err(a2a_v03::client::unsupported(Operation::ListTasks));
+        }
         self.unary(ctx, Operation::ListTasks, &request).await
     }
 
     async fn cancel_task(&self, ctx: &CallContext, request: CancelTaskRequest) -> Result<Task, Error> {
+        if self.is_v03() {
+            return self.unary_v03(ctx, V03Request::CancelTask(request)).await;
+        }
         self.unary(ctx, Operation::CancelTask, &request).await
     }
 
@@ -251,6 +329,9 @@ impl A2aService for JsonRpcClient {
         ctx: &CallContext,
         request: SubscribeToTaskRequest,
     ) -> Result<EventStream, Error> {
+        if self.is_v03() {
+            return self.streaming_v03(ctx, V03Request::SubscribeToTask(request)).await;
+        }
         self.streaming(ctx, Operation::SubscribeToTask, &request).await
     }
 
@@ -259,6 +340,9 @@ impl A2aService for JsonRpcClient {
         ctx: &CallContext,
         request: TaskPushNotificationConfig,
     ) -> Result<TaskPushNotificationConfig, Error> {
+        if self.is_v03() {
+            return self.unary_v03(ctx, V03Request::CreateTaskPushNotificationConfig(request)).await;
+        }
         self.unary(ctx, Operation::CreateTaskPushNotificationConfig, &request).await
     }
 
@@ -267,6 +351,9 @@ impl A2aService for JsonRpcClient {
         ctx: &CallContext,
         request: GetTaskPushNotificationConfigRequest,
     ) -> Result<TaskPushNotificationConfig, Error> {
+        if self.is_v03() {
+            return self.unary_v03(ctx, V03Request::GetTaskPushNotificationConfig(request)).await;
+        }
         self.unary(ctx, Operation::GetTaskPushNotificationConfig, &request).await
     }
 
@@ -275,6 +362,9 @@ impl A2aService for JsonRpcClient {
         ctx: &CallContext,
         request: ListTaskPushNotificationConfigsRequest,
     ) -> Result<ListTaskPushNotificationConfigsResponse, Error> {
+        if self.is_v03() {
+            return self.unary_v03(ctx, V03Request::ListTaskPushNotificationConfigs(request)).await;
+        }
         self.unary(ctx, Operation::ListTaskPushNotificationConfigs, &request).await
     }
 
@@ -285,7 +375,13 @@ impl A2aService for JsonRpcClient {
     ) -> Result<(), Error> {
         // Servers answer `null` (Python, JS, this crate) or `{}` (google.protobuf.Empty in
         // ProtoJSON); any result means success.
-        self.call(ctx, Operation::DeleteTaskPushNotificationConfig, &request).await.map(drop)
+        if self.is_v03() {
+            return self
+                .call_v03(ctx, &V03Request::DeleteTaskPushNotificationConfig(request))
+                .await
+                .map(drop);
+        }
+        self.call(ctx, Operation::DeleteTaskPushNotificationConfig.method(), Some(&request)).await.map(drop)
     }
 
     async fn get_extended_agent_card(
@@ -293,6 +389,9 @@ impl A2aService for JsonRpcClient {
         ctx: &CallContext,
         request: GetExtendedAgentCardRequest,
     ) -> Result<AgentCard, Error> {
+        if self.is_v03() {
+            return self.unary_v03(ctx, V03Request::GetExtendedAgentCard(request)).await;
+        }
         self.unary(ctx, Operation::GetExtendedAgentCard, &request).await
     }
 }

@@ -171,14 +171,20 @@ struct ClientRequest<'a, P> {
     jsonrpc: &'static str,
     id: u64,
     method: &'a str,
-    params: &'a P,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    params: Option<&'a P>,
 }
 
-/// Serializes a request. Fails only if `params` cannot be represented in JSON.
-pub(crate) fn request<P: Serialize>(id: u64, method: &str, params: &P) -> Result<Vec<u8>, Error> {
+/// Serializes a request; `params` `None` omits the member. Fails only if `params` cannot be
+/// represented in JSON.
+pub(crate) fn request<P: Serialize>(id: u64, method: &str, params: Option<&P>) -> Result<Vec<u8>, Error> {
     serde_json::to_vec(&ClientRequest { jsonrpc: VERSION, id, method, params })
         .map_err(|e| Error::invalid_param("params", format!("cannot be written as JSON: {e}")))
 }
+
+/// How a client reads the error objects of a response: `(code, message, data)` to [`Error`].
+/// [`error::from_wire`] for 1.0 agents; the 0.3 client reads them with `a2a_v03::error`.
+pub(crate) type ReadError = fn(i64, &str, Option<&Value>) -> Error;
 
 /// The members of a response object the client looks at.
 #[derive(Deserialize)]
@@ -202,10 +208,14 @@ struct WireError {
 }
 
 /// Reads a response object (client side): its raw `result`, or the error it carries mapped to
-/// [`Error`] (see [`error::from_wire`]). A body that is not a response object for request
-/// `expected_id` is [`Error::Transport`]. An error may carry id `null` (the server could not read
-/// the request's id); a result must carry the request's id.
-pub(crate) fn parse_response(body: &[u8], expected_id: u64) -> Result<&RawValue, Error> {
+/// [`Error`] by `read_error` (e.g. [`error::from_wire`]). A body that is not a response object for
+/// request `expected_id` is [`Error::Transport`]. An error may carry id `null` (the server could
+/// not read the request's id); a result must carry the request's id.
+pub(crate) fn parse_response(
+    body: &[u8],
+    expected_id: u64,
+    read_error: ReadError,
+) -> Result<&RawValue, Error> {
     let not_a_response = |why: String| Error::Transport { reason: format!("not a JSON-RPC response: {why}") };
     let members: ResponseMembers<'_> =
         serde_json::from_slice(body).map_err(|e| not_a_response(e.to_string()))?;
@@ -214,7 +224,7 @@ pub(crate) fn parse_response(body: &[u8], expected_id: u64) -> Result<&RawValue,
     match members.error {
         // A server that could not read the request's id answers with id null (JSON-RPC 2.0 §5).
         Some(error) if is_ours || id == "null" => {
-            Err(error::from_wire(error.code, &error.message, error.data.as_ref()))
+            Err(read_error(error.code, &error.message, error.data.as_ref()))
         }
         Some(_) => Err(not_a_response(format!("error for id {id}, expected {expected_id}"))),
         None if !is_ours => Err(not_a_response(format!("id {id} does not match request id {expected_id}"))),
@@ -284,8 +294,12 @@ mod tests {
 
     #[test]
     fn a_result_with_another_id_is_not_accepted() {
-        let error = parse_response(br#"{"jsonrpc":"2.0","id":2,"result":{}}"#, 1).unwrap_err();
+        let error =
+            parse_response(br#"{"jsonrpc":"2.0","id":2,"result":{}}"#, 1, error::from_wire).unwrap_err();
         assert!(matches!(error, Error::Transport { .. }), "{error:?}");
-        assert_eq!(parse_response(br#"{"jsonrpc":"2.0","id":1,"result":null}"#, 1).unwrap().get(), "null");
+        assert_eq!(
+            parse_response(br#"{"jsonrpc":"2.0","id":1,"result":null}"#, 1, error::from_wire).unwrap().get(),
+            "null"
+        );
     }
 }

@@ -56,6 +56,25 @@
 //! PascalCase method is 1.0 with the header deciding its version as before (absent means 0.3,
 //! which the handler answers with VersionNotSupported). See `docs/versions.md`.
 //!
+//! The client speaks 0.3 to a 0.3 agent with
+//! [`JsonRpcClient::with_protocol_version`]`(ProtocolVersion::V0_3)`, with the same
+//! [`A2aService`] API:
+//!
+//! | 1.0 operation | 0.3 method (0.3 spec 7) |
+//! | --- | --- |
+//! | SendMessage, SendStreamingMessage | `message/send`, `message/stream` (SSE) |
+//! | GetTask, CancelTask | `tasks/get`, `tasks/cancel` |
+//! | SubscribeToTask | `tasks/resubscribe` (SSE) |
+//! | Create/Get/List/DeleteTaskPushNotificationConfig | `tasks/pushNotificationConfig/set\|get\|list\|delete` |
+//! | GetExtendedAgentCard | `agent/getAuthenticatedExtendedCard` (no `params`) |
+//! | ListTasks | none: [`Error::UnsupportedOperation`](a2a_core::Error::UnsupportedOperation), nothing is sent |
+//!
+//! `params` are the 0.3 JSON of the 0.3 JSON Schema (`a2a-v03` translates; 1.0-only fields such
+//! as `tenant` are dropped); the headers are `a2a_v03::client_params` (`A2A-Version: 0.3`, the
+//! extensions also in `X-A2A-Extensions`); results that do not translate are
+//! `InvalidAgentResponse`; error objects are read by `a2a_v03::error::from_v03` (1.0 details in
+//! `data` first, then the 0.3 code); streams end after the `final: true` status update.
+//!
 //! # Where the spec is silent
 //!
 //! - **HTTP status**: every JSON-RPC response object, errors included, is sent with status 200
@@ -86,6 +105,7 @@
 use a2a_core::A2aService;
 
 pub mod client;
+mod client_v03;
 mod context;
 mod dispatch;
 mod envelope;

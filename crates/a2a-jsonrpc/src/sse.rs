@@ -14,9 +14,11 @@ use a2a_proto::v1::StreamResponse;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use eventsource_stream::Eventsource;
+use futures::stream::BoxStream;
 use futures::{stream, StreamExt};
+use serde_json::value::RawValue;
 
-use crate::envelope::{self, Id};
+use crate::envelope::{self, Id, ReadError};
 
 /// The SSE response for the events of request `id`, with a keep-alive comment after every
 /// `keep_alive` of silence (proxies cut idle streams, INTEROP-NOTES).
@@ -38,6 +40,23 @@ pub(crate) fn response(id: Id, events: EventStream, keep_alive: Duration) -> Res
 /// The events of an SSE response to request `request_id` (client side). Transport failures,
 /// malformed events and error objects each end the stream with their `Err`.
 pub(crate) fn events(response: reqwest::Response, request_id: u64) -> EventStream {
+    results(response, request_id, crate::error::from_wire, |result| {
+        a2a_proto::json::from_slice::<StreamResponse>(result.get().as_bytes()).map_err(|e| {
+            Error::InvalidAgentResponse { reason: format!("a stream event is not a StreamResponse: {e}") }
+        })
+    })
+}
+
+/// The `result`s of the response objects of an SSE response to request `request_id`, each
+/// decoded by `decode` (client side); error objects are read by `read_error`. Transport
+/// failures, malformed events, error objects and results `decode` rejects each end the stream
+/// with their `Err`.
+pub(crate) fn results<T: Send + 'static>(
+    response: reqwest::Response,
+    request_id: u64,
+    read_error: ReadError,
+    decode: fn(&RawValue) -> Result<T, Error>,
+) -> BoxStream<'static, Result<T, Error>> {
     let source = response.bytes_stream().eventsource().boxed();
     stream::unfold(Some(source), move |source| async move {
         let mut source = source?;
@@ -46,18 +65,13 @@ pub(crate) fn events(response: reqwest::Response, request_id: u64) -> EventStrea
                 Err(error) => Err(Error::Transport { reason: format!("the event stream broke: {error}") }),
                 // An event without data (e.g. only `event:` or `id:` lines) carries no response.
                 Ok(event) if event.data.trim().is_empty() => continue,
-                Ok(event) => decode(&event.data, request_id),
+                Ok(event) => {
+                    envelope::parse_response(event.data.as_bytes(), request_id, read_error).and_then(decode)
+                }
             };
             let next = item.is_ok().then_some(source);
             return Some((item, next));
         }
     })
     .boxed()
-}
-
-fn decode(data: &str, request_id: u64) -> Result<StreamResponse, Error> {
-    let result = envelope::parse_response(data.as_bytes(), request_id)?;
-    a2a_proto::json::from_slice::<StreamResponse>(result.get().as_bytes()).map_err(|e| {
-        Error::InvalidAgentResponse { reason: format!("a stream event is not a StreamResponse: {e}") }
-    })
 }

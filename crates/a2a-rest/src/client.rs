@@ -6,19 +6,26 @@
 //! included (a raw `:` could be read as a custom verb). Service parameters of the
 //! [`CallContext`] become headers; `A2A-Version: 1.0` is added when they carry no version
 //! (spec 3.6.1).
+//!
+//! With [`RestClient::with_protocol_version`]`(ProtocolVersion::V0_3)` the same calls go to the
+//! 0.3 routes under `/v1/` (crate docs, *A2A 0.3*).
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use a2a_core::context::VERSION_PARAM;
-use a2a_core::{A2aService, CallContext, Error, EventStream, ProtocolVersion, Result};
+use a2a_core::{
+    A2aService, CallContext, Error, EventStream, Operation, ProtocolVersion, Result, ServiceParams,
+};
 use a2a_proto::v1::{
     AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
     GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
     ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, SendMessageRequest,
     SendMessageResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
 };
+use a2a_v03::Request as V03Request;
 use async_trait::async_trait;
 use http::header::{ACCEPT, CONTENT_TYPE};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
@@ -34,11 +41,15 @@ use crate::{error, query, sse, A2A_JSON};
 /// Everything but RFC 3986 unreserved characters is percent-encoded in path segments.
 const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
 
-const EVENT_STREAM: &str = "text/event-stream";
+pub(crate) const EVENT_STREAM: &str = "text/event-stream";
 const ACCEPT_JSON: &str = "application/a2a+json, application/json";
 
 /// An A2A client over HTTP+JSON/REST, implementing [`A2aService`] like the server-side handler,
 /// so application code is written once for every binding.
+///
+/// [`with_protocol_version`](Self::with_protocol_version)`(ProtocolVersion::V0_3)` makes it a
+/// client of an A2A 0.3 agent with the same API: the `/v1/...` routes, 0.3 ProtoJSON bodies,
+/// `A2A-Version: 0.3`, 0.3 errors read back (crate docs, *A2A 0.3*).
 ///
 /// ```no_run
 /// use a2a_core::{A2aService, CallContext};
@@ -63,6 +74,7 @@ pub struct RestClient {
     /// Set once a server answered 405 to `POST /tasks/{id}:subscribe`; later subscriptions (of
     /// this client and its clones) go straight to GET.
     subscribe_with_get: Arc<AtomicBool>,
+    version: ProtocolVersion,
 }
 
 impl RestClient {
@@ -80,7 +92,32 @@ impl RestClient {
             base,
             tenant: None,
             subscribe_with_get: Arc::new(AtomicBool::new(false)),
+            version: ProtocolVersion::V1_0,
         })
+    }
+
+    /// Speaks `version` to the agent: [`ProtocolVersion::V1_0`] (the default) or
+    /// [`ProtocolVersion::V0_3`], for an agent (or an interface of its card) that speaks A2A 0.3:
+    /// the 0.3 routes are appended to the same base URL (`https://host/a2a` calls
+    /// `https://host/a2a/v1/message:send`). The [`A2aService`] API is the same; the crate docs
+    /// (*A2A 0.3*) say what 0.3 changes.
+    #[must_use]
+    pub fn with_protocol_version(mut self, version: ProtocolVersion) -> Self {
+        if version != self.version {
+            // What a server answered for the other version's subscribe route says nothing here.
+            self.subscribe_with_get = Arc::new(AtomicBool::new(false));
+        }
+        self.version = version;
+        self
+    }
+
+    /// The protocol version this client speaks.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.version
+    }
+
+    pub(crate) fn is_v03(&self) -> bool {
+        self.version == ProtocolVersion::V0_3
     }
 
     /// Uses `http` for the calls (timeouts, proxies, TLS roots, default headers such as
@@ -112,7 +149,7 @@ impl RestClient {
     }
 
     /// The URL of `path` (already encoded, starting with `/`) under `tenant`.
-    fn url(&self, tenant: &str, path: &str) -> Url {
+    pub(crate) fn url(&self, tenant: &str, path: &str) -> Url {
         let mut url = self.base.clone();
         let base_path = url.path().trim_end_matches('/').to_owned();
         let tenant = if tenant.is_empty() {
@@ -124,10 +161,20 @@ impl RestClient {
         url
     }
 
-    fn headers(&self, ctx: &CallContext, accept: &'static str) -> Result<HeaderMap> {
+    /// The service parameters sent as headers: the context's, and for 0.3 those of
+    /// [`a2a_v03::client_params`] (`A2A-Version: 0.3`, extensions also in `X-A2A-Extensions`).
+    fn params<'a>(&self, ctx: &'a CallContext) -> Cow<'a, ServiceParams> {
+        match self.version {
+            ProtocolVersion::V1_0 => Cow::Borrowed(&ctx.params),
+            ProtocolVersion::V0_3 => Cow::Owned(a2a_v03::client_params(&ctx.params)),
+        }
+    }
+
+    pub(crate) fn headers(&self, ctx: &CallContext, accept: &'static str) -> Result<HeaderMap> {
         let mut headers = HeaderMap::new();
+        let params = self.params(ctx);
         // Framing and credentials of a context copied from an incoming request are not forwarded.
-        for (name, value) in ctx.params.outgoing() {
+        for (name, value) in params.outgoing() {
             let unsendable = || Error::InvalidRequest {
                 reason: format!("service parameter `{name}` cannot be sent as an HTTP header"),
             };
@@ -135,7 +182,7 @@ impl RestClient {
             let value = HeaderValue::from_str(value).map_err(|_| unsendable())?;
             headers.append(name, value);
         }
-        if ctx.params.version().is_none() {
+        if params.version().is_none() {
             headers.insert(
                 HeaderName::from_static(VERSION_PARAM),
                 HeaderValue::from_static(ProtocolVersion::V1_0.as_str()),
@@ -181,7 +228,16 @@ impl RestClient {
         Ok(self.http.request(method, url).headers(self.headers(ctx, accept)?))
     }
 
-    async fn send(&self, request: RequestBuilder) -> Result<reqwest::Response> {
+    pub(crate) fn http(&self) -> &reqwest::Client {
+        &self.http
+    }
+
+    /// Whether subscriptions go straight to GET (see the field).
+    pub(crate) fn subscribe_with_get(&self) -> &AtomicBool {
+        &self.subscribe_with_get
+    }
+
+    pub(crate) async fn send(&self, request: RequestBuilder) -> Result<reqwest::Response> {
         request.send().await.map_err(|err| transport_error("the request failed", &err))
     }
 
@@ -213,13 +269,19 @@ async fn open_stream(response: reqwest::Response) -> Result<EventStream> {
             response.bytes().await.map_err(|err| transport_error("reading the response failed", &err))?;
         return Err(error::from_status_body(status, &bytes));
     }
+    check_event_stream(&response)?;
+    Ok(sse::decode(response))
+}
+
+/// An error unless `response` is `text/event-stream`.
+pub(crate) fn check_event_stream(response: &reqwest::Response) -> Result<()> {
     let content_type = response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default();
     if !content_type.trim_start().to_ascii_lowercase().starts_with(EVENT_STREAM) {
         return Err(Error::Transport {
             reason: format!("expected a `{EVENT_STREAM}` response, got content type `{content_type}`"),
         });
     }
-    Ok(sse::decode(response))
+    Ok(())
 }
 
 /// A path variable, percent-encoded. REST cannot express an empty id (`/tasks/` is another
@@ -250,6 +312,9 @@ impl A2aService for RestClient {
         ctx: &CallContext,
         mut request: SendMessageRequest,
     ) -> Result<SendMessageResponse> {
+        if self.is_v03() {
+            return self.unary_v03(ctx, V03Request::SendMessage(request)).await;
+        }
         request.tenant = self.tenant(&request.tenant);
         let url = self.url(&request.tenant, "/message:send");
         self.unary(self.post(ctx, url, &request, ACCEPT_JSON)?).await
@@ -260,22 +325,34 @@ impl A2aService for RestClient {
         ctx: &CallContext,
         mut request: SendMessageRequest,
     ) -> Result<EventStream> {
+        if self.is_v03() {
+            return self.streaming_v03(ctx, V03Request::SendStreamingMessage(request)).await;
+        }
         request.tenant = self.tenant(&request.tenant);
         let url = self.url(&request.tenant, "/message:stream");
         open_stream(self.send(self.post(ctx, url, &request, EVENT_STREAM)?).await?).await
     }
 
     async fn get_task(&self, ctx: &CallContext, request: GetTaskRequest) -> Result<Task> {
+        if self.is_v03() {
+            return self.unary_v03(ctx, V03Request::GetTask(request)).await;
+        }
         let url = self.url(&self.tenant(&request.tenant), &format!("/tasks/{}", segment("id", &request.id)?));
         self.unary(self.without_body(ctx, Method::GET, url, &request, &["id"], ACCEPT_JSON)?).await
     }
 
     async fn list_tasks(&self, ctx: &CallContext, request: ListTasksRequest) -> Result<ListTasksResponse> {
+        if self.is_v03() {
+            return Err(a2a_v03::client::unsupported(Operation::ListTasks));
+        }
         let url = self.url(&self.tenant(&request.tenant), "/tasks");
         self.unary(self.without_body(ctx, Method::GET, url, &request, &[], ACCEPT_JSON)?).await
     }
 
     async fn cancel_task(&self, ctx: &CallContext, mut request: CancelTaskRequest) -> Result<Task> {
+        if self.is_v03() {
+            return self.unary_v03(ctx, V03Request::CancelTask(request)).await;
+        }
         request.tenant = self.tenant(&request.tenant);
         let url = self.url(&request.tenant, &format!("/tasks/{}:cancel", segment("id", &request.id)?));
         self.unary(self.post(ctx, url, &request, ACCEPT_JSON)?).await
@@ -288,6 +365,9 @@ impl A2aService for RestClient {
         ctx: &CallContext,
         mut request: SubscribeToTaskRequest,
     ) -> Result<EventStream> {
+        if self.is_v03() {
+            return self.streaming_v03(ctx, V03Request::SubscribeToTask(request)).await;
+        }
         request.tenant = self.tenant(&request.tenant);
         let url = self.url(&request.tenant, &format!("/tasks/{}:subscribe", segment("id", &request.id)?));
         if !self.subscribe_with_get.load(Ordering::Relaxed) {
@@ -306,6 +386,9 @@ impl A2aService for RestClient {
         ctx: &CallContext,
         mut request: TaskPushNotificationConfig,
     ) -> Result<TaskPushNotificationConfig> {
+        if self.is_v03() {
+            return self.unary_v03(ctx, V03Request::CreateTaskPushNotificationConfig(request)).await;
+        }
         request.tenant = self.tenant(&request.tenant);
         let path = format!("/tasks/{}/pushNotificationConfigs", segment("taskId", &request.task_id)?);
         let url = self.url(&request.tenant, &path);
@@ -317,6 +400,9 @@ impl A2aService for RestClient {
         ctx: &CallContext,
         request: GetTaskPushNotificationConfigRequest,
     ) -> Result<TaskPushNotificationConfig> {
+        if self.is_v03() {
+            return self.unary_v03(ctx, V03Request::GetTaskPushNotificationConfig(request)).await;
+        }
         let path = format!(
             "/tasks/{}/pushNotificationConfigs/{}",
             segment("taskId", &request.task_id)?,
@@ -331,6 +417,9 @@ impl A2aService for RestClient {
         ctx: &CallContext,
         request: ListTaskPushNotificationConfigsRequest,
     ) -> Result<ListTaskPushNotificationConfigsResponse> {
+        if self.is_v03() {
+            return self.unary_v03(ctx, V03Request::ListTaskPushNotificationConfigs(request)).await;
+        }
         let path = format!("/tasks/{}/pushNotificationConfigs", segment("taskId", &request.task_id)?);
         let url = self.url(&self.tenant(&request.tenant), &path);
         self.unary(self.without_body(ctx, Method::GET, url, &request, &["taskId"], ACCEPT_JSON)?).await
@@ -341,6 +430,12 @@ impl A2aService for RestClient {
         ctx: &CallContext,
         request: DeleteTaskPushNotificationConfigRequest,
     ) -> Result<()> {
+        if self.is_v03() {
+            return self
+                .call_v03(ctx, &V03Request::DeleteTaskPushNotificationConfig(request))
+                .await
+                .map(drop);
+        }
         let path = format!(
             "/tasks/{}/pushNotificationConfigs/{}",
             segment("taskId", &request.task_id)?,
@@ -365,6 +460,9 @@ impl A2aService for RestClient {
         ctx: &CallContext,
         request: GetExtendedAgentCardRequest,
     ) -> Result<AgentCard> {
+        if self.is_v03() {
+            return self.unary_v03(ctx, V03Request::GetExtendedAgentCard(request)).await;
+        }
         let url = self.url(&self.tenant(&request.tenant), "/extendedAgentCard");
         self.unary(self.without_body(ctx, Method::GET, url, &request, &[], ACCEPT_JSON)?).await
     }

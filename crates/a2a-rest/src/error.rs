@@ -179,7 +179,7 @@ pub(crate) fn event_status(value: &Value) -> StatusCode {
 /// google.rpc.Code name, if any) separates NOT_FOUND from UNIMPLEMENTED on 404 and
 /// FAILED_PRECONDITION from INVALID_ARGUMENT on 400. Ids and states are unknown here, so they
 /// are left empty.
-fn fallback(status: StatusCode, rpc_status: Option<&str>, message: &str) -> Error {
+pub(crate) fn fallback(status: StatusCode, rpc_status: Option<&str>, message: &str) -> Error {
     let reason = message.to_owned();
     match status.as_u16() {
         400 if rpc_status == Some("FAILED_PRECONDITION") => Error::UnsupportedOperation { reason },
@@ -207,7 +207,7 @@ fn fallback(status: StatusCode, rpc_status: Option<&str>, message: &str) -> Erro
 }
 
 /// A short human-readable description of a body that is not a google.rpc.Status.
-fn snippet(status: StatusCode, body: &[u8]) -> String {
+pub(crate) fn snippet(status: StatusCode, body: &[u8]) -> String {
     const MAX: usize = 200;
     let text = String::from_utf8_lossy(body);
     let text = text.trim();

@@ -78,6 +78,18 @@
 //! 1.0 route of a tenant named `v1`; that tenant must put `tenant` in the body or query of the
 //! unprefixed routes. See `docs/versions.md`.
 //!
+//! The client speaks 0.3 to a 0.3 agent with
+//! [`RestClient::with_protocol_version`]`(ProtocolVersion::V0_3)`, with the same
+//! [`A2aService`](a2a_core::A2aService) API: the routes above (appended to the base URL), bodies
+//! in ProtoJSON of the 0.3 proto (`a2a-v03` translates; 1.0-only fields such as `tenant` are
+//! dropped, so the client's tenant is not used), `A2A-Version: 0.3` and the extensions also in
+//! `X-A2A-Extensions`. `tasks/{id}:subscribe` is POSTed, and asked again with GET after a 405.
+//! Errors are read from the 0.3 error object (its 1.0 details first), else a 1.0 error body,
+//! else the HTTP status (also a2a-python's 0.3 statuses: 422 invalid params, 404 with a
+//! `{"message"}` body task not found). Streams end after the `final: true` status update.
+//! ListTasks has no 0.3 route (`GET /v1/tasks` is in the 0.3 spec's table but not in its proto,
+//! and no SDK serves it): it fails with UnsupportedOperation without sending anything.
+//!
 //! # Errors
 //! Spec 11.6: `{"error":{"code":<HTTP status>,"status":"<google.rpc.Code>","message":"..",
 //! "details":[..]}}` where `details` holds a `google.rpc.ErrorInfo` (domain `a2a-protocol.org`)
@@ -110,6 +122,7 @@
 //! - `tls`: HTTPS for the client (rustls).
 
 mod client;
+mod client_v03;
 mod error;
 mod query;
 mod routes;

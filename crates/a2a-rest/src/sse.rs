@@ -16,6 +16,7 @@ use a2a_proto::v1::StreamResponse;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use eventsource_stream::{EventStreamError, Eventsource as _};
+use futures::stream::BoxStream;
 use futures::{Stream, StreamExt as _};
 use serde_json::Value;
 
@@ -52,8 +53,18 @@ fn error_event(error: &Error) -> Event {
 /// Client side: the `StreamResponse`s of an SSE response body. Ends after the first error (an
 /// error event, undecodable data, or a broken connection), which is yielded as `Err`.
 pub(crate) fn decode(response: reqwest::Response) -> EventStream {
+    decode_with(response, parse_event)
+}
+
+/// Client side: the items `parse` makes of each event's name and data (events without data are
+/// skipped). Ends after the first error (`parse` failing or a broken connection), which is
+/// yielded as `Err`.
+pub(crate) fn decode_with<T: Send + 'static>(
+    response: reqwest::Response,
+    parse: fn(&str, &str) -> Result<T, Error>,
+) -> BoxStream<'static, Result<T, Error>> {
     let events = response.bytes_stream().eventsource();
-    futures::stream::unfold(Some(events), |state| async move {
+    futures::stream::unfold(Some(events), move |state| async move {
         let mut events = state?;
         loop {
             let event = match events.next().await? {
@@ -69,7 +80,7 @@ pub(crate) fn decode(response: reqwest::Response) -> EventStream {
             if event.data.trim().is_empty() {
                 continue;
             }
-            return match parse_event(&event.event, &event.data) {
+            return match parse(&event.event, &event.data) {
                 Ok(item) => Some((Ok(item), Some(events))),
                 Err(error) => Some((Err(error), None)),
             };

@@ -78,10 +78,14 @@
 //!   (declare the 0.3 interfaces with [`with_v03_interfaces`]).
 //! - **Push notifications** to a webhook registered over 0.3: the body a 0.3 receiver expects is
 //!   the `Task` in the JSON form (0.3 spec 9.5), `task.to_v03(Form::Json)`.
-//! - **Client** of a 0.3 agent: [`AgentCard::from_v03`](a2a_proto::v1::AgentCard) reads any card;
-//!   requests are written with [`V03::to_v03`] (or [`Request::to_jsonrpc_params`]), replies read
-//!   with [`V03::from_v03`] and [`error::invalid_agent_response`], errors with
-//!   [`error::from_v03`], headers with [`client_params`].
+//! - **Client** of a 0.3 agent (the `with_protocol_version(ProtocolVersion::V0_3)` mode of each
+//!   binding's client): [`AgentCard::from_v03`](a2a_proto::v1::AgentCard) reads any card;
+//!   requests are the [`Request`] of the 1.0 request, with [`Method::name`] and
+//!   [`Request::to_jsonrpc_params`] (JSON-RPC), [`rest::http_call`] (HTTP+JSON) or [`ProtoV03`]
+//!   (gRPC); replies are read with [`client::read_reply`] (or [`ProtoV03::from_v03_proto`] and
+//!   [`error::invalid_agent_response`]), streams with [`client::read_events`], errors with
+//!   [`error::from_v03`], headers with [`client_params`]; `ListTasks` is
+//!   [`client::unsupported`].
 //!
 //! # The mapping
 //!
@@ -124,7 +128,7 @@
 //! | part metadata, file name, `referenceTaskIds`, `iconUrl` | 1.0 → 0.3 ProtoJSON | dropped (absent from the 0.3.0 proto) |
 //! | `authentication.schemes` (list) | 0.3 → 1.0 | the first scheme; further ones dropped |
 //! | `historyLength: 0` | 0.3 → 1.0 | no limit (unset), as the 0.3 proto and SDKs read it; 1.0's "no history" is not expressible in 0.3 |
-//! | absent `blocking` | 0.3 → 1.0 | blocking in JSON and without a `configuration`; non-blocking in a proto `configuration` (proto3 never writes `false`); we always write `blocking` |
+//! | absent `blocking` | 0.3 → 1.0 | blocking in JSON and without a `configuration`; non-blocking in a proto `configuration`, HTTP+JSON body or gRPC message (proto3 never writes `false`: [`json::request::send_message_from_proto`]); we always write `blocking` |
 //! | push list paging | 1.0 → 0.3 JSON | dropped (0.3 JSON-RPC lists everything) |
 //! | several OAuth2 flows | 0.3 → 1.0 | the first of authorizationCode, clientCredentials, implicit, password |
 //! | device code flow, `pkceRequired` | 1.0 → 0.3 | dropped |
@@ -137,6 +141,7 @@
 //!
 //! None. The crate enables `a2a-proto`'s `v0_3` feature for [`proto`].
 
+pub mod client;
 mod convert;
 pub mod error;
 pub mod json;

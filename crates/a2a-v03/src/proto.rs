@@ -174,6 +174,28 @@ mod tests {
     }
 
     #[test]
+    fn a_proto_configuration_with_blocking_false_does_not_block() {
+        for return_immediately in [false, true] {
+            let request = v1::SendMessageRequest {
+                message: Some(Message::user_text("hi")),
+                configuration: Some(v1::SendMessageConfiguration {
+                    return_immediately,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            };
+            let proto = request.to_v03_proto().unwrap();
+            assert_eq!(proto.configuration.as_ref().unwrap().blocking, !return_immediately);
+            assert_eq!(v1::SendMessageRequest::from_v03_proto(&proto).unwrap(), request);
+        }
+        let bare = v0_3::SendMessageRequest { configuration: Some(Default::default()), ..Default::default() };
+        let read = v1::SendMessageRequest::from_v03_proto(&bare).unwrap();
+        assert!(read.configuration.unwrap().return_immediately, "proto3: an unset bool is false");
+        let none = v1::SendMessageRequest::from_v03_proto(&v0_3::SendMessageRequest::default()).unwrap();
+        assert_eq!(none.configuration, None, "no configuration: core's default, blocking");
+    }
+
+    #[test]
     fn create_requests_carry_parent_config_id_and_config() {
         let config = v1::TaskPushNotificationConfig {
             id: "c".into(),

@@ -109,6 +109,111 @@ pub fn route(http_method: &str, path: &str, query: Option<&str>, body: Option<&V
     Ok(request)
 }
 
+/// A 0.3 HTTP+JSON call as a client sends it: the inverse of [`route`] ([`http_call`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpCall {
+    /// `GET`, `POST` or `DELETE`.
+    pub method: &'static str,
+    /// The path, starting with [`PREFIX`], ids percent-encoded; append it to the interface URL's
+    /// path.
+    pub path: String,
+    /// The query string (`historyLength=2`), if any.
+    pub query: Option<String>,
+    /// The ProtoJSON body of a `POST`.
+    pub body: Option<Value>,
+}
+
+/// The 0.3 HTTP+JSON call of `request` (client side), following the route table above:
+/// ProtoJSON bodies of the 0.3 proto's request messages, ids in the path, `historyLength` and the
+/// list's paging in the query.
+///
+/// - `SubscribeToTask` is a `POST` (the 0.3 spec's method table and 7.9); a client may repeat it
+///   as a `GET` without body (the proto annotation) when a server answers 405.
+/// - `CreateTaskPushNotificationConfig` posts the proto's `CreateTaskPushNotificationConfigRequest`
+///   (`{"parent", "configId", "config"}`, the 0.3 spec's `{config}` payload with the proto's
+///   other members), which is what a2a-python's 0.3 server parses.
+/// - An id that a path cannot carry (empty, `.` or `..`) is [`Error::InvalidParams`] naming the
+///   1.0 field (`id`, `taskId`): `tasks/pushNotificationConfig/get` by task id alone (0.3's
+///   `TaskIdParams` form) exists only in JSON-RPC.
+pub fn http_call(request: &Request) -> Result<HttpCall> {
+    use crate::convert::Form::ProtoJson;
+    let task = |field: &str, id: &str| segment(field, id).map(|id| format!("{PREFIX}tasks/{id}"));
+    let call = |method, path: String| HttpCall { method, path, query: None, body: None };
+    Ok(match request {
+        Request::SendMessage(r) => {
+            HttpCall { body: Some(r.to_v03(ProtoJson)), ..call("POST", format!("{PREFIX}message:send")) }
+        }
+        Request::SendStreamingMessage(r) => {
+            HttpCall { body: Some(r.to_v03(ProtoJson)), ..call("POST", format!("{PREFIX}message:stream")) }
+        }
+        Request::GetTask(r) => HttpCall {
+            query: query(&r.to_v03(ProtoJson), &["historyLength"]),
+            ..call("GET", task("id", &r.id)?)
+        },
+        Request::CancelTask(r) => HttpCall {
+            body: Some(r.to_v03(ProtoJson)),
+            ..call("POST", format!("{}:cancel", task("id", &r.id)?))
+        },
+        Request::SubscribeToTask(r) => HttpCall {
+            body: Some(r.to_v03(ProtoJson)),
+            ..call("POST", format!("{}:subscribe", task("id", &r.id)?))
+        },
+        Request::CreateTaskPushNotificationConfig(config) => {
+            let body = crate::proto::create_request_to_proto(config)
+                .and_then(|proto| serde_json::to_value(proto).map_err(Error::internal))?;
+            HttpCall {
+                body: Some(body),
+                ..call("POST", format!("{}/pushNotificationConfigs", task("taskId", &config.task_id)?))
+            }
+        }
+        Request::ListTaskPushNotificationConfigs(r) => HttpCall {
+            query: query(&r.to_v03(ProtoJson), &["pageSize", "pageToken"]),
+            ..call("GET", format!("{}/pushNotificationConfigs", task("taskId", &r.task_id)?))
+        },
+        Request::GetTaskPushNotificationConfig(r) => {
+            let path =
+                format!("{}/pushNotificationConfigs/{}", task("taskId", &r.task_id)?, segment("id", &r.id)?);
+            call("GET", path)
+        }
+        Request::DeleteTaskPushNotificationConfig(r) => {
+            let path =
+                format!("{}/pushNotificationConfigs/{}", task("taskId", &r.task_id)?, segment("id", &r.id)?);
+            call("DELETE", path)
+        }
+        Request::GetExtendedAgentCard(_) => call("GET", format!("{PREFIX}card")),
+    })
+}
+
+/// Everything but RFC 3986 unreserved characters is percent-encoded in path segments (a raw `:`
+/// could be read as a custom verb, a raw `/` as another segment).
+const SEGMENT: &percent_encoding::AsciiSet =
+    &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+
+/// A path segment carrying the 1.0 field `field`.
+fn segment(field: &str, value: &str) -> Result<String> {
+    match value {
+        "" => Err(invalid(field, "required: a 0.3 HTTP+JSON path cannot carry an empty value")),
+        "." | ".." => Err(invalid(field, format!("`{value}` cannot be sent in a URL path"))),
+        _ => Ok(percent_encoding::utf8_percent_encode(value, SEGMENT).to_string()),
+    }
+}
+
+/// The query string of the members `keys` of a ProtoJSON request, if any is set.
+fn query(request: &Value, keys: &[&str]) -> Option<String> {
+    let mut query = url::form_urlencoded::Serializer::new(String::new());
+    let mut any = false;
+    for key in keys {
+        let value = match request.get(*key) {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Number(n)) => n.to_string(),
+            _ => continue,
+        };
+        query.append_pair(key, &value);
+        any = true;
+    }
+    any.then(|| query.finish())
+}
+
 /// A percent-decoded path segment.
 fn decode(segment: &str) -> Result<String> {
     percent_encoding::percent_decode_str(segment)
@@ -136,6 +241,7 @@ fn history_length(query: Option<&str>) -> Result<Option<i32>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use a2a_proto::v1::SendMessageRequest;
     use serde_json::json;
 
     /// HTTP method, path, query, body, and the 0.3 method the route is.
@@ -213,6 +319,96 @@ mod tests {
             panic!()
         };
         assert_eq!(delete.id, "c/1");
+    }
+
+    #[test]
+    fn client_calls_are_routed_back_to_the_same_request() {
+        use a2a_proto::v1::{AuthenticationInfo, Message};
+        let send = SendMessageRequest {
+            message: Some(Message::user_text("hi")),
+            // ProtoJSON always carries a configuration (`blocking`).
+            configuration: Some(Default::default()),
+            ..Default::default()
+        };
+        let config = TaskPushNotificationConfig {
+            task_id: "t 1".into(),
+            id: "c1".into(),
+            url: "https://h/hook".into(),
+            token: "tok".into(),
+            authentication: Some(AuthenticationInfo { scheme: "Bearer".into(), credentials: "x".into() }),
+            ..Default::default()
+        };
+        let requests = [
+            Request::SendMessage(send.clone()),
+            Request::SendStreamingMessage(send),
+            Request::GetTask(GetTaskRequest {
+                id: "t/1:x".into(),
+                history_length: Some(3),
+                ..Default::default()
+            }),
+            Request::GetTask(GetTaskRequest { id: "t1".into(), ..Default::default() }),
+            Request::CancelTask(CancelTaskRequest { id: "t1".into(), ..Default::default() }),
+            Request::SubscribeToTask(SubscribeToTaskRequest { id: "t1".into(), ..Default::default() }),
+            Request::CreateTaskPushNotificationConfig(config),
+            Request::ListTaskPushNotificationConfigs(ListTaskPushNotificationConfigsRequest {
+                task_id: "t1".into(),
+                ..Default::default()
+            }),
+            Request::GetTaskPushNotificationConfig(GetTaskPushNotificationConfigRequest {
+                task_id: "t1".into(),
+                id: "c 1".into(),
+                ..Default::default()
+            }),
+            Request::DeleteTaskPushNotificationConfig(DeleteTaskPushNotificationConfigRequest {
+                task_id: "t1".into(),
+                id: "c1".into(),
+                ..Default::default()
+            }),
+            Request::GetExtendedAgentCard(GetExtendedAgentCardRequest::default()),
+        ];
+        for request in requests {
+            let call = http_call(&request).unwrap();
+            assert!(is_v03_path(&call.path), "{call:?}");
+            let back = route(call.method, &call.path, call.query.as_deref(), call.body.as_ref()).unwrap();
+            assert_eq!(back, request, "{call:?}");
+        }
+    }
+
+    #[test]
+    fn client_calls_encode_ids_and_carry_queries_and_proto_json_bodies() {
+        let get = GetTaskRequest { id: "a/b c:d".into(), history_length: Some(2), ..Default::default() };
+        let call = http_call(&Request::GetTask(get)).unwrap();
+        assert_eq!((call.method, call.path.as_str()), ("GET", "/v1/tasks/a%2Fb%20c%3Ad"));
+        assert_eq!(call.query.as_deref(), Some("historyLength=2"));
+        let list = ListTaskPushNotificationConfigsRequest {
+            task_id: "t".into(),
+            page_size: 5,
+            page_token: "p".into(),
+            ..Default::default()
+        };
+        let call = http_call(&Request::ListTaskPushNotificationConfigs(list)).unwrap();
+        assert_eq!(call.query.as_deref(), Some("pageSize=5&pageToken=p"));
+        let send = SendMessageRequest::default();
+        let call = http_call(&Request::SendMessage(send)).unwrap();
+        assert_eq!(call.body.unwrap()["configuration"]["blocking"], true, "ProtoJSON of the 0.3 proto");
+        let config =
+            TaskPushNotificationConfig { task_id: "t".into(), url: "https://h".into(), ..Default::default() };
+        let body = http_call(&Request::CreateTaskPushNotificationConfig(config)).unwrap().body.unwrap();
+        assert_eq!(body["parent"], "tasks/t");
+        assert_eq!(body["config"]["pushNotificationConfig"]["url"], "https://h");
+    }
+
+    #[test]
+    fn ids_a_path_cannot_carry_are_invalid_params_naming_the_field() {
+        let by_task_only = GetTaskPushNotificationConfigRequest { task_id: "t".into(), ..Default::default() };
+        let error = http_call(&Request::GetTaskPushNotificationConfig(by_task_only)).unwrap_err();
+        assert_eq!(error.field_violations()[0].field, "id");
+        let dot = CancelTaskRequest { id: "..".into(), ..Default::default() };
+        let error = http_call(&Request::CancelTask(dot)).unwrap_err();
+        assert_eq!(error.field_violations()[0].field, "id");
+        let empty = TaskPushNotificationConfig::default();
+        let error = http_call(&Request::CreateTaskPushNotificationConfig(empty)).unwrap_err();
+        assert_eq!(error.field_violations()[0].field, "taskId");
     }
 
     #[test]
