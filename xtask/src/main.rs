@@ -6,8 +6,8 @@
 //!   conformance suite), the doc tests, then the interop matrix with the official SDKs.
 //! - `conformance [--url URL]`: the cross-binding conformance suite, against the reference server
 //!   or any A2A agent (see `docs/conformance.md`).
-//! - `interop`: the official SDKs against our server and our client against theirs
-//!   (see `docs/interop.md`).
+//! - `interop [--bless] [--line 1.0|0.3]`: the official SDKs (their 1.x and 0.3 lines) against
+//!   our server and our client against theirs (see `docs/interop.md`).
 //! - `bench [--quick] [--url URL]`: the benchmark harness (`crates/a2a-bench`).
 //! - `ci`: the same checks `.ci/run` performs, for running locally.
 
@@ -60,7 +60,8 @@ fn test() -> anyhow::Result<()> {
         run_cargo(&["test", "--workspace", "--all-features", "--lib", "--bins", "--tests", "--examples"])?;
     }
     run_cargo(&["test", "--workspace", "--all-features", "--doc"])?;
-    // The official SDKs against our server and our clients against theirs (needs python3, node).
+    // The official SDKs (1.x and 0.3 lines) against our server and our clients against theirs
+    // (needs python3, node).
     interop::run(&[])
 }
 

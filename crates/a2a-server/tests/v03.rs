@@ -694,3 +694,53 @@ async fn the_union_card_is_a_1_0_card_and_a_valid_0_3_card() {
     assert_eq!(card["supportsAuthenticatedExtendedCard"], true);
     server.shutdown().await.unwrap();
 }
+
+/// The 0.3 proto's `blocking` is a plain proto3 `bool`: `false` is not written, so a configuration
+/// without it is non-blocking. a2a-sdk 0.3 (REST and gRPC clients) asks for non-blocking sends
+/// exactly so, and both 0.3 SDK servers read it so (docs/interop.md, the 0.3 findings). A `wait`
+/// task must come back unfinished and be cancelable, over both proto bindings.
+#[tokio::test]
+async fn a_proto_configuration_without_blocking_is_non_blocking_over_rest_and_grpc() {
+    let server = start().await;
+    let http = reqwest::Client::new();
+    let base = server.url();
+    let body = json!({
+        "message": {"messageId": uuid(), "role": "ROLE_USER", "content": [{"text": "wait 60"}]},
+        "configuration": {"acceptedOutputModes": []},
+    });
+    let reply: Value =
+        http.post(format!("{base}/v1/message:send")).json(&body).send().await.unwrap().json().await.unwrap();
+    let state = &reply["task"]["status"]["state"];
+    assert!(state == "TASK_STATE_SUBMITTED" || state == "TASK_STATE_WORKING", "{reply}");
+    let id = reply["task"]["id"].as_str().unwrap();
+    let canceled: Value =
+        http.post(format!("{base}/v1/tasks/{id}:cancel")).send().await.unwrap().json().await.unwrap();
+    assert_eq!(canceled["status"]["state"], "TASK_STATE_CANCELLED", "{canceled}");
+
+    let mut client = grpc_v03(&server).await;
+    let request = v0_3::SendMessageRequest {
+        request: Some(proto_message("wait 60")),
+        configuration: Some(v0_3::SendMessageConfiguration::default()),
+        ..Default::default()
+    };
+    let reply = client.send_message(request).await.unwrap().into_inner();
+    let Some(v0_3::send_message_response::Payload::Task(task)) = reply.payload else { panic!("{reply:?}") };
+    let state = task.status.as_ref().unwrap().state;
+    assert!(
+        state == v0_3::TaskState::Submitted as i32 || state == v0_3::TaskState::Working as i32,
+        "{task:?}"
+    );
+    let canceled = client
+        .cancel_task(v0_3::CancelTaskRequest { name: format!("tasks/{}", task.id) })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(canceled.status.unwrap().state, v0_3::TaskState::Cancelled as i32);
+
+    // No configuration at all stays blocking (the 1.0 default; a2a-js reads it so too).
+    let request = v0_3::SendMessageRequest { request: Some(proto_message("echo")), ..Default::default() };
+    let reply = client.send_message(request).await.unwrap().into_inner();
+    let Some(v0_3::send_message_response::Payload::Task(task)) = reply.payload else { panic!("{reply:?}") };
+    assert_eq!(task.status.unwrap().state, v0_3::TaskState::Completed as i32);
+    server.shutdown().await.unwrap();
+}

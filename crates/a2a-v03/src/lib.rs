@@ -132,8 +132,7 @@
 //! | part metadata, file name, `referenceTaskIds`, `iconUrl` | 1.0 → 0.3 ProtoJSON | dropped (absent from the 0.3.0 proto) |
 //! | `authentication.schemes` (list) | 0.3 → 1.0 | the first scheme; further ones dropped |
 //! | `historyLength: 0` | 0.3 → 1.0 | no limit (unset), as the 0.3 proto and SDKs read it; 1.0's "no history" is not expressible in 0.3 |
-//! | absent `blocking` | 0.3 → 1.0 | blocking, in both forms; we always write `blocking` |
-//! | `blocking: false` in a gRPC `configuration` | 0.3 → 1.0 | not blocking: proto3 bools have no presence, so the message says `false` ([`ProtoV03`] for `SendMessageRequest`) |
+//! | absent `blocking` | 0.3 → 1.0 | blocking in JSON and without a `configuration`; non-blocking in a proto `configuration`, HTTP+JSON body or gRPC message (proto3 never writes `false`: [`json::request::send_message_from_proto`]); we always write `blocking` |
 //! | push list paging | 1.0 → 0.3 JSON | dropped (0.3 JSON-RPC lists everything) |
 //! | several OAuth2 flows | 0.3 → 1.0 | the first of authorizationCode, clientCredentials, implicit, password |
 //! | device code flow, `pkceRequired` | 1.0 → 0.3 | dropped |

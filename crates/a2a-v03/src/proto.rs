@@ -39,19 +39,20 @@ pub trait ProtoV03: V03 {
     /// A message whose ProtoJSON cannot even be written (an enum number the 0.3 proto does not
     /// define, such as `role: 7`) is invalid params of the request as a whole: the caller sent it.
     fn from_v03_proto(message: &Self::Proto) -> Result<Self> {
-        let value = serde_json::to_value(message).map_err(|e| {
-            Error::invalid_params_unattributed(format!(
-                "not a valid 0.3 {}: {e}",
-                <Self::Proto as prost::Name>::NAME
-            ))
-        })?;
-        Self::from_v03(&value)
+        Self::from_v03(&proto_json(message)?)
     }
 
     /// Writes the 0.3 message.
     fn to_v03_proto(&self) -> Result<Self::Proto> {
         to_proto(self.to_v03(Form::ProtoJson))
     }
+}
+
+/// The ProtoJSON of a received 0.3 message; one that cannot be written is invalid params.
+fn proto_json<P: prost::Name + Serialize>(message: &P) -> Result<serde_json::Value> {
+    serde_json::to_value(message).map_err(|e| {
+        Error::invalid_params_unattributed(format!("not a valid 0.3 {}: {e}", <P as prost::Name>::NAME))
+    })
 }
 
 fn to_proto<P: DeserializeOwned>(value: serde_json::Value) -> Result<P> {
@@ -92,19 +93,10 @@ bridge! {
 impl ProtoV03 for v1::SendMessageRequest {
     type Proto = v0_3::SendMessageRequest;
 
-    /// Reads the 0.3 message. proto3 gives `blocking` no presence, so a `configuration` whose
-    /// `blocking` is `false` asked not to block: that is what the 0.3 proto says and what the 0.3
-    /// SDKs' gRPC servers read. (A ProtoJSON body without `blocking` is read as blocking instead,
-    /// [`crate::json::request`]: there the member can be absent.)
+    /// A `configuration` without `blocking` is non-blocking: proto3 never sends `blocking: false`
+    /// ([`crate::json::request`]).
     fn from_v03_proto(message: &Self::Proto) -> Result<Self> {
-        let mut value = serde_json::to_value(message).map_err(|e| {
-            Error::invalid_params_unattributed(format!("not a valid 0.3 SendMessageRequest: {e}"))
-        })?;
-        if let (Some(configuration), Some(object)) = (&message.configuration, value.get_mut("configuration"))
-        {
-            object["blocking"] = configuration.blocking.into();
-        }
-        Self::from_v03(&value)
+        crate::json::request::send_message_from_proto(&proto_json(message)?)
     }
 }
 

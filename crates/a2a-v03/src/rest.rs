@@ -26,11 +26,12 @@ use a2a_core::{Error, Result};
 use a2a_proto::v1::{
     CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
     GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
-    SendMessageRequest, SubscribeToTaskRequest, TaskPushNotificationConfig,
+    SubscribeToTaskRequest, TaskPushNotificationConfig,
 };
 use serde_json::Value;
 
 use crate::convert::V03;
+use crate::json::request::send_message_from_proto;
 use crate::read::invalid;
 use crate::service::Request;
 
@@ -56,8 +57,8 @@ pub fn route(http_method: &str, path: &str, query: Option<&str>, body: Option<&V
     let body = body.unwrap_or(&Value::Null);
     let verb = http_method.to_ascii_uppercase();
     let request = match (verb.as_str(), segments.as_slice()) {
-        ("POST", ["message:send"]) => Request::SendMessage(SendMessageRequest::from_v03(body)?),
-        ("POST", ["message:stream"]) => Request::SendStreamingMessage(SendMessageRequest::from_v03(body)?),
+        ("POST", ["message:send"]) => Request::SendMessage(send_message_from_proto(body)?),
+        ("POST", ["message:stream"]) => Request::SendStreamingMessage(send_message_from_proto(body)?),
         ("GET", ["card"]) => Request::GetExtendedAgentCard(GetExtendedAgentCardRequest::default()),
         ("GET", ["tasks"]) => {
             return Err(Error::unsupported(
@@ -240,6 +241,7 @@ fn history_length(query: Option<&str>) -> Result<Option<i32>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use a2a_proto::v1::SendMessageRequest;
     use serde_json::json;
 
     /// HTTP method, path, query, body, and the 0.3 method the route is.

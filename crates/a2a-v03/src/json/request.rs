@@ -13,10 +13,14 @@
 //! | `tasks/pushNotificationConfig/delete` | `{id, pushNotificationConfigId}` | `{name}` | `DeleteTaskPushNotificationConfigRequest` |
 //! | `agent/getAuthenticatedExtendedCard` | (none) | `GetAgentCardRequest {}` | `GetExtendedAgentCardRequest` |
 //!
-//! **`MessageSendConfiguration`.** `blocking` is the inverse of 1.0's `returnImmediately`; an
-//! absent `blocking` means blocking (the 0.3 SDKs' default and 1.0's), in both forms, even though a
-//! ProtoJSON `bool` defaults to `false`. `pushNotificationConfig` (JSON) / `pushNotification`
-//! (proto) is the 1.0 `taskPushNotificationConfig`. We always write `blocking` explicitly.
+//! **`MessageSendConfiguration`.** `blocking` is the inverse of 1.0's `returnImmediately`. In the
+//! JSON form an absent `blocking` means blocking (the 0.3 SDKs' default and 1.0's). In the proto
+//! form (HTTP+JSON bodies, gRPC) `blocking` is a plain proto3 `bool`, so `false` is never on the
+//! wire: a `configuration` without `blocking` is non-blocking, as a2a-sdk 0.3's REST and gRPC
+//! clients mean it and as both 0.3 SDK servers read it; a request without any `configuration`
+//! stays blocking ([`send_message_from_proto`]). `pushNotificationConfig` (JSON) /
+//! `pushNotification` (proto) is the 1.0 `taskPushNotificationConfig`. We always write `blocking`
+//! explicitly.
 //!
 //! **`historyLength`.** 0.3 reads 0 as "no limit" (the proto says so, and a2a-python applies no
 //! limit for 0), 1.0 reads it as "no history" and uses "unset" for no limit. So a 0.3 `0` becomes
@@ -139,6 +143,21 @@ impl V03 for SendMessageRequest {
         insert_struct(&mut object, "metadata", self.metadata.as_ref());
         Value::Object(object)
     }
+}
+
+/// Reads the proto form of `message/send` / `message/stream` (the HTTP+JSON body, or the gRPC
+/// message as ProtoJSON): like [`V03::from_v03`], except that a `configuration` without
+/// `blocking` is non-blocking (module docs: proto3 never writes `blocking: false`).
+pub fn send_message_from_proto(value: &Value) -> Result<SendMessageRequest> {
+    let mut request = SendMessageRequest::from_v03(value)?;
+    let blocking_unset = value
+        .get("configuration")
+        .and_then(Value::as_object)
+        .is_some_and(|c| c.get("blocking").is_none_or(Value::is_null));
+    if let (true, Some(configuration)) = (blocking_unset, request.configuration.as_mut()) {
+        configuration.return_immediately = true;
+    }
+    Ok(request)
 }
 
 impl V03 for GetTaskRequest {
@@ -323,7 +342,7 @@ mod tests {
     }
 
     #[test]
-    fn blocking_defaults_to_true_in_both_forms() {
+    fn an_absent_blocking_reads_as_blocking_and_is_always_written() {
         for params in [json!({"configuration": {}}), json!({"configuration": {"historyLength": 0}})] {
             let request = SendMessageRequest::from_v03(&params).unwrap();
             assert!(!request.configuration.unwrap().return_immediately, "{params}");
@@ -332,6 +351,19 @@ mod tests {
             .to_v03(Form::ProtoJson);
         assert_eq!(proto["configuration"], json!({"blocking": true}), "ProtoJSON always says blocking");
         assert_eq!(proto["message"]["role"], "ROLE_USER");
+    }
+
+    #[test]
+    fn a_proto_configuration_without_blocking_is_non_blocking() {
+        let message = json!({"messageId": "m", "role": "ROLE_USER", "content": [{"text": "x"}]});
+        let read = |body: Value| send_message_from_proto(&body).unwrap().configuration;
+        let config = read(json!({"message": message, "configuration": {"acceptedOutputModes": []}}));
+        assert!(config.unwrap().return_immediately, "proto3 does not write blocking: false");
+        let config = read(json!({"message": message, "configuration": {"blocking": true}}));
+        assert!(!config.unwrap().return_immediately);
+        let config = read(json!({"message": message, "configuration": {"blocking": null}}));
+        assert!(config.unwrap().return_immediately);
+        assert_eq!(read(json!({"message": message})), None, "no configuration: blocking (1.0's default)");
     }
 
     #[test]

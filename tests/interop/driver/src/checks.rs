@@ -1,7 +1,8 @@
 //! The matrix operations, written once against [`A2aService`] and run with each of our clients.
 //!
 //! They mirror the official SDKs' clients (`tests/interop/python/sdk_client.py`,
-//! `tests/interop/js/sdk_client.mjs`) check for check, so a cell means the same in both
+//! `tests/interop/js/sdk_client.mjs`; for 0.3 `tests/interop/python/sdk_client_v03.py`,
+//! `tests/interop/js-v03/sdk_client.mjs`) check for check, so a cell means the same in both
 //! directions; the agent must follow the demo-skill convention of `docs/interop.md`.
 
 use std::collections::BTreeSet;
@@ -20,7 +21,7 @@ use anyhow::{bail, ensure, Context as _};
 use futures::{StreamExt as _, TryStreamExt as _};
 
 use crate::webhook::{Record, Webhook};
-use crate::TokenWithAuth;
+use crate::{Protocol, Sending, TokenWithAuth};
 
 /// Every operation of the matrix, in the order they run (and appear in `docs/interop.md`).
 pub(crate) const OPERATIONS: [&str; 22] = [
@@ -48,6 +49,44 @@ pub(crate) const OPERATIONS: [&str; 22] = [
     "push-delivery",
 ];
 
+/// The operations of the 0.3 line, in the order they run (and appear in `docs/interop.md`): those
+/// of the 0.3 SDK clients plus `push-delivery`. 1.0-only checks (`list`, the terminal-task errors
+/// and invalid params of 1.0's validation example) have no 0.3 counterpart.
+pub(crate) const OPERATIONS_V03: [&str; 19] = [
+    "card",
+    "extended-card",
+    "send-task",
+    "send-message",
+    "send-non-blocking",
+    "multi-turn",
+    "send-fail",
+    "send-reject",
+    "stream",
+    "stream-message",
+    "get-history",
+    "cancel",
+    "resubscribe",
+    "push-config",
+    "push-config-list-delete",
+    "error-task-not-found",
+    "error-not-cancelable",
+    "push-send",
+    "push-delivery",
+];
+
+/// The operations run when speaking `protocol`.
+pub(crate) fn operations(protocol: Protocol) -> &'static [&'static str] {
+    match protocol {
+        Protocol::V1_0 => &OPERATIONS,
+        Protocol::V0_3 => &OPERATIONS_V03,
+    }
+}
+
+/// How long a 0.3 resubscription gets to reach the agent before the task is canceled, when the
+/// agent sends nothing at once (0.3 does not say what a resubscription starts with; the SDK
+/// servers send nothing until the next event).
+const RESUBSCRIBE_GRACE: Duration = Duration::from_secs(1);
+
 /// The skill ids of the demo-skill convention.
 const DEMO_SKILLS: [&str; 7] = ["echo", "stream", "ask", "wait", "reply", "fail", "reject"];
 
@@ -63,13 +102,12 @@ pub(crate) struct Checks {
     card: AgentCard,
     binding: &'static str,
     webhook: Arc<Webhook>,
-    token_with_auth: TokenWithAuth,
+    protocol: Protocol,
+    /// How the agent's push sender treats the token next to authentication, and whether it sends
+    /// `Authorization`.
+    push_headers: (TokenWithAuth, Sending),
     /// The task of `push-send`, which `push-delivery` inspects.
     push_task: tokio::sync::Mutex<Option<String>>,
-}
-
-fn ctx() -> CallContext {
-    CallContext::v1()
 }
 
 fn send(text: &str) -> SendMessageRequest {
@@ -102,9 +140,34 @@ impl Checks {
         card: AgentCard,
         binding: &'static str,
         webhook: Arc<Webhook>,
-        token_with_auth: TokenWithAuth,
+        protocol: Protocol,
+        push_headers: (TokenWithAuth, Sending),
     ) -> Self {
-        Checks { client, card, binding, webhook, token_with_auth, push_task: tokio::sync::Mutex::new(None) }
+        Checks {
+            client,
+            card,
+            binding,
+            webhook,
+            protocol,
+            push_headers,
+            push_task: tokio::sync::Mutex::new(None),
+        }
+    }
+
+    /// The call context: 1.0 clients send `A2A-Version: 1.0`; a 0.3 client sends no version.
+    fn ctx(&self) -> CallContext {
+        match self.protocol {
+            Protocol::V1_0 => CallContext::v1(),
+            Protocol::V0_3 => CallContext::new(a2a_core::ServiceParams::new()),
+        }
+    }
+
+    /// The number of chunks of the `stream` check (the SDK clients of each line use the same).
+    fn stream_chunks(&self) -> usize {
+        match self.protocol {
+            Protocol::V1_0 => 5,
+            Protocol::V0_3 => 3,
+        }
     }
 
     /// Runs the check named `op` (one of [`OPERATIONS`]).
@@ -114,7 +177,7 @@ impl Checks {
             "extended-card" => self.extended_card().await,
             "send-task" => self.send_task_check().await,
             "send-message" => self.send_message_check().await,
-            "send-return-immediately" => self.return_immediately().await,
+            "send-return-immediately" | "send-non-blocking" => self.return_immediately().await,
             "multi-turn" => self.multi_turn().await,
             "send-fail" => self.ends_in("fail", TaskState::Failed).await,
             "send-reject" => self.ends_in("reject", TaskState::Rejected).await,
@@ -124,7 +187,9 @@ impl Checks {
             "list" => self.list().await,
             "cancel" => self.cancel_check().await,
             "subscribe" => self.subscribe().await,
+            "resubscribe" => self.resubscribe().await,
             "push-config" => self.push_config().await,
+            "push-config-list-delete" => self.push_config_list_delete().await,
             "error-task-not-found" => self.error_task_not_found().await,
             "error-not-cancelable" => self.error_not_cancelable().await,
             "error-terminal-send" => self.error_terminal_send().await,
@@ -137,7 +202,7 @@ impl Checks {
     }
 
     async fn send_task(&self, request: SendMessageRequest) -> anyhow::Result<Task> {
-        match self.client.send_message(&ctx(), request).await?.payload {
+        match self.client.send_message(&self.ctx(), request).await?.payload {
             Some(send_message_response::Payload::Task(task)) => Ok(task),
             other => bail!("expected a Task, got {other:?}"),
         }
@@ -153,13 +218,13 @@ impl Checks {
     }
 
     async fn cancel(&self, id: &str) -> Result<Task, Error> {
-        self.client.cancel_task(&ctx(), CancelTaskRequest { id: id.into(), ..Default::default() }).await
+        self.client.cancel_task(&self.ctx(), CancelTaskRequest { id: id.into(), ..Default::default() }).await
     }
 
     async fn get(&self, id: &str, history_length: Option<i32>) -> anyhow::Result<Task> {
         Ok(self
             .client
-            .get_task(&ctx(), GetTaskRequest { id: id.into(), history_length, ..Default::default() })
+            .get_task(&self.ctx(), GetTaskRequest { id: id.into(), history_length, ..Default::default() })
             .await?)
     }
 
@@ -172,11 +237,15 @@ impl Checks {
         let capabilities = card.capabilities.clone().unwrap_or_default();
         ensure!(capabilities.streaming == Some(true), "card does not declare streaming");
         ensure!(capabilities.push_notifications == Some(true), "card does not declare pushNotifications");
+        let prefix = match self.protocol {
+            Protocol::V1_0 => "1.",
+            Protocol::V0_3 => "0.3",
+        };
         ensure!(
             card.supported_interfaces
                 .iter()
-                .any(|i| i.protocol_binding == self.binding && i.protocol_version.starts_with("1.")),
-            "no 1.x {} interface",
+                .any(|i| i.protocol_binding == self.binding && i.protocol_version.starts_with(prefix)),
+            "no {prefix}x {} interface",
             self.binding
         );
         Ok(())
@@ -186,7 +255,7 @@ impl Checks {
         let declared = self.card.capabilities.as_ref().and_then(|c| c.extended_agent_card);
         ensure!(declared == Some(true), "card does not declare extendedAgentCard");
         let extended =
-            self.client.get_extended_agent_card(&ctx(), GetExtendedAgentCardRequest::default()).await?;
+            self.client.get_extended_agent_card(&self.ctx(), GetExtendedAgentCardRequest::default()).await?;
         ensure!(extended.name == self.card.name, "extended card name {:?}", extended.name);
         ensure!(
             extended.description.ends_with("(extended card)"),
@@ -215,7 +284,7 @@ impl Checks {
     }
 
     async fn send_message_check(&self) -> anyhow::Result<()> {
-        match self.client.send_message(&ctx(), send("reply pong")).await?.payload {
+        match self.client.send_message(&self.ctx(), send("reply pong")).await?.payload {
             Some(send_message_response::Payload::Message(message)) => {
                 ensure!(message.role() == Role::Agent, "role {:?}", message.role());
                 ensure!(message.text() == "pong", "text {:?}", message.text());
@@ -256,8 +325,13 @@ impl Checks {
     }
 
     async fn stream(&self) -> anyhow::Result<()> {
-        let events: Vec<StreamResponse> =
-            self.client.send_streaming_message(&ctx(), send("stream 5")).await?.try_collect().await?;
+        let n = self.stream_chunks();
+        let events: Vec<StreamResponse> = self
+            .client
+            .send_streaming_message(&self.ctx(), send(&format!("stream {n}")))
+            .await?
+            .try_collect()
+            .await?;
         ensure!(!events.is_empty(), "empty stream");
         ensure!(
             matches!(events[0].payload, Some(Payload::Task(_))),
@@ -275,13 +349,10 @@ impl Checks {
             .iter()
             .map(|c| text_of(&c.artifact.as_ref().map(|a| a.parts.clone()).unwrap_or_default()))
             .collect();
-        let want: Vec<_> = (0..5).map(|i| format!("chunk {i}\n")).collect();
+        let want: Vec<_> = (0..n).map(|i| format!("chunk {i}\n")).collect();
         ensure!(texts == want, "chunks {texts:?}");
-        ensure!(chunks.iter().map(|c| c.append).eq([false, true, true, true, true]), "append flags");
-        ensure!(
-            chunks.iter().map(|c| c.last_chunk).eq([false, false, false, false, true]),
-            "lastChunk flags"
-        );
+        ensure!(chunks.iter().map(|c| c.append).eq((0..n).map(|i| i > 0)), "append flags");
+        ensure!(chunks.iter().map(|c| c.last_chunk).eq((0..n).map(|i| i + 1 == n)), "lastChunk flags");
         let ids: BTreeSet<_> =
             chunks.iter().filter_map(|c| c.artifact.as_ref().map(|a| &a.artifact_id)).collect();
         ensure!(ids.len() == 1, "chunks of different artifacts");
@@ -307,6 +378,10 @@ impl Checks {
         let one = self.get(&task.id, Some(1)).await?;
         ensure!(one.history.len() == 1, "historyLength=1 gave {} messages", one.history.len());
         ensure!(one.history.last() == full.history.last(), "historyLength=1 is not the most recent message");
+        if self.protocol == Protocol::V0_3 {
+            // 0.3 reads historyLength 0 as "no limit": "no history" cannot be asked for.
+            return Ok(());
+        }
         let none = self.get(&task.id, Some(0)).await?;
         ensure!(none.history.is_empty(), "historyLength=0 gave {} messages", none.history.len());
         Ok(())
@@ -330,7 +405,7 @@ impl Checks {
             page_token: page_token.into(),
             ..Default::default()
         };
-        let all = self.client.list_tasks(&ctx(), query(None, "")).await?;
+        let all = self.client.list_tasks(&self.ctx(), query(None, "")).await?;
         ensure!(all.total_size == 4, "totalSize {}, want 4", all.total_size);
         ensure!(
             sorted(all.tasks.iter().map(|t| t.id.clone()).collect()) == sorted(ids.clone()),
@@ -341,16 +416,16 @@ impl Checks {
         ensure!(all.tasks.iter().all(|t| t.artifacts.is_empty()), "artifacts without includeArtifacts");
         let mut failed_query = query(None, "");
         failed_query.status = TaskState::Failed.into();
-        let failed = self.client.list_tasks(&ctx(), failed_query).await?;
+        let failed = self.client.list_tasks(&self.ctx(), failed_query).await?;
         let failed_ids: Vec<_> = failed.tasks.iter().map(|t| t.id.as_str()).collect();
         ensure!(failed_ids == [ids[3].as_str()], "status filter gave {failed_ids:?}");
         let mut first_query = query(Some(3), "");
         first_query.include_artifacts = Some(true);
-        let first = self.client.list_tasks(&ctx(), first_query).await?;
+        let first = self.client.list_tasks(&self.ctx(), first_query).await?;
         ensure!(first.tasks.len() == 3, "page 1 has {} tasks, want 3", first.tasks.len());
         ensure!(!first.next_page_token.is_empty(), "page 1 has no nextPageToken");
         ensure!(first.tasks.iter().any(|t| t.artifacts.len() == 1), "includeArtifacts gave no artifacts");
-        let second = self.client.list_tasks(&ctx(), query(Some(3), &first.next_page_token)).await?;
+        let second = self.client.list_tasks(&self.ctx(), query(Some(3), &first.next_page_token)).await?;
         ensure!(second.tasks.len() == 1, "page 2 has {} tasks, want 1", second.tasks.len());
         ensure!(second.next_page_token.is_empty(), "the last page has a nextPageToken");
         let paged = first.tasks.iter().chain(&second.tasks).map(|t| t.id.clone()).collect();
@@ -371,7 +446,10 @@ impl Checks {
         let task = self.start_wait().await?;
         let mut stream = self
             .client
-            .subscribe_to_task(&ctx(), SubscribeToTaskRequest { id: task.id.clone(), ..Default::default() })
+            .subscribe_to_task(
+                &self.ctx(),
+                SubscribeToTaskRequest { id: task.id.clone(), ..Default::default() },
+            )
             .await?;
         let first = stream.next().await.context("the stream ended at once")??;
         ensure!(
@@ -389,20 +467,73 @@ impl Checks {
         Ok(())
     }
 
+    /// SubscribeToTask in 0.3 (`tasks/resubscribe`) of a `wait 30` task: after CancelTask the last
+    /// status update is `CANCELED` and the stream ends. 0.3 does not say what the stream starts
+    /// with, so the cancel is sent after the first event or [`RESUBSCRIBE_GRACE`].
+    async fn resubscribe(&self) -> anyhow::Result<()> {
+        let task = self.start_wait().await?;
+        let stream = self
+            .client
+            .subscribe_to_task(
+                &self.ctx(),
+                SubscribeToTaskRequest { id: task.id.clone(), ..Default::default() },
+            )
+            .await?;
+        let (first_tx, first_rx) = tokio::sync::oneshot::channel();
+        let consumer = tokio::spawn(async move {
+            let mut first = Some(first_tx);
+            let mut events = Vec::new();
+            let mut stream = stream;
+            while let Some(event) = stream.next().await {
+                events.push(event?);
+                if let Some(first) = first.take() {
+                    let _ = first.send(());
+                }
+            }
+            Ok::<_, Error>(events)
+        });
+        let _ = tokio::time::timeout(RESUBSCRIBE_GRACE, first_rx).await;
+        self.cancel(&task.id).await?;
+        let events = consumer.await.context("the stream consumer panicked")??;
+        ensure!(!events.is_empty(), "no event after the cancel");
+        let states: Vec<_> = events
+            .iter()
+            .filter(|e| matches!(e.payload, Some(Payload::StatusUpdate(_))))
+            .filter_map(state_of)
+            .collect();
+        ensure!(states.last() == Some(&TaskState::Canceled), "status updates after cancel: {states:?}");
+        Ok(())
+    }
+
     async fn push_config(&self) -> anyhow::Result<()> {
         let task = self.start_wait().await?;
-        let outcome = self.push_config_round_trip(&task).await;
+        let outcome = self.push_config_round_trip(&task, true).await;
         self.cancel(&task.id).await?;
         outcome
     }
 
-    async fn push_config_round_trip(&self, task: &Task) -> anyhow::Result<()> {
+    /// The 0.3 line splits the round trip in two: a2a-sdk 0.3's client has no list or delete.
+    async fn push_config_list_delete(&self) -> anyhow::Result<()> {
+        let task = self.start_wait().await?;
+        let outcome = self.push_config_round_trip(&task, false).await;
+        self.cancel(&task.id).await?;
+        outcome
+    }
+
+    /// 1.0: create (the server assigns the id), get, list, delete, list. 0.3 (`get_only` for
+    /// `push-config`, otherwise `push-config-list-delete`): the client sets the id ("set by the
+    /// client to support multiple notification callbacks", 0.3 spec 6.8), then get, or list,
+    /// delete and list.
+    async fn push_config_round_trip(&self, task: &Task, get_only: bool) -> anyhow::Result<()> {
         let url = "http://127.0.0.1:9/interop-webhook";
+        let v03 = self.protocol == Protocol::V0_3;
+        let id = if v03 { format!("interop-{}", a2a_proto::new_id()) } else { String::new() };
         let created = self
             .client
             .create_task_push_notification_config(
-                &ctx(),
+                &self.ctx(),
                 TaskPushNotificationConfig {
+                    id: id.clone(),
                     task_id: task.id.clone(),
                     url: url.into(),
                     token: PUSH_TOKEN.into(),
@@ -415,13 +546,17 @@ impl Checks {
             )
             .await?;
         ensure!(!created.id.is_empty(), "the created config has no id");
+        ensure!(!v03 || created.id == id, "created id {:?}, want the client's {id:?}", created.id);
         ensure!(created.task_id == task.id, "created taskId {:?}", created.task_id);
         ensure!(created.url == url, "created url {:?}", created.url);
         ensure!(created.token == PUSH_TOKEN, "created token {:?}", created.token);
+        if v03 && !get_only {
+            return self.list_and_delete(task, &created.id).await;
+        }
         let got = self
             .client
             .get_task_push_notification_config(
-                &ctx(),
+                &self.ctx(),
                 GetTaskPushNotificationConfigRequest {
                     task_id: task.id.clone(),
                     id: created.id.clone(),
@@ -434,21 +569,31 @@ impl Checks {
             got.authentication.as_ref().map(|a| a.scheme.as_str()) == Some("Bearer"),
             "get lost the authentication: {got:?}"
         );
+        if v03 {
+            return Ok(());
+        }
+        self.list_and_delete(task, &created.id).await
+    }
+
+    /// List (exactly the config `id`), delete, list (empty).
+    async fn list_and_delete(&self, task: &Task, id: &str) -> anyhow::Result<()> {
         let list = |task_id: String| ListTaskPushNotificationConfigsRequest { task_id, ..Default::default() };
-        let listed = self.client.list_task_push_notification_configs(&ctx(), list(task.id.clone())).await?;
+        let listed =
+            self.client.list_task_push_notification_configs(&self.ctx(), list(task.id.clone())).await?;
         let listed_ids: Vec<_> = listed.configs.iter().map(|c| c.id.as_str()).collect();
-        ensure!(listed_ids == [created.id.as_str()], "list returned {listed:?}");
+        ensure!(listed_ids == [id], "list returned {listed:?}");
         self.client
             .delete_task_push_notification_config(
-                &ctx(),
+                &self.ctx(),
                 DeleteTaskPushNotificationConfigRequest {
                     task_id: task.id.clone(),
-                    id: created.id.clone(),
+                    id: id.to_owned(),
                     ..Default::default()
                 },
             )
             .await?;
-        let after = self.client.list_task_push_notification_configs(&ctx(), list(task.id.clone())).await?;
+        let after =
+            self.client.list_task_push_notification_configs(&self.ctx(), list(task.id.clone())).await?;
         ensure!(after.configs.is_empty(), "list after delete returned {after:?}");
         Ok(())
     }
@@ -474,8 +619,12 @@ impl Checks {
     }
 
     async fn stream_message(&self) -> anyhow::Result<()> {
-        let events: Vec<StreamResponse> =
-            self.client.send_streaming_message(&ctx(), send("reply streamed")).await?.try_collect().await?;
+        let events: Vec<StreamResponse> = self
+            .client
+            .send_streaming_message(&self.ctx(), send("reply streamed"))
+            .await?
+            .try_collect()
+            .await?;
         ensure!(events.len() == 1, "{} events, want exactly one Message (spec 3.1.2)", events.len());
         match &events[0].payload {
             Some(Payload::Message(message)) => {
@@ -488,7 +637,7 @@ impl Checks {
 
     async fn error_terminal_send(&self) -> anyhow::Result<()> {
         let task = self.send_task(send("hello")).await?;
-        match self.client.send_message(&ctx(), follow_up("again", &task)).await {
+        match self.client.send_message(&self.ctx(), follow_up("again", &task)).await {
             Ok(reply) => bail!("SendMessage to a COMPLETED task succeeded (spec 3.1.1): {reply:?}"),
             Err(Error::UnsupportedOperation { .. }) => Ok(()),
             Err(other) => bail!("got {other:?} ({:?}), want UnsupportedOperation", other.reason()),
@@ -499,7 +648,7 @@ impl Checks {
         let task = self.send_task(send("hello")).await?;
         let request = SubscribeToTaskRequest { id: task.id.clone(), ..Default::default() };
         // The error may come as the call's result or as the stream's first item.
-        let outcome = match self.client.subscribe_to_task(&ctx(), request).await {
+        let outcome = match self.client.subscribe_to_task(&self.ctx(), request).await {
             Ok(stream) => stream.try_collect::<Vec<_>>().await.map(|events| events.len()),
             Err(err) => Err(err),
         };
@@ -513,7 +662,7 @@ impl Checks {
     /// ListTasks with pageSize 150, the spec's own validation example (6.5).
     async fn error_invalid_params(&self) -> anyhow::Result<()> {
         let request = ListTasksRequest { page_size: Some(150), ..Default::default() };
-        match self.client.list_tasks(&ctx(), request).await {
+        match self.client.list_tasks(&self.ctx(), request).await {
             Ok(_) => bail!("ListTasks with pageSize 150 succeeded (spec 6.5: must be 1..100)"),
             Err(Error::InvalidParams { .. }) => Ok(()),
             Err(other) => bail!("got {other:?} ({:?}), want InvalidParams", other.reason()),
@@ -560,8 +709,9 @@ impl Checks {
             |records: &[&Record]| records.iter().any(|r| r.state().is_some_and(TaskState::is_terminal));
         let checked = self
             .webhook
-            .wait_for(self.label(), PUSH_TIMEOUT, is_terminal, |records| {
-                check_notifications(records, &task_id, self.token_with_auth)
+            .wait_for(self.label(), PUSH_TIMEOUT, is_terminal, |records| match self.protocol {
+                Protocol::V1_0 => check_notifications(records, &task_id, self.push_headers.0),
+                Protocol::V0_3 => check_notifications_v03(records, &task_id, self.push_headers.1),
             })
             .await?;
         checked
@@ -605,6 +755,52 @@ fn check_notifications(
     ensure!(chunks == want, "artifact chunks {chunks:?} (kinds {kinds:?})");
     let last = records.last().and_then(|r| r.state());
     ensure!(last == Some(TaskState::Completed), "last notification state {last:?} (kinds {kinds:?})");
+    Ok(())
+}
+
+/// What a 0.3 agent pushed for the `push-send` task: every payload the Task itself in 0.3 JSON
+/// (the webhook refuses anything else), of that task, with the config's token in
+/// `X-A2A-Notification-Token` (0.3 spec 9.5) and `Authorization` as the peer is known to send it;
+/// the last one `COMPLETED` with the whole streamed artifact.
+fn check_notifications_v03(records: &[&Record], task_id: &str, authorization: Sending) -> anyhow::Result<()> {
+    let kinds: Vec<_> = records.iter().map(|r| r.kind()).collect();
+    eprintln!("0.3 push notifications received: {kinds:?}");
+    let mut last = None;
+    for record in records {
+        let payload =
+            record.payload.as_ref().map_err(|e| anyhow::anyhow!("a payload is not a 0.3 Task: {e}"))?;
+        let Some(Payload::Task(task)) = &payload.payload else {
+            bail!("a payload is not a Task: {payload:?}")
+        };
+        ensure!(task.id == task_id, "a notification for task {:?}", task.id);
+        let token = record.token.as_ref().map(|(name, value)| (name.as_str(), value.as_str()));
+        ensure!(
+            token == Some(("x-a2a-notification-token", PUSH_TOKEN)),
+            "token header {:?}, want X-A2A-Notification-Token {PUSH_TOKEN:?} (0.3 spec 9.5)",
+            record.token
+        );
+        match authorization {
+            Sending::Sent => ensure!(
+                record.authorization.as_deref() == Some(PUSH_AUTHORIZATION),
+                "Authorization {:?}, want {PUSH_AUTHORIZATION:?}",
+                record.authorization
+            ),
+            Sending::Omitted => ensure!(
+                record.authorization.is_none(),
+                "Authorization {:?}, known to be omitted",
+                record.authorization
+            ),
+        }
+        last = Some(task);
+    }
+    let last = last.context("no notification")?;
+    ensure!(
+        last.state() == TaskState::Completed,
+        "last notification state {:?} (kinds {kinds:?})",
+        last.state()
+    );
+    let text: String = last.artifacts.iter().map(|a| text_of(&a.parts)).collect();
+    ensure!(text == "chunk 0\nchunk 1\nchunk 2\n", "the completed task's artifact text {text:?}");
     Ok(())
 }
 

@@ -2,7 +2,7 @@
 //! official SDK (run by `cargo xtask interop`; see `docs/interop.md`).
 //!
 //! ```text
-//! a2a-interop-driver --url http://127.0.0.1:PORT
+//! a2a-interop-driver --url http://127.0.0.1:PORT [--protocol 1.0|0.3]
 //! ```
 //!
 //! Fetches the agent card at `URL/.well-known/agent-card.json`, then for every binding (JSON-RPC,
@@ -11,6 +11,12 @@
 //! (`tests/interop/python/sdk_client.py`, `tests/interop/js/sdk_client.mjs`), plus a push round
 //! trip: a task whose notifications go to a webhook receiver in this process that parses every
 //! payload with our types.
+//!
+//! With `--protocol 0.3` the agent is a 0.3 agent: the card is read as a 0.3 card
+//! (`a2a_v03`'s `AgentCard::from_v03`), each client is built for the card's 0.3 interface with
+//! `with_protocol_version(ProtocolVersion::V0_3)`, and the operations are those of the 0.3 line
+//! ([`checks::OPERATIONS_V03`]: the 0.3 SDK clients' list; `ListTasks` and the other 1.0-only
+//! checks have no 0.3 counterpart). The webhook then expects 0.3 push bodies (the Task in 0.3 JSON).
 //!
 //! Each cell is one tab-separated line on stdout, the format of the other interop programs:
 //! `INTEROP<TAB>binding<TAB>op<TAB>pass|fail<TAB>detail`. The exit code is 1 if any cell failed.
@@ -22,7 +28,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_core::A2aService;
+use a2a_core::{A2aService, ProtocolVersion};
 use a2a_grpc::GrpcClient;
 use a2a_jsonrpc::JsonRpcClient;
 use a2a_proto::v1::{AgentCard, AgentInterface};
@@ -30,7 +36,7 @@ use a2a_rest::RestClient;
 use anyhow::Context as _;
 use clap::Parser;
 
-use crate::checks::{Checks, OPERATIONS};
+use crate::checks::Checks;
 use crate::webhook::Webhook;
 
 /// The bindings in the order they are checked, as spelled in `AgentInterface.protocolBinding`.
@@ -50,6 +56,52 @@ struct Args {
     /// authentication (the spec names no token header; see docs/interop.md).
     #[arg(long, value_enum, default_value_t = TokenWithAuth::Sent)]
     push_token_with_auth: TokenWithAuth,
+
+    /// The A2A version to speak: 1.0, or 0.3 for an agent of the 0.3 line.
+    #[arg(long, value_enum, default_value_t = Protocol::V1_0)]
+    protocol: Protocol,
+
+    /// Whether the agent's push sender sends `Authorization` from the config's authentication
+    /// (the 0.3 SDKs send only the token header; see docs/interop.md).
+    #[arg(long, value_enum, default_value_t = Sending::Sent)]
+    push_authorization: Sending,
+}
+
+/// The protocol version the driver speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Protocol {
+    /// A2A 1.0 (the card's 1.x interfaces).
+    #[value(name = "1.0")]
+    V1_0,
+    /// A2A 0.3 (the card's 0.3 interfaces, the clients' 0.3 mode).
+    #[value(name = "0.3")]
+    V0_3,
+}
+
+impl Protocol {
+    /// The interfaces of this version declare a `protocolVersion` starting so.
+    fn interface_prefix(self) -> &'static str {
+        match self {
+            Protocol::V1_0 => "1.",
+            Protocol::V0_3 => "0.3",
+        }
+    }
+
+    fn version(self) -> ProtocolVersion {
+        match self {
+            Protocol::V1_0 => ProtocolVersion::V1_0,
+            Protocol::V0_3 => ProtocolVersion::V0_3,
+        }
+    }
+}
+
+/// Whether a peer sends a header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Sending {
+    /// The header is sent.
+    Sent,
+    /// The header is not sent.
+    Omitted,
 }
 
 /// How a peer's push sender treats `TaskPushNotificationConfig.token` next to `authentication`.
@@ -64,19 +116,20 @@ pub(crate) enum TokenWithAuth {
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = Args::parse();
-    let card = match fetch_card(&args.url).await {
+    let operations = checks::operations(args.protocol);
+    let card = match fetch_card(&args.url, args.protocol).await {
         Ok(card) => card,
         Err(err) => {
             // Without a card no operation can run: every cell fails, with the reason.
             for binding in BINDINGS {
-                for op in OPERATIONS {
+                for op in operations {
                     report(binding, op, Err(&err));
                 }
             }
             return ExitCode::FAILURE;
         }
     };
-    let webhook = match Webhook::start().await {
+    let webhook = match Webhook::start(args.protocol).await {
         Ok(webhook) => Arc::new(webhook),
         Err(err) => {
             eprintln!("cannot start the webhook receiver: {err:#}");
@@ -85,19 +138,25 @@ async fn main() -> ExitCode {
     };
     let mut failed = false;
     for binding in BINDINGS {
-        let client = match client_for(&card, binding) {
+        let client = match client_for(&card, binding, args.protocol) {
             Ok(client) => client,
             Err(err) => {
-                for op in OPERATIONS {
+                for op in operations {
                     report(binding, op, Err(&err));
                 }
                 failed = true;
                 continue;
             }
         };
-        let checks =
-            Checks::new(client, card.clone(), binding, Arc::clone(&webhook), args.push_token_with_auth);
-        for op in OPERATIONS {
+        let checks = Checks::new(
+            client,
+            card.clone(),
+            binding,
+            Arc::clone(&webhook),
+            args.protocol,
+            (args.push_token_with_auth, args.push_authorization),
+        );
+        for op in operations {
             let outcome = match tokio::time::timeout(CHECK_TIMEOUT, checks.run(op)).await {
                 Ok(outcome) => outcome,
                 Err(_) => Err(anyhow::anyhow!("timed out after {CHECK_TIMEOUT:?}")),
@@ -125,39 +184,59 @@ fn report(binding: &str, op: &str, outcome: Result<(), &anyhow::Error>) {
     }
 }
 
-/// The agent card, parsed with our ProtoJSON rules (spec 8.2: the well-known URI).
-async fn fetch_card(base_url: &str) -> anyhow::Result<AgentCard> {
+/// The agent card, parsed with our ProtoJSON rules (spec 8.2: the well-known URI); a 0.3 card
+/// with `a2a_v03`'s reader, which gives each 0.3 interface `protocolVersion` 0.3.
+async fn fetch_card(base_url: &str, protocol: Protocol) -> anyhow::Result<AgentCard> {
     let url = format!("{}/.well-known/agent-card.json", base_url.trim_end_matches('/'));
-    let response = reqwest::Client::new()
-        .get(&url)
-        .header("A2A-Version", "1.0")
+    let mut request = reqwest::Client::new().get(&url);
+    if protocol == Protocol::V1_0 {
+        request = request.header("A2A-Version", "1.0");
+    }
+    let response = request
         .send()
         .await
         .with_context(|| format!("GET {url}"))?
         .error_for_status()
         .with_context(|| format!("GET {url}"))?;
     let body = response.bytes().await.with_context(|| format!("reading {url}"))?;
-    a2a_proto::json::from_slice(&body).with_context(|| format!("parsing the agent card from {url}"))
+    let parsed = match protocol {
+        Protocol::V1_0 => a2a_proto::json::from_slice(&body).map_err(anyhow::Error::from),
+        Protocol::V0_3 => serde_json::from_slice(&body)
+            .map_err(anyhow::Error::from)
+            .and_then(|json| <AgentCard as a2a_v03::V03>::from_v03(&json).map_err(anyhow::Error::from)),
+    };
+    parsed.with_context(|| format!("parsing the agent card from {url}"))
 }
 
-/// The card's 1.x interface of `binding`.
-fn interface<'a>(card: &'a AgentCard, binding: &str) -> anyhow::Result<&'a AgentInterface> {
+/// The card's interface of `binding` in `protocol`'s version.
+fn interface<'a>(
+    card: &'a AgentCard,
+    binding: &str,
+    protocol: Protocol,
+) -> anyhow::Result<&'a AgentInterface> {
+    let prefix = protocol.interface_prefix();
     card.supported_interfaces
         .iter()
-        .find(|i| i.protocol_binding == binding && i.protocol_version.starts_with("1."))
-        .with_context(|| format!("the card has no 1.x {binding} interface"))
+        .find(|i| i.protocol_binding == binding && i.protocol_version.starts_with(prefix))
+        .with_context(|| format!("the card has no {prefix}x {binding} interface"))
 }
 
-/// Our client for the card's interface of `binding`.
-fn client_for(card: &AgentCard, binding: &str) -> anyhow::Result<Arc<dyn A2aService>> {
-    let interface = interface(card, binding)?;
+/// Our client for the card's interface of `binding`, speaking `protocol`.
+fn client_for(card: &AgentCard, binding: &str, protocol: Protocol) -> anyhow::Result<Arc<dyn A2aService>> {
+    let interface = interface(card, binding, protocol)?;
     let url = interface.url.clone();
+    let version = protocol.version();
     Ok(match binding {
-        "JSONRPC" => Arc::new(JsonRpcClient::new(url)),
-        "HTTP+JSON" => {
-            Arc::new(RestClient::new(&url).context("REST interface url")?.with_tenant(&interface.tenant))
-        }
-        "GRPC" => Arc::new(GrpcClient::connect_lazy(url).context("gRPC interface url")?),
+        "JSONRPC" => Arc::new(JsonRpcClient::new(url).with_protocol_version(version)),
+        "HTTP+JSON" => Arc::new(
+            RestClient::new(&url)
+                .context("REST interface url")?
+                .with_tenant(&interface.tenant)
+                .with_protocol_version(version),
+        ),
+        "GRPC" => Arc::new(
+            GrpcClient::connect_lazy(url).context("gRPC interface url")?.with_protocol_version(version),
+        ),
         other => anyhow::bail!("unknown binding {other}"),
     })
 }
