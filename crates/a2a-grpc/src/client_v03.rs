@@ -52,6 +52,19 @@ pub(crate) fn from_status_v03(status: &Status) -> Error {
     }
 }
 
+/// The error of a refused 0.3 CancelTask. 0.3 gRPC servers without error details (@a2a-js/sdk
+/// 0.3 sends neither an ErrorInfo nor an `a2a-error` code for it) refuse a cancel with
+/// FAILED_PRECONDITION, which on CancelTask can only mean TaskNotCancelable (the 0.3 SDKs' own
+/// clients read it so); anything that says more is read as usual.
+fn cancel_error(status: &Status, task_id: String) -> Error {
+    match from_status_v03(status) {
+        Error::Internal { .. } if status.code() == tonic::Code::FailedPrecondition => {
+            Error::TaskNotCancelable { task_id, state: Default::default() }
+        }
+        other => other,
+    }
+}
+
 /// The 1.0 reply of a unary 0.3 call.
 fn unary<P, T>(result: std::result::Result<Response<P>, Status>) -> Result<T>
 where
@@ -115,8 +128,10 @@ impl GrpcClient {
         ctx: &CallContext,
         request: CancelTaskRequest,
     ) -> Result<Task> {
+        let task_id = request.id.clone();
         let request = Self::request_v03(ctx, request.to_v03_proto()?)?;
-        unary(self.stub_v03().cancel_task(request).await)
+        let reply = self.stub_v03().cancel_task(request).await.map_err(|s| cancel_error(&s, task_id))?;
+        Task::from_v03_proto(&reply.into_inner()).map_err(a2a_v03::error::invalid_agent_response)
     }
 
     pub(crate) async fn subscribe_to_task_v03(
@@ -182,6 +197,20 @@ impl GrpcClient {
 mod tests {
     use super::*;
     use tonic::metadata::MetadataValue;
+
+    #[test]
+    fn a_bare_failed_precondition_on_cancel_is_task_not_cancelable() {
+        let bare = Status::new(tonic::Code::FailedPrecondition, "Task cannot be canceled");
+        assert!(matches!(
+            cancel_error(&bare, "t1".into()),
+            Error::TaskNotCancelable { task_id, .. } if task_id == "t1"
+        ));
+        // A code that says more wins; other bare codes keep their usual reading.
+        let not_found = with_code(tonic::Code::FailedPrecondition, "-32001");
+        assert!(matches!(cancel_error(&not_found, "t1".into()), Error::TaskNotFound { .. }));
+        let internal = Status::new(tonic::Code::Internal, "boom");
+        assert!(matches!(cancel_error(&internal, "t1".into()), Error::Internal { .. }));
+    }
 
     fn with_code(code: tonic::Code, a2a_error: &'static str) -> Status {
         let mut status = Status::new(code, "message");
