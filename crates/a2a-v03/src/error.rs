@@ -80,24 +80,29 @@ pub fn from_v03(error: &Value) -> Error {
     if let Some(error) = Error::from_json_details(message, details) {
         return error;
     }
-    let text = message.to_owned();
+    // A server that sends `Display` of its error as the message (as we do) has the variant's
+    // prefix in it already: strip it, so that it is not written twice.
+    let text = |template: fn(String) -> Error| {
+        let prefix = template(String::new()).to_string();
+        template(message.strip_prefix(prefix.as_str()).unwrap_or(message).to_owned())
+    };
     match error.get("code").and_then(Value::as_i64) {
         Some(-32001) => Error::TaskNotFound { task_id: String::new() },
         Some(-32002) => Error::TaskNotCancelable { task_id: String::new(), state: Default::default() },
         Some(-32003) => Error::PushNotificationNotSupported,
-        Some(-32004) => Error::UnsupportedOperation { reason: text },
+        Some(-32004) => text(|reason| Error::UnsupportedOperation { reason }),
         Some(-32005) => Error::ContentTypeNotSupported { media_type: String::new() },
-        Some(-32006) => Error::InvalidAgentResponse { reason: text },
+        Some(-32006) => text(|reason| Error::InvalidAgentResponse { reason }),
         Some(-32007) => Error::ExtendedAgentCardNotConfigured,
         Some(-32008) => Error::ExtensionSupportRequired { uris: Vec::new() },
         Some(-32009) => Error::VersionNotSupported { version: String::new(), supported: Vec::new() },
-        Some(-32010) => Error::Unauthenticated { reason: text },
-        Some(-32011) => Error::PermissionDenied { reason: text },
-        Some(-32700) => Error::ParseError { reason: text },
-        Some(-32600) => Error::InvalidRequest { reason: text },
-        Some(-32601) => Error::MethodNotFound { method: text },
-        Some(-32602) => Error::invalid_param("params", text),
-        Some(-32603) => Error::Internal { reason: text },
+        Some(-32010) => text(|reason| Error::Unauthenticated { reason }),
+        Some(-32011) => text(|reason| Error::PermissionDenied { reason }),
+        Some(-32700) => text(|reason| Error::ParseError { reason }),
+        Some(-32600) => text(|reason| Error::InvalidRequest { reason }),
+        Some(-32601) => text(|method| Error::MethodNotFound { method }),
+        Some(-32602) => Error::invalid_param("params", message),
+        Some(-32603) => text(|reason| Error::Internal { reason }),
         Some(other) => Error::Internal { reason: format!("A2A 0.3 error {other}: {message}") },
         None => Error::Internal { reason: format!("A2A 0.3 error without code: {message}") },
     }
@@ -226,6 +231,14 @@ mod tests {
             Error::invalid_param("message.parts", "at least one part is required"),
             Error::internal("boom"),
         ]
+    }
+
+    #[test]
+    fn a_message_repeating_the_variants_prefix_is_not_written_twice() {
+        let error = from_v03(&json!({"code": -32603, "message": "internal error: the disk is full"}));
+        assert_eq!(error.to_string(), "internal error: the disk is full");
+        let error = from_v03(&json!({"code": -32004, "message": "no such thing"}));
+        assert_eq!(error.to_string(), Error::unsupported("no such thing").to_string());
     }
 
     #[test]
