@@ -41,6 +41,7 @@
 
 pub mod card;
 pub mod demo;
+mod panic;
 pub mod push_http;
 mod shutdown;
 
@@ -235,8 +236,8 @@ impl ServerBuilder {
             .into_iter()
             .map(|(binding, listener, _)| {
                 let router = match binding {
-                    Binding::JsonRpc => a2a_jsonrpc::router(Arc::clone(&service)),
-                    Binding::Rest => a2a_rest::router(Arc::clone(&service)),
+                    Binding::JsonRpc => a2a_jsonrpc::router(Arc::clone(&service)).layer(panic::http_layer()),
+                    Binding::Rest => a2a_rest::router(Arc::clone(&service)).layer(panic::http_layer()),
                     Binding::Grpc => grpc_router(Arc::clone(&service)),
                 };
                 (listener, router)
@@ -344,6 +345,7 @@ fn app(service: &Arc<dyn A2aService>, card: &AgentCard, jsonrpc: bool, rest: boo
     if rest {
         http = http.merge(a2a_rest::router(Arc::clone(service)));
     }
+    let http = http.layer(panic::http_layer());
     if !grpc {
         return http;
     }
@@ -388,6 +390,7 @@ fn grpc_router(service: Arc<dyn A2aService>) -> Router {
         .add_service(health)
         .prepare()
         .into_axum_router()
+        .layer(panic::grpc_layer())
 }
 
 /// Completes on SIGINT (Ctrl-C) or, on Unix, SIGTERM.
