@@ -22,6 +22,8 @@ use async_trait::async_trait;
 use http::Uri;
 use tonic::codec::Streaming;
 use tonic::transport::{Channel, Endpoint};
+
+use crate::guard::{Guarded, Transport};
 use tonic::{Request, Response, Status};
 
 use crate::error::from_status;
@@ -39,8 +41,8 @@ use crate::DEFAULT_MAX_MESSAGE_SIZE;
 /// channel, `a2a-version: 0.3`, 0.3 errors read back (crate docs, *A2A 0.3*).
 #[derive(Debug, Clone)]
 pub struct GrpcClient {
-    inner: A2aServiceClient<Channel>,
-    inner_v03: A2aServiceClientV03<Channel>,
+    inner: A2aServiceClient<Transport>,
+    inner_v03: A2aServiceClientV03<Transport>,
     version: ProtocolVersion,
 }
 
@@ -80,19 +82,21 @@ impl GrpcClient {
 
     /// A client on a channel built by the caller (custom TLS, timeouts, load balancing, ...).
     pub fn new(channel: Channel) -> Self {
-        Self::from_clients(A2aServiceClient::new(channel.clone()), A2aServiceClientV03::new(channel))
+        let transport = Guarded(channel);
+        Self::from_clients(A2aServiceClient::new(transport.clone()), A2aServiceClientV03::new(transport))
     }
 
     /// A client on a channel built by the caller, for an agent served under a path prefix:
     /// `origin`'s path (e.g. `/a2a/grpc`) is put in front of every method path.
     pub fn with_origin(channel: Channel, origin: Uri) -> Self {
+        let transport = Guarded(channel);
         Self::from_clients(
-            A2aServiceClient::with_origin(channel.clone(), origin.clone()),
-            A2aServiceClientV03::with_origin(channel, origin),
+            A2aServiceClient::with_origin(transport.clone(), origin.clone()),
+            A2aServiceClientV03::with_origin(transport, origin),
         )
     }
 
-    fn from_clients(client: A2aServiceClient<Channel>, client_v03: A2aServiceClientV03<Channel>) -> Self {
+    fn from_clients(client: A2aServiceClient<Transport>, client_v03: A2aServiceClientV03<Transport>) -> Self {
         GrpcClient { inner: client, inner_v03: client_v03, version: ProtocolVersion::V1_0 }
             .max_message_size(DEFAULT_MAX_MESSAGE_SIZE)
     }
@@ -127,7 +131,7 @@ impl GrpcClient {
     }
 
     /// A fresh handle on 0.3's service for one call.
-    pub(crate) fn stub_v03(&self) -> A2aServiceClientV03<Channel> {
+    pub(crate) fn stub_v03(&self) -> A2aServiceClientV03<Transport> {
         self.inner_v03.clone()
     }
 
@@ -145,7 +149,7 @@ impl GrpcClient {
     }
 
     /// A fresh handle for one call: the generated methods take `&mut self`, the trait's `&self`.
-    fn stub(&self) -> A2aServiceClient<Channel> {
+    fn stub(&self) -> A2aServiceClient<Transport> {
         self.inner.clone()
     }
 }

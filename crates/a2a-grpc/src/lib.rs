@@ -78,6 +78,7 @@
 mod client;
 mod client_v03;
 pub mod error;
+mod guard;
 pub mod metadata;
 mod server;
 mod stream;

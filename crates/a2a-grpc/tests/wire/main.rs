@@ -9,6 +9,8 @@ mod support;
 mod connect;
 /// Every `a2a_core::Error` on the wire and back (spec 5.4, 10.6).
 mod errors;
+/// A server whose status details tonic cannot decode (the client's guard).
+mod hostile;
 /// Service parameters and the principal in the `CallContext` (spec 10.2).
 mod metadata;
 /// The 11 operations through client and server, and message size limits.
