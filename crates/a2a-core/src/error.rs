@@ -175,6 +175,14 @@ impl Error {
         Self::invalid_param("", description)
     }
 
+    /// `message` without the text `Display` puts before the payload of `template` (an error of
+    /// the same variant with an empty payload), e.g. `"internal error: "`. Clients that rebuild
+    /// an error from a wire code and a message use it, so that a peer sending `Display` of its
+    /// error (as our servers do) does not get the prefix written twice.
+    pub fn strip_display_prefix<'m>(message: &'m str, template: &Error) -> &'m str {
+        message.strip_prefix(template.to_string().as_str()).unwrap_or(message)
+    }
+
     /// An internal error from anything displayable.
     pub fn internal(reason: impl std::fmt::Display) -> Self {
         Error::Internal { reason: reason.to_string() }

@@ -93,7 +93,7 @@ pub fn from_wire(code: i64, message: &str, data: Option<&Value>) -> Error {
 /// send `Display` of the error as the message; the prefix `Display` adds is removed again so
 /// that, e.g., `Internal { reason }` round-trips.
 fn from_code(code: i64, message: &str) -> Error {
-    let text = |template: Error| strip_display_prefix(message, &template);
+    let text = |template: Error| Error::strip_display_prefix(message, &template).to_owned();
     match code {
         -32001 => Error::TaskNotFound { task_id: String::new() },
         -32002 => Error::TaskNotCancelable { task_id: String::new(), state: Default::default() },
@@ -129,13 +129,6 @@ fn from_code(code: i64, message: &str) -> Error {
         INTERNAL_ERROR => Error::Internal { reason: text(Error::Internal { reason: String::new() }) },
         other => Error::Internal { reason: format!("JSON-RPC error {other}: {message}") },
     }
-}
-
-/// `message` without the text `Display` puts before the payload of `template` (whose payload is
-/// empty), e.g. `"internal error: "`.
-fn strip_display_prefix(message: &str, template: &Error) -> String {
-    let prefix = template.to_string();
-    message.strip_prefix(prefix.as_str()).unwrap_or(message).to_owned()
 }
 
 #[cfg(test)]

@@ -82,9 +82,8 @@ pub fn from_v03(error: &Value) -> Error {
     }
     // A server that sends `Display` of its error as the message (as we do) has the variant's
     // prefix in it already: strip it, so that it is not written twice.
-    let text = |template: fn(String) -> Error| {
-        let prefix = template(String::new()).to_string();
-        template(message.strip_prefix(prefix.as_str()).unwrap_or(message).to_owned())
+    let text = |make: fn(String) -> Error| {
+        make(Error::strip_display_prefix(message, &make(String::new())).to_owned())
     };
     match error.get("code").and_then(Value::as_i64) {
         Some(-32001) => Error::TaskNotFound { task_id: String::new() },
