@@ -225,23 +225,12 @@ const PEERS: [Peer; 4] = [
     },
 ];
 
-/// Whose side a known failure is on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Side {
-    /// The peer deviates from the spec in a way our side cannot reasonably tolerate.
-    Peer,
-    /// A bug of ours, reported to the lead; the cell turns green when it is fixed (and the
-    /// runner then asks for the entry to be removed). None is known at the pinned versions.
-    #[allow(dead_code)]
-    Ours,
-}
-
-/// Cells that are known to fail (one operation of one peer and direction, on some bindings).
-/// The programs still assert the spec's behaviour there, so each cell must fail; the note under
-/// the matrix explains.
+/// Cells that are known to fail because the peer deviates from the spec in a way our side cannot
+/// reasonably tolerate (one operation of one peer and direction, on some bindings). The programs
+/// still assert the spec's behaviour there, so each cell must fail; the note under the matrix
+/// explains. A bug of ours is fixed, not listed here.
 #[derive(Debug)]
 struct KnownFailure {
-    side: Side,
     peer: &'static str,
     direction: Direction,
     bindings: &'static [&'static str],
@@ -252,12 +241,11 @@ struct KnownFailure {
 
 const ALL_BINDINGS: &[&str] = &["JSONRPC", "HTTP+JSON", "GRPC"];
 
-/// The cells known to fail at the pinned versions, peer deviations first. None on the 1.0 line
+/// The cells known to fail at the pinned versions. None on the 1.0 line
 /// (the bug of ours it found, docs/interop.md finding 1, is fixed); the 0.3 line's are described
 /// in docs/interop.md, "The 0.3 line".
 const KNOWN_FAILURES: &[KnownFailure] = &[
     KnownFailure {
-        side: Side::Peer,
         peer: "js-v03",
         direction: Direction::TheirClient,
         bindings: &["HTTP+JSON", "GRPC"],
@@ -268,7 +256,6 @@ const KNOWN_FAILURES: &[KnownFailure] = &[
                JSON-RPC client keeps it.",
     },
     KnownFailure {
-        side: Side::Peer,
         peer: "python-v03",
         direction: Direction::OurClient,
         bindings: ALL_BINDINGS,
@@ -279,7 +266,6 @@ const KNOWN_FAILURES: &[KnownFailure] = &[
                stream stays open (the check times out). Its own client sees the same.",
     },
     KnownFailure {
-        side: Side::Peer,
         peer: "python-v03",
         direction: Direction::OurClient,
         bindings: &["JSONRPC"],
@@ -289,7 +275,6 @@ const KNOWN_FAILURES: &[KnownFailure] = &[
                requires of a success; our client refuses the reply.",
     },
     KnownFailure {
-        side: Side::Peer,
         peer: "python-v03",
         direction: Direction::OurClient,
         bindings: &["HTTP+JSON"],
@@ -298,7 +283,6 @@ const KNOWN_FAILURES: &[KnownFailure] = &[
                500 `{\"message\": \"unknown exception\"}` and has no DELETE route (405).",
     },
     KnownFailure {
-        side: Side::Peer,
         peer: "python-v03",
         direction: Direction::OurClient,
         bindings: &["GRPC"],
@@ -307,7 +291,6 @@ const KNOWN_FAILURES: &[KnownFailure] = &[
                DeleteTaskPushNotificationConfig (UNIMPLEMENTED \"Method not implemented!\").",
     },
     KnownFailure {
-        side: Side::Peer,
         peer: "python-v03",
         direction: Direction::OurClient,
         bindings: &["GRPC"],
@@ -317,7 +300,6 @@ const KNOWN_FAILURES: &[KnownFailure] = &[
                FAILED_PRECONDITION.",
     },
     KnownFailure {
-        side: Side::Peer,
         peer: "js-v03",
         direction: Direction::OurClient,
         bindings: &["JSONRPC", "HTTP+JSON"],
@@ -1080,13 +1062,9 @@ fn render(results: &Results, versions: &Versions, line: Line) -> String {
     } else {
         out.push_str("Known failures (the cell's check fails as expected):\n\n");
         for (n, known) in known {
-            let side = match known.side {
-                Side::Peer => "peer deviation",
-                Side::Ours => "our bug, reported",
-            };
             let _ = writeln!(
                 out,
-                "{}. {side}: {} {}, {} `{}`: {}",
+                "{}. peer deviation: {} {}, {} `{}`: {}",
                 n + 1,
                 known.peer,
                 known.direction.heading(),
@@ -1126,10 +1104,7 @@ fn cell(results: &Results, peer: &str, direction: Direction, binding: &str, op: 
         .iter()
         .find(|((p, d, b, o), _)| *p == peer && *d == direction && *b == binding && *o == op);
     match (got.map(|(_, outcome)| outcome), known) {
-        (Some(Err(_)), Some((n, known))) => match known.side {
-            Side::Peer => format!("peer deviation ({})", n + 1),
-            Side::Ours => format!("our bug ({})", n + 1),
-        },
+        (Some(Err(_)), Some((n, _))) => format!("peer deviation ({})", n + 1),
         (Some(Ok(())), None) => "pass".to_owned(),
         (Some(Ok(())), Some(_)) => "pass (listed as known failure!)".to_owned(),
         (Some(Err(_)), None) => "**FAIL**".to_owned(),
