@@ -189,7 +189,7 @@ impl ClientBuilder {
         let url = card_url(base_url.as_ref())?;
         let http = self.http.clone().unwrap_or_default();
         let transport = |what: &str, error: &dyn std::error::Error| Error::Transport {
-            reason: format!("{what} the agent card at {url}: {}", error_chain(error)),
+            reason: format!("{what} the agent card at {url}: {}", a2a_core::error::error_chain(error)),
         };
         let response = http
             .get(url.clone())
@@ -314,18 +314,6 @@ fn card_url(base: &str) -> Result<reqwest::Url> {
         "http" | "https" => Ok(url),
         other => Err(invalid(format!("scheme {other:?}, not http or https"))),
     }
-}
-
-/// An error and its sources, e.g. `error sending request: connection refused`.
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 #[async_trait]

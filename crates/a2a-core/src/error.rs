@@ -21,6 +21,19 @@ pub const ERROR_INFO_TYPE: &str = "type.googleapis.com/google.rpc.ErrorInfo";
 /// The ProtoJSON `@type` of `google.rpc.BadRequest`.
 pub const BAD_REQUEST_TYPE: &str = "type.googleapis.com/google.rpc.BadRequest";
 
+/// An error followed by its chain of sources, e.g. `error sending request: connection refused`:
+/// what the clients put in [`Error::Transport`], so that the root cause is not lost.
+pub fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
 /// Every error an A2A operation can end with, on the server and on the client side.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum Error {

@@ -319,14 +319,7 @@ fn with_tls(_endpoint: Endpoint) -> std::result::Result<Endpoint, String> {
 
 /// A connection failure as [`Error::Transport`], with the chain of causes.
 fn transport(error: &tonic::transport::Error) -> Error {
-    let mut reason = error.to_string();
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        reason.push_str(": ");
-        reason.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    Error::Transport { reason }
+    Error::Transport { reason: a2a_core::error::error_chain(error) }
 }
 
 #[cfg(test)]

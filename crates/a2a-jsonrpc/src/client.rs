@@ -225,7 +225,9 @@ impl JsonRpcClient {
     }
 
     fn transport(&self, doing: &str, method: &str, error: &reqwest::Error) -> Error {
-        Error::Transport { reason: format!("{doing} {method} to {}: {}", self.url, error_chain(error)) }
+        Error::Transport {
+            reason: format!("{doing} {method} to {}: {}", self.url, a2a_core::error::error_chain(error)),
+        }
     }
 }
 
@@ -236,18 +238,6 @@ impl fmt::Debug for JsonRpcClient {
             .field("version", &self.version)
             .finish_non_exhaustive()
     }
-}
-
-/// An error and its sources, e.g. `error sending request: connection refused`.
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 /// The error of a non-2xx answer: its JSON-RPC error object if it has one, else by status.

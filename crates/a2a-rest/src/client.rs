@@ -11,7 +11,6 @@
 //! 0.3 routes under `/v1/` (crate docs, *A2A 0.3*).
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -296,13 +295,7 @@ fn segment(field: &str, value: &str) -> Result<String> {
 
 /// [`Error::Transport`] from a failure and its chain of causes.
 pub(crate) fn transport_error(context: &str, err: &(dyn std::error::Error + 'static)) -> Error {
-    let mut reason = format!("{context}: {err}");
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let _ = write!(reason, ": {cause}");
-        source = cause.source();
-    }
-    Error::Transport { reason }
+    Error::Transport { reason: format!("{context}: {}", a2a_core::error::error_chain(err)) }
 }
 
 #[async_trait]
