@@ -56,7 +56,19 @@ pub trait AgentExecutor: Send + Sync + 'static {
         let _ = task;
         updater.cancel(None).await
     }
+
+    /// Called at startup for each task a previous run of the server left `SUBMITTED` or
+    /// `WORKING` (its execution died with the process; see `DefaultRequestHandler::recover`). The
+    /// default marks it `FAILED` with [`RESTARTED`] as the status message. Override to resume the
+    /// work instead: keep `updater` (e.g. move it into a spawned task) and publish as usual.
+    async fn recover(&self, task: Task, updater: TaskUpdater) -> Result<()> {
+        let _ = task;
+        updater.fail(Some(updater.agent_text(RESTARTED))).await
+    }
 }
+
+/// The status message of a task the server failed because it restarted while the task ran.
+pub const RESTARTED: &str = "The server restarted while this task was running; it was not finished.";
 
 /// A shared executor is an executor (so a builder can hold `Arc<dyn AgentExecutor>`).
 #[async_trait]
@@ -67,6 +79,10 @@ impl<T: AgentExecutor + ?Sized> AgentExecutor for Arc<T> {
 
     async fn cancel(&self, task: Task, updater: TaskUpdater) -> Result<()> {
         (**self).cancel(task, updater).await
+    }
+
+    async fn recover(&self, task: Task, updater: TaskUpdater) -> Result<()> {
+        (**self).recover(task, updater).await
     }
 }
 

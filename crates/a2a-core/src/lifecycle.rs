@@ -10,6 +10,8 @@
 
 use a2a_proto::v1::{Artifact, Message, Task, TaskState, TaskStatus};
 
+use crate::error::{Error, Result};
+
 /// Whether a task in `from` may move to `to`.
 pub fn can_transition(from: TaskState, to: TaskState) -> bool {
     if from.is_terminal() || to == TaskState::Unspecified {
@@ -37,6 +39,60 @@ pub enum TaskMutation<'a> {
     /// status message, if any, moves into the history first: it is what the client answers, and
     /// the history stays in chronological order.
     History(&'a Message),
+}
+
+/// Checks `mutation` against the state the task is in now and returns the state after it: the one
+/// rule every store applies atomically with the write, and the runtime before it (spec 4.1.3,
+/// 3.1.2, 4.2.2).
+///
+/// - A status update must be a legal transition ([`can_transition`]).
+/// - An artifact update needs an artifact id and at least one part, and a non-terminal task.
+/// - A client message may join only a non-terminal task (spec 3.1.1: a terminal task accepts no
+///   further messages); this one is `UnsupportedOperation`, the others `InvalidAgentResponse`.
+pub fn check_mutation(task_id: &str, current: TaskState, mutation: &TaskMutation<'_>) -> Result<TaskState> {
+    let invalid = |reason: String| Err(Error::InvalidAgentResponse { reason });
+    match mutation {
+        TaskMutation::Status(status) => {
+            let target = TaskState::try_from(status.state).unwrap_or(TaskState::Unspecified);
+            if !can_transition(current, target) {
+                return invalid(format!(
+                    "task {task_id} cannot move from {} to {}",
+                    current.as_str_name(),
+                    target.as_str_name()
+                ));
+            }
+            Ok(target)
+        }
+        TaskMutation::Artifact { artifact, .. } => {
+            if artifact.artifact_id.is_empty() || artifact.parts.is_empty() {
+                return invalid(
+                    "an artifact update needs an artifact with an id and at least one part".into(),
+                );
+            }
+            if current.is_terminal() {
+                return invalid(format!(
+                    "task {task_id} is {}: it takes no more artifacts",
+                    current.as_str_name()
+                ));
+            }
+            Ok(current)
+        }
+        TaskMutation::History(_) => {
+            if current.is_terminal() {
+                return Err(Error::unsupported(format!(
+                    "task {task_id} is {}: a terminal task accepts no further messages",
+                    current.as_str_name()
+                )));
+            }
+            Ok(current)
+        }
+    }
+}
+
+/// Whether `mutation` is a stream event (advances the task's `seq`, see [`crate::store`]): status
+/// and artifact updates are; a client message joining the history is not (spec 3.2.3).
+pub fn is_event(mutation: &TaskMutation<'_>) -> bool {
+    !matches!(mutation, TaskMutation::History(_))
 }
 
 /// Applies `mutation` to `task`. Cost is proportional to the mutation, not to the task (an
@@ -117,6 +173,50 @@ mod tests {
 
     fn artifact(id: &str, text: &str) -> Artifact {
         Artifact { artifact_id: id.into(), parts: vec![Part::text(text)], ..Default::default() }
+    }
+
+    #[test]
+    fn check_mutation_applies_the_state_machine_and_the_artifact_shape() {
+        let status = |state: TaskState| TaskStatus { state: state.into(), ..Default::default() };
+        let working = status(Working);
+        assert_eq!(check_mutation("t", Submitted, &TaskMutation::Status(&working)).unwrap(), Working);
+        let back = status(Submitted);
+        let err = check_mutation("t", Working, &TaskMutation::Status(&back)).unwrap_err();
+        assert!(matches!(err, Error::InvalidAgentResponse { .. }), "{err}");
+        assert!(
+            err.to_string().contains("cannot move from TASK_STATE_WORKING to TASK_STATE_SUBMITTED"),
+            "{err}"
+        );
+        for terminal in [Completed, Failed, Canceled, Rejected] {
+            assert!(check_mutation("t", terminal, &TaskMutation::Status(&working)).is_err());
+            let chunk = artifact("a", "x");
+            let err =
+                check_mutation("t", terminal, &TaskMutation::Artifact { artifact: &chunk, append: true })
+                    .unwrap_err();
+            assert!(err.to_string().contains("takes no more artifacts"), "{err}");
+            let message = Message::user_text("more");
+            let err = check_mutation("t", terminal, &TaskMutation::History(&message)).unwrap_err();
+            assert!(matches!(err, Error::UnsupportedOperation { .. }), "{err}");
+        }
+        let empty = Artifact { artifact_id: "a".into(), ..Default::default() };
+        assert!(check_mutation("t", Working, &TaskMutation::Artifact { artifact: &empty, append: false })
+            .is_err());
+        let anonymous = Artifact { parts: vec![Part::text("x")], ..Default::default() };
+        assert!(check_mutation(
+            "t",
+            Working,
+            &TaskMutation::Artifact { artifact: &anonymous, append: false }
+        )
+        .is_err());
+        let fine = artifact("a", "x");
+        assert_eq!(
+            check_mutation("t", InputRequired, &TaskMutation::Artifact { artifact: &fine, append: false })
+                .unwrap(),
+            InputRequired,
+            "an artifact leaves the state as it is"
+        );
+        assert!(!is_event(&TaskMutation::History(&Message::user_text("x"))));
+        assert!(is_event(&TaskMutation::Status(&working)));
     }
 
     #[test]

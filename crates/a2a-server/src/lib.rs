@@ -220,9 +220,8 @@ impl ServerBuilder {
             }
             handler = handler.extended_agent_card(extended);
         }
-        if let Some(store) = self.tasks {
-            handler = handler.task_store(store);
-        }
+        let tasks = self.tasks.unwrap_or_else(|| Arc::new(a2a_core::store::compact::CompactTaskStore::new()));
+        handler = handler.task_store(tasks);
         if let Some(store) = self.push_configs {
             handler = handler.push_config_store(store);
         }

@@ -2,8 +2,9 @@
 //! validates, stores and fans out every event.
 //!
 //! Fan-out policy (spec 3.5.2: every stream gets the same events in the same order):
-//! - Each event gets a sequence number under the runtime's lock, is applied to the store, then
-//!   broadcast to every subscriber through a bounded ring ([`CHANNEL_CAPACITY`] events).
+//! - Each event is applied to the store under the runtime's lock; the store numbers it (the task's
+//!   `seq`, see [`crate::store`]) and checks it against the stored state, then it is broadcast to
+//!   every subscriber through a bounded ring ([`CHANNEL_CAPACITY`] events) with that number.
 //! - The stream of the request that started the execution (SendStreamingMessage) applies
 //!   backpressure: the agent's `publish` waits while that client is [`PRIMARY_WINDOW`] events
 //!   behind, so it never loses an event however slow it reads.
@@ -11,9 +12,16 @@
 //!   behind, it is resynchronised losslessly: it receives a fresh `Task` snapshot (which reflects
 //!   every event it missed) and continues with the events after it; events already reflected in
 //!   the snapshot are skipped by sequence number. Memory per task stays bounded by the ring.
-//!   Snapshots are read without the runtime's lock when possible (a sequence lock over the stored
-//!   task, see [`TaskRuntime::snapshot`]): a thousand lagging subscribers must not queue in front
-//!   of the agent's next `publish`.
+//!   Snapshots are plain store reads (the store returns the task with its `seq`, atomically), so
+//!   they never take the runtime's lock: a thousand lagging subscribers do not queue in front of
+//!   the agent's next `publish`, and the rule holds for any store.
+//! - A write whose future is dropped half-way (an executor that gives up on a `publish` inside a
+//!   `select!`) may or may not have reached the store. Its guard ([`Writing`]) then tells every
+//!   subscriber to resynchronise from a snapshot and makes the next writer re-read the stored
+//!   state, so nothing is lost or duplicated and no later subscriber pays for it.
+//! - The rules an event must follow are pure functions: [`check_event`] here (what an execution
+//!   may publish when) and [`crate::lifecycle::check_mutation`] (what a task may become), which
+//!   the store applies again atomically with the write.
 //! - A runtime lives while an execution or a subscriber holds it; the registry keeps only weak
 //!   references, so idle tasks cost nothing here (the store holds them).
 
@@ -24,14 +32,14 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use a2a_proto::v1::{stream_response::Payload, Message, Role, StreamResponse, Task, TaskState, TaskStatus};
-use tokio::sync::{broadcast, Semaphore};
+use tokio::sync::{broadcast, MutexGuard, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 pub(crate) use registry::Registry;
 pub(crate) use subscription::{Step, StreamMode, Subscription};
 
 use crate::error::{Error, Result};
-use crate::lifecycle::{can_transition, TaskMutation};
+use crate::lifecycle::{check_mutation, TaskMutation};
 use crate::push::PushDispatcher;
 use crate::store::{Scope, TaskStore, TaskView};
 
@@ -39,9 +47,6 @@ use crate::store::{Scope, TaskStore, TaskView};
 pub(crate) const CHANNEL_CAPACITY: usize = 256;
 /// How far the originating stream may fall behind before the agent waits for it.
 pub(crate) const PRIMARY_WINDOW: usize = 64;
-/// Lock-free snapshot attempts before a snapshot waits for the runtime's lock: two after a yield,
-/// then backing off from 1 to 64 ms (about 130 ms in all).
-const OPTIMISTIC_SNAPSHOTS: usize = 9;
 /// How long an agent may publish without a break before its task yields (see
 /// [`TaskRuntime::publish`]).
 const PUBLISH_SLICE: std::time::Duration = std::time::Duration::from_millis(10);
@@ -57,14 +62,38 @@ pub(crate) enum Envelope {
     Reply(Arc<Message>),
     /// Every producer of the task is gone; `error` if the execution failed before creating a task.
     ExecutionEnded { error: Option<Arc<Error>> },
+    /// A write was abandoned half-way: what subscribers hold may miss an event; they read a
+    /// snapshot (see [`Writing`]).
+    Resync,
 }
 
 struct RunState {
-    seq: u64,
+    /// The task's state as this runtime last wrote or read it (the store has the last word).
     state: TaskState,
     /// The task to create on the first event, until then.
     pending: Option<Task>,
     replied: bool,
+    /// A write was abandoned: `state` must be read again from the store before the next write.
+    stale: bool,
+}
+
+/// The runtime's lock held for a write. It is armed from the moment a write goes to the store
+/// until its event is broadcast; dropped while armed (its future was dropped half-way), it leaves
+/// the runtime consistent: the next writer re-reads the stored state, and subscribers
+/// resynchronise from a snapshot.
+struct Writing<'a> {
+    state: MutexGuard<'a, RunState>,
+    tx: &'a broadcast::Sender<Envelope>,
+    armed: bool,
+}
+
+impl Drop for Writing<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            self.state.stale = true;
+            let _ = self.tx.send(Envelope::Resync);
+        }
+    }
 }
 
 /// The live side of one task.
@@ -80,10 +109,6 @@ pub(crate) struct TaskRuntime {
     producers: AtomicUsize,
     failure: Mutex<Option<Error>>,
     primary: Mutex<Option<Arc<Semaphore>>>,
-    /// Sequence lock over the stored task: odd while a writer (holding `state`) changes it.
-    version: AtomicU64,
-    /// The sequence number of the last event applied to the store; read when `version` is even.
-    applied: AtomicU64,
     /// Whether the task is in the store (before that, it is `RunState::pending`).
     created: AtomicBool,
     /// For [`PUBLISH_SLICE`]: when the runtime was made, when the current slice of publishing
@@ -167,13 +192,11 @@ impl TaskRuntime {
             cancellation: CancellationToken::new(),
             store,
             push,
-            state: tokio::sync::Mutex::new(RunState { seq: 0, state, pending, replied: false }),
+            state: tokio::sync::Mutex::new(RunState { state, pending, replied: false, stale: false }),
             tx,
             producers: AtomicUsize::new(0),
             failure: Mutex::new(None),
             primary: Mutex::new(None),
-            version: AtomicU64::new(0),
-            applied: AtomicU64::new(0),
             created: AtomicBool::new(created),
             born: std::time::Instant::now(),
             slice_start_us: AtomicU64::new(0),
@@ -200,46 +223,19 @@ impl TaskRuntime {
         Subscription::new(Arc::clone(self), rx, mode, window)
     }
 
-    /// The stored task and the sequence number of the last event it reflects.
-    ///
-    /// Read optimistically first, without the runtime's lock: the version is read before and after
-    /// reading the store, and the snapshot is kept only if no writer ran in between (writers make
-    /// the version odd while they change the stored task). While the agent publishes a burst, a
-    /// snapshot (which copies the whole task) rarely fits between two events: the attempts back
-    /// off, so that the burst ends first, rather than queueing on the lock in front of the agent.
-    /// After [`OPTIMISTIC_SNAPSHOTS`] attempts (an agent that never pauses), the snapshot is taken
-    /// under the lock, which guarantees progress.
+    /// The task and the `seq` of the last event it reflects: a store read, without the runtime's
+    /// lock once the task exists (before that, the pending task at `seq` 0).
     pub(crate) async fn snapshot(&self, view: TaskView) -> Result<(u64, Option<Task>)> {
-        for attempt in 0..OPTIMISTIC_SNAPSHOTS {
-            let before = self.version.load(Ordering::Acquire);
-            if before % 2 == 0 && self.created.load(Ordering::Acquire) {
-                let seq = self.applied.load(Ordering::Acquire);
-                let task = self.store.get(&self.scope, &self.task_id, view).await?;
-                if self.version.load(Ordering::Acquire) == before {
-                    return Ok((seq, task));
-                }
-            }
-            match attempt {
-                0 | 1 => tokio::task::yield_now().await,
-                n => tokio::time::sleep(std::time::Duration::from_millis(1 << (n - 2))).await,
+        if !self.created.load(Ordering::Acquire) {
+            let state = self.state.lock().await;
+            if let Some(pending) = &state.pending {
+                return Ok((0, Some(view.project(pending))));
             }
         }
-        self.locked_snapshot(view).await
-    }
-
-    /// [`snapshot`](Self::snapshot) under the runtime's lock.
-    async fn locked_snapshot(&self, view: TaskView) -> Result<(u64, Option<Task>)> {
-        let state = self.state.lock().await;
-        let task = match &state.pending {
-            Some(pending) => Some(view.project(pending)),
-            None => self.store.get(&self.scope, &self.task_id, view).await?,
-        };
-        Ok((state.seq, task))
-    }
-
-    /// The state as the runtime knows it (the pending task's, before creation).
-    pub(crate) async fn current_state(&self) -> TaskState {
-        self.state.lock().await.state
+        Ok(match self.store.get(&self.scope, &self.task_id, view).await? {
+            Some(stored) => (stored.seq, Some(stored.task)),
+            None => (0, None),
+        })
     }
 
     /// Records why the execution failed, reported to waiters if no task was ever created.
@@ -291,52 +287,54 @@ impl TaskRuntime {
     /// Appends a client message to the stored task's history (no stream event: history is not
     /// streamed, spec 3.2.3).
     pub(crate) async fn append_history(&self, message: &Message) -> Result<()> {
+        // Under the lock, so that the message takes its place among the events.
         let state = self.state.lock().await;
         debug_assert!(state.pending.is_none());
-        self.begin_write();
-        let applied = self.store.apply(&self.task_id, TaskMutation::History(message)).await;
-        self.end_write(state.seq);
-        applied
+        self.store.apply(&self.task_id, TaskMutation::History(message)).await?;
+        Ok(())
     }
 
-    /// Marks the stored task as changing (the caller holds `state`). A write that is never ended
-    /// (its future dropped mid-way) leaves the version odd: snapshots then always take the lock.
-    fn begin_write(&self) {
-        self.version.fetch_add(1, Ordering::AcqRel);
-    }
-
-    /// The stored task reflects every event up to `seq` again.
-    fn end_write(&self, seq: u64) {
-        self.applied.store(seq, Ordering::Release);
-        self.version.fetch_add(1, Ordering::AcqRel);
+    /// Takes the runtime's lock for a write, first re-reading the stored state if an earlier
+    /// write was abandoned.
+    async fn writing(&self) -> Result<Writing<'_>> {
+        let mut state = self.state.lock().await;
+        if state.stale {
+            if let Some(stored) = self.store.get(&self.scope, &self.task_id, TaskView::FULL).await? {
+                state.state = stored.task.state();
+            }
+            state.stale = false;
+        }
+        Ok(Writing { state, tx: &self.tx, armed: false })
     }
 
     /// Creates the pending task, if any, publishing it as the first event.
     pub(crate) async fn ensure_created(&self) -> Result<()> {
-        let mut state = self.state.lock().await;
-        if state.replied {
+        let mut writing = self.writing().await?;
+        if writing.state.replied {
             return Err(invalid("the execution already answered with a message"));
         }
-        let sent = self.create_pending(&mut state).await?;
-        drop(state);
+        let sent = self.create_pending(&mut writing).await?;
+        drop(writing);
         self.wait_for_primary(sent).await;
         Ok(())
     }
 
-    async fn create_pending(&self, state: &mut RunState) -> Result<u32> {
-        let Some(pending) = state.pending.take() else { return Ok(0) };
-        self.begin_write();
-        if let Err(error) = self.store.create(&self.scope, pending.clone()).await {
-            self.end_write(state.seq);
-            state.pending = Some(pending);
+    /// Stores the pending task, if any, and broadcasts it as event 1. On a store error the task
+    /// stays pending.
+    async fn create_pending(&self, writing: &mut Writing<'_>) -> Result<u32> {
+        let Some(pending) = writing.state.pending.take() else { return Ok(0) };
+        writing.armed = true;
+        if let Err(error) = self.store.create(&self.scope, &pending).await {
+            writing.armed = false;
+            writing.state.pending = Some(pending);
             return Err(error);
         }
-        state.seq += 1;
         self.created.store(true, Ordering::Release);
-        self.end_write(state.seq);
         let event = StreamResponse::from(pending);
         self.dispatch_push(&event).await;
-        let _ = self.tx.send(Envelope::Event { seq: state.seq, event: Arc::new(event), state: state.state });
+        let state = writing.state.state;
+        let _ = self.tx.send(Envelope::Event { seq: 1, event: Arc::new(event), state });
+        writing.armed = false;
         Ok(1)
     }
 
@@ -366,99 +364,47 @@ impl TaskRuntime {
     }
 
     async fn publish_now(&self, mut event: StreamResponse) -> Result<()> {
-        let mut state = self.state.lock().await;
-        if state.replied {
-            return Err(invalid(
-                "the execution already answered with a message; it can publish nothing more",
-            ));
+        let mut writing = self.writing().await?;
+        let new_task = writing.state.pending.is_some();
+        check_event(event.payload.as_ref(), new_task, writing.state.replied)?;
+        let payload = event.payload.as_mut().expect("checked by check_event");
+        if let Payload::Message(message) = payload {
+            self.fill_message(message, false);
+            writing.state.replied = true;
+            let _ = self.tx.send(Envelope::Reply(Arc::new(message.clone())));
+            return Ok(());
         }
-        let Some(payload) = event.payload.as_mut() else {
-            return Err(invalid("an event must hold a task, message, status update or artifact update"));
-        };
-        let mut new_state = state.state;
-        match payload {
-            Payload::Message(message) => {
-                if state.pending.is_none() || state.seq > 0 {
-                    return Err(invalid(
-                        "a Message reply must be the only event of a new task's execution; \
-                         attach messages to status updates instead",
-                    ));
-                }
-                self.fill_message(message, false);
-                state.replied = true;
-                let message = Arc::new(message.clone());
-                drop(state);
-                let _ = self.tx.send(Envelope::Reply(message));
-                return Ok(());
-            }
-            Payload::Task(_) => {
-                return Err(invalid(
-                    "executors publish status and artifact updates; the handler maintains the Task",
-                ));
-            }
-            Payload::StatusUpdate(update) => {
-                self.check_ids(&mut update.task_id, &mut update.context_id)?;
-                let status = update.status.get_or_insert_with(TaskStatus::default);
-                let target = TaskState::try_from(status.state).unwrap_or(TaskState::Unspecified);
-                if !can_transition(state.state, target) {
-                    return Err(invalid(format!(
-                        "task {} cannot move from {} to {}",
-                        self.task_id,
-                        state.state.as_str_name(),
-                        target.as_str_name()
-                    )));
-                }
-                if status.timestamp.is_none() {
-                    status.timestamp = Some(now());
-                }
-                if let Some(message) = status.message.as_mut() {
-                    self.fill_message(message, true);
-                }
-                new_state = target;
-            }
-            Payload::ArtifactUpdate(update) => {
-                self.check_ids(&mut update.task_id, &mut update.context_id)?;
-                if state.state.is_terminal() {
-                    return Err(invalid(format!(
-                        "task {} is {}: it takes no more artifacts",
-                        self.task_id,
-                        state.state.as_str_name()
-                    )));
-                }
-                match &update.artifact {
-                    Some(a) if !a.artifact_id.is_empty() && !a.parts.is_empty() => {}
-                    _ => {
-                        return Err(invalid(
-                            "an artifact update needs an artifact with an id and at least one part",
-                        ))
-                    }
-                }
-            }
-        }
-
-        let mut sent = self.create_pending(&mut state).await?;
+        self.fill_event(payload)?;
         let mutation = match event.payload.as_ref() {
             Some(Payload::StatusUpdate(u)) => TaskMutation::Status(u.status.as_ref().expect("filled above")),
             Some(Payload::ArtifactUpdate(u)) => TaskMutation::Artifact {
-                artifact: u.artifact.as_ref().expect("checked above"),
+                artifact: u.artifact.as_ref().expect("checked by check_mutation"),
                 append: u.append,
             },
-            _ => unreachable!("other payloads returned above"),
+            _ => unreachable!("check_event admits only status and artifact updates here"),
         };
-        self.begin_write();
-        if let Err(error) = self.store.apply(&self.task_id, mutation).await {
-            self.end_write(state.seq);
-            return Err(error);
-        }
-        state.seq += 1;
-        state.state = new_state;
-        self.end_write(state.seq);
+        // Checked here against the state this runtime knows, for an early answer (and before a
+        // pending task is created); the store checks it again atomically with the write.
+        let new_state = check_mutation(&self.task_id, writing.state.state, &mutation)?;
+        let mut sent = self.create_pending(&mut writing).await?;
+        writing.armed = true;
+        let seq = match self.store.apply(&self.task_id, mutation).await {
+            Ok(seq) => seq,
+            Err(error) => {
+                // Refused by the store (another writer got there first) or not stored at all:
+                // nothing was broadcast; the next write re-reads the stored state.
+                writing.armed = false;
+                writing.state.stale = true;
+                return Err(error);
+            }
+        };
+        writing.state.state = new_state;
         self.dispatch_push(&event).await;
-        let _ = self.tx.send(Envelope::Event { seq: state.seq, event: Arc::new(event), state: new_state });
+        let _ = self.tx.send(Envelope::Event { seq, event: Arc::new(event), state: new_state });
+        writing.armed = false;
         sent += 1;
-        let terminal = new_state.is_terminal();
-        drop(state);
-        if terminal {
+        drop(writing);
+        if new_state.is_terminal() {
             if let Some(push) = &self.push {
                 push.finish_task(&self.task_id);
             }
@@ -471,7 +417,13 @@ impl TaskRuntime {
     /// so the stored task is exactly the task after it (what a 0.3 webhook receives).
     async fn dispatch_push(&self, event: &StreamResponse) {
         if let Some(push) = &self.push {
-            let task_after = || self.store.get(&self.scope, &self.task_id, TaskView::FULL);
+            let task_after = || async {
+                Ok(self
+                    .store
+                    .get(&self.scope, &self.task_id, TaskView::FULL)
+                    .await?
+                    .map(|stored| stored.task))
+            };
             push.dispatch(&self.task_id, event, task_after).await;
         }
     }
@@ -489,7 +441,14 @@ impl TaskRuntime {
         }
     }
 
-    fn check_ids(&self, task_id: &mut String, context_id: &mut String) -> Result<()> {
+    /// Fills an update's empty ids (and a status's timestamp and message ids); refuses the ids
+    /// of another task.
+    fn fill_event(&self, payload: &mut Payload) -> Result<()> {
+        let (task_id, context_id) = match payload {
+            Payload::StatusUpdate(update) => (&mut update.task_id, &mut update.context_id),
+            Payload::ArtifactUpdate(update) => (&mut update.task_id, &mut update.context_id),
+            Payload::Task(_) | Payload::Message(_) => return Ok(()),
+        };
         if task_id.is_empty() {
             task_id.clone_from(&self.task_id);
         }
@@ -501,6 +460,15 @@ impl TaskRuntime {
                 "event for task {task_id} / context {context_id} published on task {} / context {}",
                 self.task_id, self.context_id
             )));
+        }
+        if let Payload::StatusUpdate(update) = payload {
+            let status = update.status.get_or_insert_with(TaskStatus::default);
+            if status.timestamp.is_none() {
+                status.timestamp = Some(now());
+            }
+            if let Some(message) = status.message.as_mut() {
+                self.fill_message(message, true);
+            }
         }
         Ok(())
     }
@@ -520,6 +488,27 @@ impl TaskRuntime {
         if in_task && message.task_id.is_empty() {
             message.task_id.clone_from(&self.task_id);
         }
+    }
+}
+
+/// What an execution may publish, whatever the task's state (the state itself is
+/// [`check_mutation`]'s): status and artifact updates; a direct `Message` reply only as the first
+/// and only event of a new task's execution (spec 3.1.1); never a `Task` (the handler maintains
+/// it); nothing after a reply.
+pub(crate) fn check_event(payload: Option<&Payload>, new_task: bool, replied: bool) -> Result<()> {
+    if replied {
+        return Err(invalid("the execution already answered with a message; it can publish nothing more"));
+    }
+    match payload {
+        None => Err(invalid("an event must hold a task, message, status update or artifact update")),
+        Some(Payload::Task(_)) => {
+            Err(invalid("executors publish status and artifact updates; the handler maintains the Task"))
+        }
+        Some(Payload::Message(_)) if !new_task => Err(invalid(
+            "a Message reply must be the only event of a new task's execution; \
+             attach messages to status updates instead",
+        )),
+        Some(_) => Ok(()),
     }
 }
 

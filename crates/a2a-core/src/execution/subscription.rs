@@ -110,7 +110,7 @@ impl Subscription {
                         return Some(Ok(Step::Ended(error)));
                     }
                 }
-                Err(broadcast::error::RecvError::Lagged(_)) => {
+                Ok(Envelope::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => {
                     // Lossless resync: a snapshot reflects everything missed (module docs).
                     return Some(self.resync().await);
                 }

@@ -165,6 +165,31 @@ impl DefaultRequestHandler {
         &self.inner.card
     }
 
+    /// Resolves the tasks a previous run of the server left running (`SUBMITTED` or `WORKING` in
+    /// the store, see [`TaskStore::running`]): each is handed to [`AgentExecutor::recover`], whose
+    /// default marks it `FAILED` with a status message saying the server restarted; an executor
+    /// can resume it instead. Subscribers and clients polling GetTask see the outcome like any
+    /// other event. Call it once, at startup, before serving. Returns how many tasks were handed
+    /// over.
+    pub async fn recover(&self) -> Result<usize> {
+        let inner = &self.inner;
+        let running = inner.tasks.running().await?;
+        let count = running.len();
+        for (scope, task_id) in running {
+            let Some(stored) = inner.tasks.get(&scope, &task_id, TaskView::FULL).await? else { continue };
+            let runtime = inner.runtime_for(&stored.task, &scope);
+            let guard = runtime.producer();
+            let updater = TaskUpdater::new(Arc::clone(&runtime), guard);
+            if let Err(error) = inner.executor.recover(stored.task, updater).await {
+                tracing::warn!(%task_id, %error, "could not resolve a task left running by a previous run");
+            }
+        }
+        if count > 0 {
+            tracing::info!(count, "resolved tasks left running by a previous run");
+        }
+        Ok(count)
+    }
+
     /// The versions this handler serves (spec 3.6.2). 0.3 requests reach it only after an edge
     /// adapter has translated them to 1.0: that adapter is the one seam for older versions.
     pub fn supported_versions(&self) -> &[ProtocolVersion] {
@@ -175,6 +200,9 @@ impl DefaultRequestHandler {
 fn scope(ctx: &CallContext, tenant: &str) -> Scope {
     Scope { tenant: tenant.to_owned(), owner: ctx.principal.as_ref().map(|p| p.id.clone()) }
 }
+
+/// The least of a task a read can return: enough for its state and to know it is visible.
+const STATE_ONLY: TaskView = TaskView { history_length: Some(0), include_artifacts: false };
 
 fn history_view(history_length: Option<i32>) -> TaskView {
     TaskView { history_length: history_length.map(|n| n.max(0) as usize), include_artifacts: true }
@@ -227,10 +255,10 @@ impl Inner {
 
     /// The task, if `scope` may see it; otherwise TaskNotFound (spec 13.1: never reveal it exists).
     async fn visible_task(&self, scope: &Scope, task_id: &str, view: TaskView) -> Result<Task> {
-        self.tasks
-            .get(scope, task_id, view)
-            .await?
-            .ok_or_else(|| Error::TaskNotFound { task_id: task_id.into() })
+        match self.tasks.get(scope, task_id, view).await? {
+            Some(stored) => Ok(stored.task),
+            None => Err(Error::TaskNotFound { task_id: task_id.into() }),
+        }
     }
 
     fn runtime_for(&self, task: &Task, scope: &Scope) -> Arc<TaskRuntime> {
@@ -331,8 +359,8 @@ impl Inner {
         let mut reference_tasks = Vec::new();
         for id in &message.reference_task_ids {
             // Unknown or invisible references are skipped: they are hints (spec 3.4.3 SHOULD).
-            if let Some(task) = self.tasks.get(&scope, id, TaskView::FULL).await? {
-                reference_tasks.push(task);
+            if let Some(stored) = self.tasks.get(&scope, id, TaskView::FULL).await? {
+                reference_tasks.push(stored.task);
             }
         }
 
@@ -532,7 +560,7 @@ impl A2aService for DefaultRequestHandler {
         if let Err(error) = inner.executor.cancel(task.clone(), updater.clone()).await {
             tracing::warn!(task_id = %task.id, %error, "the agent's cancel failed; canceling anyway");
         }
-        let state = runtime.current_state().await;
+        let state = inner.visible_task(&scope, &task.id, STATE_ONLY).await?.state();
         if !state.is_terminal() {
             // The executor did not end the task: the handler does (spec 3.1.5).
             if let Err(error) = updater.cancel(None).await {
@@ -597,7 +625,7 @@ impl A2aService for DefaultRequestHandler {
             violations.require(&auth.scheme, "authentication.scheme");
         }
         violations.finish()?;
-        inner.visible_task(&scope(ctx, &request.tenant), &request.task_id, TaskView::FULL).await?;
+        inner.visible_task(&scope(ctx, &request.tenant), &request.task_id, STATE_ONLY).await?;
         if request.id.is_empty() {
             request.id = a2a_proto::new_id();
         }
@@ -615,7 +643,7 @@ impl A2aService for DefaultRequestHandler {
         violations.require(&request.task_id, "taskId");
         violations.require(&request.id, "id");
         violations.finish()?;
-        inner.visible_task(&scope(ctx, &request.tenant), &request.task_id, TaskView::FULL).await?;
+        inner.visible_task(&scope(ctx, &request.tenant), &request.task_id, STATE_ONLY).await?;
         // spec 3.1.8: a missing config is TaskNotFoundError.
         inner
             .push_configs
@@ -643,7 +671,7 @@ impl A2aService for DefaultRequestHandler {
             }),
         };
         violations.finish()?;
-        inner.visible_task(&scope(ctx, &request.tenant), &request.task_id, TaskView::FULL).await?;
+        inner.visible_task(&scope(ctx, &request.tenant), &request.task_id, STATE_ONLY).await?;
         let all = inner.push_configs.list(&request.task_id).await?;
         // pageSize 0 (unset) returns every config (spec 3.1.9: pagination is optional).
         let size = if request.page_size == 0 { all.len() } else { request.page_size as usize };
@@ -665,7 +693,7 @@ impl A2aService for DefaultRequestHandler {
         violations.require(&request.task_id, "taskId");
         violations.require(&request.id, "id");
         violations.finish()?;
-        inner.visible_task(&scope(ctx, &request.tenant), &request.task_id, TaskView::FULL).await?;
+        inner.visible_task(&scope(ctx, &request.tenant), &request.task_id, STATE_ONLY).await?;
         // spec 3.1.10: idempotent, deleting a missing config succeeds.
         inner.push_configs.delete(&request.task_id, &request.id).await?;
         if let Some(push) = &inner.push {

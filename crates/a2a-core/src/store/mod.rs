@@ -1,20 +1,61 @@
-//! Storage of tasks and push notification configs: traits the handler depends on, and in-memory
-//! implementations ([`memory`]).
+//! Storage of tasks and push notification configs: the contract every backend keeps, an in-memory
+//! implementation a reader can follow in one sitting ([`memory`]), a compact one tuned for many
+//! stored tasks ([`compact`]), and the reusable conformance suite ([`testing`], feature `testing`)
+//! that every backend runs: memory, compact, SQLite, PostgreSQL, and any store a user writes.
 //!
-//! The task store is written to incrementally ([`TaskStore::apply`] with a [`TaskMutation`]), so a
-//! streaming artifact costs the size of its chunk, not of the whole task, and a SQL backend can map
-//! a mutation to a row insert. Every read and write is scoped ([`Scope`]: tenant and owner), so a
-//! caller never sees another caller's tasks (spec 13.1). Later backends (SQLite, PostgreSQL)
-//! implement the same traits; the handler does not change.
+//! # The task store contract
+//!
+//! A task is written incrementally: [`TaskStore::create`] once, then one [`TaskStore::apply`] per
+//! change ([`TaskMutation`]), so a streaming artifact chunk costs the size of the chunk (a row
+//! insert in SQL), never a rewrite of the whole task.
+//!
+//! - **Sequence numbers.** Every task carries the number of *stream events* applied to it, its
+//!   `seq`: creation is event 1, each [`TaskMutation::Status`] and [`TaskMutation::Artifact`]
+//!   adds one. A [`TaskMutation::History`] (a client message continuing the task) is not a stream
+//!   event (spec 3.2.3) and leaves `seq` unchanged. [`TaskStore::get`] returns the task *and* its
+//!   `seq`, read atomically: a subscriber that reads a snapshot at `seq = n` and then skips live
+//!   events numbered `<= n` gets every event exactly once (spec 3.1.6, 3.5.2), whichever process
+//!   published them.
+//! - **Atomicity.** `create` and `apply` are atomic: a concurrent `get` or `list` sees the task
+//!   before or after the change, never half of it, and once they return `Ok` the change is
+//!   durable to the backend's promise (memory: the process; SQLite/PostgreSQL: committed).
+//! - **The rules are the store's too.** `apply` checks the mutation against the *stored* state with
+//!   [`check_mutation`] in the same atomic step, so two writers (two replicas, or an executor
+//!   racing a CancelTask) can never clobber each other: a terminal task stays terminal, an
+//!   illegal transition is refused with the error [`check_mutation`] gives, whoever writes.
+//! - **Scoping.** `create` records the task's [`Scope`]; `get` and `list` return only tasks whose
+//!   scope is visible to the caller's ([`Scope::sees`]), and a task another scope cannot see is
+//!   indistinguishable from a missing one (spec 13.1). `apply` is unscoped: only the handler calls
+//!   it, for a task it has already resolved for its caller.
+//! - **Listing.** `list` orders by status timestamp (milliseconds), newest first, ties broken by
+//!   id (descending); [`TaskQuery::after`] is a keyset cursor (the last task of the previous page),
+//!   so a page costs the same however deep it is, and pages stay stable under concurrent inserts:
+//!   every task that matches and does not change while a client pages is returned exactly once. A
+//!   task updated meanwhile moves to the front (it may then be missed by that pass, or seen
+//!   twice). `total_size` counts every match at the time of the page's read, filters applied
+//!   before counting, in the caller's scope only.
+//! - **Recovery.** [`TaskStore::running`] lists the tasks an execution was producing
+//!   (`SUBMITTED` or `WORKING`), so that a server that restarts can resolve what its previous run
+//!   left unfinished (the handler's restart policy, `DefaultRequestHandler::recover`).
+//!
+//! # The push config store contract
+//!
+//! Configs are keyed by (task id, config id). `put` creates or replaces; a replaced config keeps
+//! its place in the task's creation order and takes the new registration version. `list` returns
+//! a task's configs in creation order. `delete` is idempotent. Access control is the handler's: it
+//! resolves the task for the caller before touching its configs.
 
+pub mod compact;
 pub mod memory;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 use a2a_proto::v1::{Task, TaskPushNotificationConfig, TaskState};
 use async_trait::async_trait;
 
 use crate::context::ProtocolVersion;
 use crate::error::Result;
-pub use crate::lifecycle::TaskMutation;
+pub use crate::lifecycle::{check_mutation, TaskMutation};
 
 /// Who may see a task: the tenant it was created in and the principal that created it (`None`
 /// when the server does not authenticate; such tasks are visible to every caller of the tenant).
@@ -24,6 +65,14 @@ pub struct Scope {
     pub tenant: String,
     /// The id of the principal that created the task.
     pub owner: Option<String>,
+}
+
+impl Scope {
+    /// Whether a caller in `self` may see a task created in `task`: same tenant, and the task has
+    /// no owner or the same one.
+    pub fn sees(&self, task: &Scope) -> bool {
+        self.tenant == task.tenant && (task.owner.is_none() || task.owner == self.owner)
+    }
 }
 
 /// How much of a task to return (spec 3.2.4, 3.1.4).
@@ -55,6 +104,27 @@ impl TaskView {
             metadata: task.metadata.clone(),
         }
     }
+
+    /// Trims an owned task to this view in place (no copy).
+    pub fn trim(&self, task: &mut Task) {
+        if let Some(n) = self.history_length {
+            let excess = task.history.len().saturating_sub(n);
+            task.history.drain(..excess);
+        }
+        if !self.include_artifacts {
+            task.artifacts.clear();
+        }
+    }
+}
+
+/// A task as stored, with the sequence number of the last stream event it reflects (see the
+/// module docs).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredTask {
+    /// The task, projected by the requested [`TaskView`].
+    pub task: Task,
+    /// How many stream events the task reflects (1 after `create`).
+    pub seq: u64,
 }
 
 /// The position after which a list page starts: the sort key of the last task of the previous page.
@@ -94,24 +164,33 @@ pub struct TaskPage {
     pub total_size: usize,
 }
 
-/// Persistent storage of tasks.
+/// The sort key of a task: its status timestamp in milliseconds (0 without one).
+pub fn updated_ms(task: &Task) -> i64 {
+    task.status.as_ref().and_then(|s| s.timestamp.as_ref()).map_or(0, a2a_proto::Timestamp::as_millis)
+}
+
+/// Persistent storage of tasks. The contract is in the [module docs](self); the
+/// [`testing`] suite checks it.
 #[async_trait]
 pub trait TaskStore: Send + Sync + 'static {
-    /// Stores a new task. Its status timestamp is its sort key.
-    async fn create(&self, scope: &Scope, task: Task) -> Result<()>;
+    /// Stores a new task in `scope`, as its event 1. Its status timestamp is its sort key. An
+    /// internal error if a task with this id exists.
+    async fn create(&self, scope: &Scope, task: &Task) -> Result<()>;
 
-    /// Applies a change to a stored task (see [`crate::lifecycle::apply_mutation`]).
-    /// `Error::TaskNotFound` if there is no such task.
-    async fn apply(&self, task_id: &str, mutation: TaskMutation<'_>) -> Result<()>;
+    /// Applies one change atomically, after checking it against the stored state with
+    /// [`check_mutation`] (its error is returned unchanged and nothing is written). Returns the
+    /// task's `seq` after the change. `Error::TaskNotFound` if there is no such task.
+    async fn apply(&self, task_id: &str, mutation: TaskMutation<'_>) -> Result<u64>;
 
-    /// The task, projected by `view`, if it exists and `scope` may see it.
-    async fn get(&self, scope: &Scope, task_id: &str, view: TaskView) -> Result<Option<Task>>;
-
-    /// The scope a task was created in (for the handler's access checks and runtime setup).
-    async fn scope_of(&self, task_id: &str) -> Result<Option<Scope>>;
+    /// The task, projected by `view`, with its `seq`, if it exists and `scope` may see it.
+    async fn get(&self, scope: &Scope, task_id: &str, view: TaskView) -> Result<Option<StoredTask>>;
 
     /// Tasks of `scope` matching `query`, most recently updated first.
     async fn list(&self, scope: &Scope, query: &TaskQuery) -> Result<TaskPage>;
+
+    /// Every task, in any scope, whose state is `SUBMITTED` or `WORKING`: what executions were
+    /// producing. Read once at startup, to resolve tasks a previous run left unfinished.
+    async fn running(&self) -> Result<Vec<(Scope, String)>>;
 }
 
 /// A push config as stored: the config and the protocol version of the client that registered it.
@@ -127,11 +206,13 @@ pub struct StoredPushConfig {
     pub version: ProtocolVersion,
 }
 
-/// Persistent storage of push notification configs, per task.
+/// Persistent storage of push notification configs, per task. The contract is in the
+/// [module docs](self).
 #[async_trait]
 pub trait PushConfigStore: Send + Sync + 'static {
     /// Creates or replaces (same task and id) a config, registered by a client speaking
-    /// `version`; returns the config as stored. A replaced config takes the new version.
+    /// `version`; returns the config as stored. A replaced config takes the new version and keeps
+    /// its place in the creation order.
     async fn put(
         &self,
         config: TaskPushNotificationConfig,
