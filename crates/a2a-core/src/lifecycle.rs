@@ -108,20 +108,7 @@ pub fn apply_mutation(task: &mut Task, mutation: TaskMutation<'_>) {
             match (existing, append) {
                 (Some(existing), true) => {
                     existing.parts.extend(artifact.parts.iter().cloned());
-                    if !artifact.name.is_empty() {
-                        existing.name.clone_from(&artifact.name);
-                    }
-                    if !artifact.description.is_empty() {
-                        existing.description.clone_from(&artifact.description);
-                    }
-                    if artifact.metadata.is_some() {
-                        existing.metadata.clone_from(&artifact.metadata);
-                    }
-                    for uri in &artifact.extensions {
-                        if !existing.extensions.contains(uri) {
-                            existing.extensions.push(uri.clone());
-                        }
-                    }
+                    merge_artifact_head(existing, artifact);
                 }
                 (Some(existing), false) => *existing = artifact.clone(),
                 (None, _) => task.artifacts.push(artifact.clone()),
@@ -130,6 +117,26 @@ pub fn apply_mutation(task: &mut Task, mutation: TaskMutation<'_>) {
         TaskMutation::History(message) => {
             archive_status_message(task);
             task.history.push(message.clone());
+        }
+    }
+}
+
+/// What an appended chunk changes of the artifact it extends besides the parts (spec 4.2.2): a
+/// non-empty name or description and present metadata replace the old ones; extensions are
+/// added. Stores that keep parts apart (a row per chunk) call this for the rest.
+pub fn merge_artifact_head(existing: &mut Artifact, chunk: &Artifact) {
+    if !chunk.name.is_empty() {
+        existing.name.clone_from(&chunk.name);
+    }
+    if !chunk.description.is_empty() {
+        existing.description.clone_from(&chunk.description);
+    }
+    if chunk.metadata.is_some() {
+        existing.metadata.clone_from(&chunk.metadata);
+    }
+    for uri in &chunk.extensions {
+        if !existing.extensions.contains(uri) {
+            existing.extensions.push(uri.clone());
         }
     }
 }

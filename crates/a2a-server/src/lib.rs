@@ -168,7 +168,8 @@ impl ServerBuilder {
 
     /// The complete HTTP + gRPC application for a server reachable at `local` (used for the
     /// default public URL), and the card it advertises. Bindings given their own listener with
-    /// [`binding_listener`](Self::binding_listener) are not part of it.
+    /// [`binding_listener`](Self::binding_listener) are not part of it, and the tasks a previous
+    /// run left running are not resolved (that is [`serve`](Self::serve)'s first step).
     pub fn into_app(self, local: SocketAddr) -> std::io::Result<(Router, AgentCard)> {
         let (apps, card) = self.build(local, CancellationToken::new())?;
         Ok((apps.main, card))
@@ -227,7 +228,7 @@ impl ServerBuilder {
         }
         let handler = handler.build().map_err(|e| invalid(&e.to_string()))?;
         let service: Arc<dyn A2aService> =
-            Arc::new(shutdown::EndStreamsOnShutdown { inner: handler, token: shutdown });
+            Arc::new(shutdown::EndStreamsOnShutdown { inner: handler.clone(), token: shutdown });
         let on_main = |binding: Binding| own_port(binding).is_none();
         let main =
             app(&service, &card, on_main(Binding::JsonRpc), on_main(Binding::Rest), on_main(Binding::Grpc));
@@ -242,7 +243,7 @@ impl ServerBuilder {
                 (listener, router)
             })
             .collect();
-        Ok((Apps { main, separate }, card))
+        Ok((Apps { main, separate, handler }, card))
     }
 
     /// Serves on `listener` until the process receives SIGINT or SIGTERM, then shuts down
@@ -253,6 +254,10 @@ impl ServerBuilder {
 
     /// Serves on `listener` until `signal` completes, then shuts down gracefully: stops accepting,
     /// lets in-flight unary calls finish, and ends open streams cleanly.
+    ///
+    /// Before accepting the first request it resolves the tasks a previous run left running
+    /// (`DefaultRequestHandler::recover`: by default they become `FAILED` with a status message
+    /// saying the server restarted), so no client ever sees a task that nothing executes.
     pub async fn serve_with_shutdown(
         self,
         listener: TcpListener,
@@ -261,6 +266,10 @@ impl ServerBuilder {
         let local = listener.local_addr()?;
         let token = CancellationToken::new();
         let (apps, _) = self.build(local, token.clone())?;
+        apps.handler
+            .recover()
+            .await
+            .map_err(|e| std::io::Error::other(format!("resolving interrupted tasks: {e}")))?;
         let mut others = Vec::new();
         for (listener, router) in apps.separate {
             others.push(tokio::spawn(serve_until(listener, router, token.clone().cancelled_owned())));
@@ -315,10 +324,12 @@ impl RunningServer {
     }
 }
 
-/// The main port's application and the bindings served on ports of their own.
+/// The main port's application, the bindings served on ports of their own, and the handler
+/// behind them.
 struct Apps {
     main: Router,
     separate: Vec<(TcpListener, Router)>,
+    handler: DefaultRequestHandler,
 }
 
 /// Serves `router` on `listener` until `shutdown` completes, then finishes gracefully.

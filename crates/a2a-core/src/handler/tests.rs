@@ -1035,3 +1035,167 @@ async fn push_configs_for_unknown_tasks_or_private_destinations_are_refused() {
         assert_eq!(err.field_violations()[0].field, "url", "{url}");
     }
 }
+
+// ---- Durability seams: the restart policy and abandoned writes (store contract, crate::store) ----
+
+fn stored(id: &str, state: TaskState) -> Task {
+    crate::store::testing::task(id, "ctx", state, 1_000)
+}
+
+#[tokio::test]
+async fn tasks_left_running_by_a_previous_run_are_failed_with_a_restart_message() {
+    use crate::store::memory::InMemoryTaskStore;
+    let store = Arc::new(InMemoryTaskStore::new());
+    let scope = Scope::default();
+    for (id, state) in [
+        ("submitted", TaskState::Submitted),
+        ("working", TaskState::Working),
+        ("waiting", TaskState::InputRequired),
+        ("done", TaskState::Completed),
+    ] {
+        store.create(&scope, &stored(id, state)).await.unwrap();
+    }
+    let h = DefaultRequestHandler::builder(card(true, false), Scripted).task_store(store).build().unwrap();
+    assert_eq!(h.recover().await.unwrap(), 2, "SUBMITTED and WORKING were being executed");
+    for id in ["submitted", "working"] {
+        let task = h.get_task(&ctx(), GetTaskRequest { id: id.into(), ..Default::default() }).await.unwrap();
+        assert_eq!(task.state(), TaskState::Failed, "{id}");
+        let message = task.status.unwrap().message.expect("a status message says why");
+        assert_eq!(message.text(), crate::executor::RESTARTED);
+        assert_eq!((message.task_id.as_str(), message.context_id.as_str()), (id, "ctx"));
+    }
+    for (id, state) in [("waiting", TaskState::InputRequired), ("done", TaskState::Completed)] {
+        let task = h.get_task(&ctx(), GetTaskRequest { id: id.into(), ..Default::default() }).await.unwrap();
+        assert_eq!(task.state(), state, "{id}: a task no execution was producing is left alone");
+    }
+    assert_eq!(h.recover().await.unwrap(), 0, "nothing is left running afterwards");
+}
+
+/// Resumes recovered tasks instead of failing them.
+struct Resuming;
+
+#[async_trait]
+impl AgentExecutor for Resuming {
+    async fn execute(&self, _ctx: RequestContext, updater: TaskUpdater) -> Result<()> {
+        updater.complete(None).await
+    }
+
+    async fn recover(&self, _task: Task, updater: TaskUpdater) -> Result<()> {
+        tokio::spawn(async move {
+            updater.add_artifact(Artifact::new(vec![Part::text("resumed")])).await.unwrap();
+            updater.complete(None).await.unwrap();
+        });
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn an_executor_can_resume_what_a_restart_interrupted() {
+    use crate::store::memory::InMemoryTaskStore;
+    let store = Arc::new(InMemoryTaskStore::new());
+    store.create(&Scope::default(), &stored("t", TaskState::Working)).await.unwrap();
+    let h = DefaultRequestHandler::builder(card(true, false), Resuming).task_store(store).build().unwrap();
+    assert_eq!(h.recover().await.unwrap(), 1);
+    let task = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            let task =
+                h.get_task(&ctx(), GetTaskRequest { id: "t".into(), ..Default::default() }).await.unwrap();
+            if task.state().is_terminal() {
+                return task;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("the resumed task completes");
+    assert_eq!(task.state(), TaskState::Completed);
+    assert_eq!(task.artifacts[0].parts[0].as_text(), Some("resumed"));
+}
+
+/// A store that stores the first artifact update, then never answers: what a database write
+/// looks like to a caller that gives up on it after it was committed.
+struct StallsAfterFirstArtifact {
+    inner: crate::store::memory::InMemoryTaskStore,
+    stalled: std::sync::atomic::AtomicBool,
+}
+
+#[async_trait]
+impl TaskStore for StallsAfterFirstArtifact {
+    async fn create(&self, scope: &Scope, task: &Task) -> Result<()> {
+        self.inner.create(scope, task).await
+    }
+
+    async fn apply(&self, task_id: &str, mutation: crate::store::TaskMutation<'_>) -> Result<u64> {
+        let artifact = matches!(mutation, crate::store::TaskMutation::Artifact { .. });
+        let seq = self.inner.apply(task_id, mutation).await?;
+        if artifact && !self.stalled.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            std::future::pending::<()>().await;
+        }
+        Ok(seq)
+    }
+
+    async fn get(
+        &self,
+        scope: &Scope,
+        task_id: &str,
+        view: TaskView,
+    ) -> Result<Option<crate::store::StoredTask>> {
+        self.inner.get(scope, task_id, view).await
+    }
+
+    async fn list(&self, scope: &Scope, query: &TaskQuery) -> Result<crate::store::TaskPage> {
+        self.inner.list(scope, query).await
+    }
+
+    async fn running(&self) -> Result<Vec<(Scope, String)>> {
+        self.inner.running().await
+    }
+}
+
+/// Gives up on its artifact update (the store stalls after writing it), then completes.
+struct GivesUpOnAPublish;
+
+#[async_trait]
+impl AgentExecutor for GivesUpOnAPublish {
+    async fn execute(&self, _ctx: RequestContext, updater: TaskUpdater) -> Result<()> {
+        updater.start_work(None).await?;
+        let artifact =
+            Artifact { artifact_id: "a".into(), parts: vec![Part::text("kept")], ..Default::default() };
+        let abandoned = tokio::time::timeout(Duration::from_millis(50), updater.add_artifact(artifact)).await;
+        assert!(abandoned.is_err(), "the publish was abandoned while the store held it");
+        updater.complete(None).await
+    }
+}
+
+#[tokio::test]
+async fn a_publish_abandoned_mid_write_loses_nothing_and_duplicates_nothing() {
+    let store = Arc::new(StallsAfterFirstArtifact { inner: Default::default(), stalled: Default::default() });
+    let h = DefaultRequestHandler::builder(card(true, false), GivesUpOnAPublish)
+        .task_store(store)
+        .build()
+        .unwrap();
+    let events: Vec<StreamResponse> = collect(h.send_streaming_message(&ctx(), send("go")).await.unwrap())
+        .await
+        .into_iter()
+        .collect::<Result<_>>()
+        .unwrap();
+    let kinds: Vec<_> = events.iter().map(kind).collect();
+    // The artifact was stored but never broadcast: the stream resynchronises from a snapshot
+    // that holds it, then goes on with the events after it (none, if the snapshot was read after
+    // the completion: its seq then covers the live COMPLETED event, which is skipped).
+    assert!(
+        kinds == ["task", "status", "task", "status"] || kinds == ["task", "status", "task"],
+        "{events:?}"
+    );
+    assert_eq!(
+        replay(&events),
+        (vec!["kept".to_owned()], Some(TaskState::Completed)),
+        "nothing lost or doubled"
+    );
+    let task_id = match &events[0].payload {
+        Some(Payload::Task(task)) => task.id.clone(),
+        other => panic!("{other:?}"),
+    };
+    let task = h.get_task(&ctx(), GetTaskRequest { id: task_id, ..Default::default() }).await.unwrap();
+    assert_eq!((task.state(), task.artifacts.len()), (TaskState::Completed, 1));
+}

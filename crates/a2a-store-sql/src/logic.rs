@@ -1,0 +1,586 @@
+//! The store operations in SQL, written once for both engines (see [`crate::db::Db`]).
+//!
+//! # Layout
+//!
+//! - `a2a_tasks`: one row per task: its scope, its sort key (`updated_ms`, the status timestamp),
+//!   its `seq`, the status and metadata as protobuf blobs, and how many history messages and
+//!   artifacts it has (so an insert knows its position without a scan).
+//! - `a2a_history`: one row per history message, `(task_id, n)`.
+//! - `a2a_artifacts`: one row per artifact without its parts (its "head"), and `a2a_parts`: one
+//!   row per part. A streamed chunk is a few part inserts and a head update: never a rewrite of
+//!   the task.
+//! - `a2a_task_counts`: how many tasks each (tenant, owner, state) holds, so ListTasks' `totalSize`
+//!   without a context or time filter is a sum of a few rows, whatever the number of tasks.
+//! - `a2a_push_configs`: one row per (task, config id).
+//!
+//! Owners are stored as a key: `''` for a task without an owner, `'=' || id` otherwise, so that
+//! "no owner" can be an equality in an index and never collides with a principal's id.
+
+use a2a_core::lifecycle::{check_mutation, merge_artifact_head, TaskMutation};
+use a2a_core::store::{
+    updated_ms, Cursor, Scope, StoredPushConfig, StoredTask, TaskPage, TaskQuery, TaskView,
+};
+use a2a_core::{Error, ProtocolVersion};
+use a2a_proto::v1::{Artifact, Message, Part, Task, TaskPushNotificationConfig, TaskState, TaskStatus};
+use prost::Message as _;
+
+use crate::db::{Db, Fail, Param, Row};
+
+/// The owner key of a scope's owner (see the module docs).
+pub(crate) fn owner_key(owner: &Option<String>) -> String {
+    owner.as_ref().map_or_else(String::new, |id| format!("={id}"))
+}
+
+fn owner_of_key(key: &str) -> Option<String> {
+    key.strip_prefix('=').map(str::to_owned)
+}
+
+/// Which counter row of a (tenant, owner, state) a task's changes go to.
+fn shard<D: Db>(task_id: &str) -> i64 {
+    if D::COUNT_SHARDS <= 1 {
+        return 0;
+    }
+    // FNV-1a: stable across processes and versions (several replicas must agree on nothing here,
+    // but a stable spread keeps a task's increments and decrements on one row).
+    let hash = task_id
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    (hash % D::COUNT_SHARDS) as i64
+}
+
+fn encode_opt<M: prost::Message>(message: Option<&M>) -> Option<Vec<u8>> {
+    message.map(prost::Message::encode_to_vec)
+}
+
+fn blob_param(blob: &Option<Vec<u8>>) -> Param<'_> {
+    blob.as_deref().map_or(Param::NullBlob, Param::Blob)
+}
+
+fn decode_opt<M: prost::Message + Default>(blob: Option<Vec<u8>>) -> Result<Option<M>, Fail> {
+    blob.map(|b| M::decode(b.as_slice())).transpose().map_err(Fail::from)
+}
+
+fn decode<M: prost::Message + Default>(blob: Option<Vec<u8>>) -> Result<M, Fail> {
+    Ok(decode_opt(blob)?.unwrap_or_default())
+}
+
+fn state_of(value: i64) -> TaskState {
+    i32::try_from(value).ok().and_then(|v| TaskState::try_from(v).ok()).unwrap_or(TaskState::Unspecified)
+}
+
+/// An artifact without its parts: what `a2a_artifacts.head` holds.
+fn head_of(artifact: &Artifact) -> Artifact {
+    Artifact {
+        artifact_id: artifact.artifact_id.clone(),
+        name: artifact.name.clone(),
+        description: artifact.description.clone(),
+        parts: Vec::new(),
+        metadata: artifact.metadata.clone(),
+        extensions: artifact.extensions.clone(),
+    }
+}
+
+async fn count<D: Db>(
+    db: &mut D,
+    tenant: &str,
+    owner: &str,
+    state: TaskState,
+    task_id: &str,
+    delta: i64,
+) -> Result<(), Fail> {
+    db.exec(
+        "INSERT INTO a2a_task_counts (tenant, owner, state, shard, n) VALUES ($1, $2, $3, $4, $5) \
+         ON CONFLICT (tenant, owner, state, shard) DO UPDATE SET n = a2a_task_counts.n + excluded.n",
+        &[
+            Param::Text(tenant),
+            Param::Text(owner),
+            Param::Int(state as i64),
+            Param::Int(shard::<D>(task_id)),
+            Param::Int(delta),
+        ],
+    )
+    .await?;
+    Ok(())
+}
+
+async fn insert_history<D: Db>(db: &mut D, task_id: &str, n: i64, message: &Message) -> Result<(), Fail> {
+    db.exec(
+        "INSERT INTO a2a_history (task_id, n, message) VALUES ($1, $2, $3)",
+        &[Param::Text(task_id), Param::Int(n), Param::Blob(&message.encode_to_vec())],
+    )
+    .await?;
+    Ok(())
+}
+
+async fn insert_parts<D: Db>(
+    db: &mut D,
+    task_id: &str,
+    artifact_n: i64,
+    first: i64,
+    parts: &[Part],
+) -> Result<(), Fail> {
+    for (i, part) in parts.iter().enumerate() {
+        db.exec(
+            "INSERT INTO a2a_parts (task_id, artifact_n, n, part) VALUES ($1, $2, $3, $4)",
+            &[
+                Param::Text(task_id),
+                Param::Int(artifact_n),
+                Param::Int(first + i as i64),
+                Param::Blob(&part.encode_to_vec()),
+            ],
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+async fn insert_artifact<D: Db>(db: &mut D, task_id: &str, n: i64, artifact: &Artifact) -> Result<(), Fail> {
+    db.exec(
+        "INSERT INTO a2a_artifacts (task_id, n, artifact_id, head, parts_len) VALUES ($1, $2, $3, $4, $5)",
+        &[
+            Param::Text(task_id),
+            Param::Int(n),
+            Param::Text(&artifact.artifact_id),
+            Param::Blob(&head_of(artifact).encode_to_vec()),
+            Param::Int(artifact.parts.len() as i64),
+        ],
+    )
+    .await?;
+    insert_parts(db, task_id, n, 0, &artifact.parts).await
+}
+
+/// `TaskStore::create`.
+pub(crate) async fn create<D: Db>(db: &mut D, scope: &Scope, task: &Task) -> Result<(), Fail> {
+    let owner = owner_key(&scope.owner);
+    let state = task.state();
+    let status = encode_opt(task.status.as_ref());
+    let metadata = encode_opt(task.metadata.as_ref());
+    let inserted = db
+        .exec(
+            "INSERT INTO a2a_tasks (id, tenant, owner, context_id, state, updated_ms, seq, status, metadata, \
+             history_len, artifacts_len) VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING",
+            &[
+                Param::Text(&task.id),
+                Param::Text(&scope.tenant),
+                Param::Text(&owner),
+                Param::Text(&task.context_id),
+                Param::Int(state as i64),
+                Param::Int(updated_ms(task)),
+                blob_param(&status),
+                blob_param(&metadata),
+                Param::Int(task.history.len() as i64),
+                Param::Int(task.artifacts.len() as i64),
+            ],
+        )
+        .await?;
+    if inserted == 0 {
+        return Err(Error::internal(format!("task {} already exists", task.id)).into());
+    }
+    for (n, message) in task.history.iter().enumerate() {
+        insert_history(db, &task.id, n as i64, message).await?;
+    }
+    for (n, artifact) in task.artifacts.iter().enumerate() {
+        insert_artifact(db, &task.id, n as i64, artifact).await?;
+    }
+    count(db, &scope.tenant, &owner, state, &task.id, 1).await
+}
+
+/// `TaskStore::apply`: reads the task's row (locked where several writers exist), checks the
+/// mutation against it, writes the change.
+pub(crate) async fn apply<D: Db>(db: &mut D, task_id: &str, mutation: TaskMutation<'_>) -> Result<u64, Fail> {
+    let sql = if D::LOCKS_ROWS {
+        "SELECT state, seq, status, history_len, artifacts_len, tenant, owner FROM a2a_tasks WHERE id = $1 FOR UPDATE"
+    } else {
+        "SELECT state, seq, status, history_len, artifacts_len, tenant, owner FROM a2a_tasks WHERE id = $1"
+    };
+    let mut row = db
+        .rows(sql, &[Param::Text(task_id)])
+        .await?
+        .pop()
+        .ok_or_else(|| Error::TaskNotFound { task_id: task_id.into() })?;
+    let current = state_of(row.int(0)?);
+    let seq = row.int(1)?;
+    let mut history_len = row.int(3)?;
+    let next = check_mutation(task_id, current, &mutation)?;
+    match mutation {
+        TaskMutation::Status(status) => {
+            let old: Option<TaskStatus> = decode_opt(row.blob(2)?)?;
+            if let Some(message) = old.and_then(|s| s.message) {
+                insert_history(db, task_id, history_len, &message).await?;
+                history_len += 1;
+            }
+            db.exec(
+                "UPDATE a2a_tasks SET state = $2, updated_ms = $3, seq = $4, status = $5, history_len = $6 WHERE id = $1",
+                &[
+                    Param::Text(task_id),
+                    Param::Int(next as i64),
+                    Param::Int(status.timestamp.as_ref().map_or(0, a2a_proto::Timestamp::as_millis)),
+                    Param::Int(seq + 1),
+                    Param::Blob(&status.encode_to_vec()),
+                    Param::Int(history_len),
+                ],
+            )
+            .await?;
+            if next != current {
+                let (tenant, owner) = (row.text(5)?, row.text(6)?);
+                // Lower state first: concurrent writers lock counter rows in one order (no deadlock).
+                let mut changes = [(current, -1), (next, 1)];
+                changes.sort_by_key(|(state, _)| *state as i32);
+                for (state, delta) in changes {
+                    count(db, &tenant, &owner, state, task_id, delta).await?;
+                }
+            }
+            Ok(seq as u64 + 1)
+        }
+        TaskMutation::Artifact { artifact, append } => {
+            let artifacts_len = row.int(4)?;
+            let found = db
+                .rows(
+                    "SELECT n, head, parts_len FROM a2a_artifacts WHERE task_id = $1 AND artifact_id = $2",
+                    &[Param::Text(task_id), Param::Text(&artifact.artifact_id)],
+                )
+                .await?
+                .pop();
+            let mut added = 0;
+            match (found, append) {
+                (Some(mut existing), true) => {
+                    let n = existing.int(0)?;
+                    let parts_len = existing.int(2)?;
+                    let mut head: Artifact = decode(existing.blob(1)?)?;
+                    merge_artifact_head(&mut head, artifact);
+                    insert_parts(db, task_id, n, parts_len, &artifact.parts).await?;
+                    update_head(db, task_id, n, &head, parts_len + artifact.parts.len() as i64).await?;
+                }
+                (Some(existing), false) => {
+                    let n = existing.int(0)?;
+                    db.exec(
+                        "DELETE FROM a2a_parts WHERE task_id = $1 AND artifact_n = $2",
+                        &[Param::Text(task_id), Param::Int(n)],
+                    )
+                    .await?;
+                    insert_parts(db, task_id, n, 0, &artifact.parts).await?;
+                    update_head(db, task_id, n, &head_of(artifact), artifact.parts.len() as i64).await?;
+                }
+                (None, _) => {
+                    insert_artifact(db, task_id, artifacts_len, artifact).await?;
+                    added = 1;
+                }
+            }
+            db.exec(
+                "UPDATE a2a_tasks SET seq = $2, artifacts_len = $3 WHERE id = $1",
+                &[Param::Text(task_id), Param::Int(seq + 1), Param::Int(artifacts_len + added)],
+            )
+            .await?;
+            Ok(seq as u64 + 1)
+        }
+        TaskMutation::History(message) => {
+            let mut status: Option<TaskStatus> = decode_opt(row.blob(2)?)?;
+            if let Some(archived) = status.as_mut().and_then(|s| s.message.take()) {
+                insert_history(db, task_id, history_len, &archived).await?;
+                history_len += 1;
+            }
+            insert_history(db, task_id, history_len, message).await?;
+            let status = encode_opt(status.as_ref());
+            db.exec(
+                "UPDATE a2a_tasks SET status = $2, history_len = $3 WHERE id = $1",
+                &[Param::Text(task_id), blob_param(&status), Param::Int(history_len + 1)],
+            )
+            .await?;
+            Ok(seq as u64)
+        }
+    }
+}
+
+async fn update_head<D: Db>(
+    db: &mut D,
+    task_id: &str,
+    n: i64,
+    head: &Artifact,
+    parts_len: i64,
+) -> Result<(), Fail> {
+    db.exec(
+        "UPDATE a2a_artifacts SET head = $3, parts_len = $4 WHERE task_id = $1 AND n = $2",
+        &[Param::Text(task_id), Param::Int(n), Param::Blob(&head.encode_to_vec()), Param::Int(parts_len)],
+    )
+    .await?;
+    Ok(())
+}
+
+/// The task columns [`load`] reads, in its order.
+const TASK_COLUMNS: &str = "id, context_id, status, metadata, seq, history_len, artifacts_len, updated_ms";
+
+/// Builds a task from a row of [`TASK_COLUMNS`], with the history and artifacts `view` asks for.
+async fn load<D: Db>(db: &mut D, mut row: Row, view: TaskView) -> Result<StoredTask, Fail> {
+    let id = row.text(0)?;
+    let history_len = row.int(5)?;
+    let artifacts_len = row.int(6)?;
+    let keep = view.history_length.map_or(history_len, |n| history_len.min(n as i64));
+    let mut history = Vec::with_capacity(keep as usize);
+    if keep > 0 {
+        for mut message in db
+            .rows(
+                "SELECT message FROM a2a_history WHERE task_id = $1 AND n >= $2 ORDER BY n",
+                &[Param::Text(&id), Param::Int(history_len - keep)],
+            )
+            .await?
+        {
+            history.push(decode(message.blob(0)?)?);
+        }
+    }
+    let mut artifacts: Vec<Artifact> = Vec::new();
+    if view.include_artifacts && artifacts_len > 0 {
+        for mut head in db
+            .rows("SELECT head FROM a2a_artifacts WHERE task_id = $1 ORDER BY n", &[Param::Text(&id)])
+            .await?
+        {
+            artifacts.push(decode(head.blob(0)?)?);
+        }
+        for mut part in db
+            .rows(
+                "SELECT artifact_n, part FROM a2a_parts WHERE task_id = $1 ORDER BY artifact_n, n",
+                &[Param::Text(&id)],
+            )
+            .await?
+        {
+            let n = usize::try_from(part.int(0)?).unwrap_or(usize::MAX);
+            let artifact = artifacts
+                .get_mut(n)
+                .ok_or_else(|| Fail::Db(format!("task {id}: a part of artifact {n}, which is not stored")))?;
+            artifact.parts.push(decode(part.blob(1)?)?);
+        }
+    }
+    Ok(StoredTask {
+        task: Task {
+            context_id: row.text(1)?,
+            status: decode_opt(row.blob(2)?)?,
+            metadata: decode_opt(row.blob(3)?)?,
+            artifacts,
+            history,
+            id,
+        },
+        seq: row.int(4)? as u64,
+    })
+}
+
+/// `TaskStore::get`. Run inside one read transaction (a consistent snapshot).
+pub(crate) async fn get<D: Db>(
+    db: &mut D,
+    scope: &Scope,
+    task_id: &str,
+    view: TaskView,
+) -> Result<Option<StoredTask>, Fail> {
+    let sql = format!("SELECT {TASK_COLUMNS}, tenant, owner FROM a2a_tasks WHERE id = $1");
+    let Some(mut row) = db.rows(&sql, &[Param::Text(task_id)]).await?.pop() else { return Ok(None) };
+    let (tenant, owner) = (row.text(8)?, row.text(9)?);
+    if !scope.sees(&Scope { tenant, owner: owner_of_key(&owner) }) {
+        return Ok(None);
+    }
+    load(db, row, view).await.map(Some)
+}
+
+/// `TaskStore::list`. Run inside one read transaction.
+///
+/// One keyset-seek per owner key the caller can see (none, and its own), each in index order and
+/// limited to one page, merged: a page reads at most two pages of rows, however many tasks exist.
+pub(crate) async fn list<D: Db>(db: &mut D, scope: &Scope, query: &TaskQuery) -> Result<TaskPage, Fail> {
+    let own = scope.owner.as_ref().map(|_| owner_key(&scope.owner));
+    let mut owners = vec![String::new()];
+    owners.extend(own);
+    let page_size = query.page_size as i64;
+    let state = query.state.map(|s| s as i64);
+
+    // Parameters shared by every branch: $1 tenant, then the filters, the cursor and the limit.
+    let mut params: Vec<Param<'_>> = vec![Param::Text(&scope.tenant)];
+    let mut filters = String::new();
+    if let Some(context) = &query.context_id {
+        filters += &format!(" AND context_id = ${}", next_param(&params));
+        params.push(Param::Text(context));
+    }
+    if let Some(state) = state {
+        filters += &format!(" AND state = ${}", next_param(&params));
+        params.push(Param::Int(state));
+    }
+    if let Some(since) = query.updated_at_or_after_ms {
+        filters += &format!(" AND updated_ms >= ${}", next_param(&params));
+        params.push(Param::Int(since));
+    }
+    let count_params = params.len();
+    let mut seek = filters.clone();
+    if let Some(after) = &query.after {
+        let (ms, id) = (next_param(&params), next_param(&params) + 1);
+        seek += &format!(" AND (updated_ms, id) < (${ms}, ${id})");
+        params.push(Param::Int(after.updated_ms));
+        params.push(Param::Text(&after.task_id));
+    }
+    let limit = next_param(&params);
+    params.push(Param::Int(page_size + 1));
+    let mut branches = Vec::new();
+    for owner in &owners {
+        let p = next_param(&params);
+        params.push(Param::Text(owner));
+        branches.push(format!(
+            "SELECT * FROM (SELECT {TASK_COLUMNS} FROM a2a_tasks WHERE tenant = $1 AND owner = ${p}{seek} \
+             ORDER BY updated_ms DESC, id DESC LIMIT ${limit}) AS b{p}"
+        ));
+    }
+    let sql = format!("{} ORDER BY updated_ms DESC, id DESC LIMIT ${limit}", branches.join(" UNION ALL "));
+    let mut rows = db.rows(&sql, &params).await?;
+    let more = rows.len() as i64 > page_size;
+    rows.truncate(query.page_size);
+
+    let mut tasks = Vec::with_capacity(rows.len());
+    let mut last = None;
+    for row in rows {
+        let updated = row.int(7)?;
+        let task = load(db, row, query.view).await?.task;
+        last = Some(Cursor { updated_ms: updated, task_id: task.id.clone() });
+        tasks.push(task);
+    }
+
+    // totalSize: from the counters when only the state filters, else a count over the index.
+    let owner_list: Vec<Param<'_>> = owners.iter().map(|o| Param::Text(o)).collect();
+    let total = if query.context_id.is_none() && query.updated_at_or_after_ms.is_none() {
+        let mut p = vec![Param::Text(&scope.tenant)];
+        let mut sql =
+            String::from("SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM a2a_task_counts WHERE tenant = $1");
+        if let Some(state) = state {
+            sql += " AND state = $2";
+            p.push(Param::Int(state));
+        }
+        sql += &format!(" AND owner IN ({})", placeholders(p.len() + 1, owner_list.len()));
+        p.extend(owner_list);
+        db.rows(&sql, &p).await?
+    } else {
+        let mut p = params[..count_params].to_vec();
+        let sql = format!(
+            "SELECT COUNT(*) FROM a2a_tasks WHERE tenant = $1{filters} AND owner IN ({})",
+            placeholders(p.len() + 1, owner_list.len())
+        );
+        p.extend(owner_list);
+        db.rows(&sql, &p).await?
+    };
+    let total_size = total.first().map(|row| row.int(0)).transpose()?.unwrap_or(0);
+    Ok(TaskPage {
+        tasks,
+        next: if more { last } else { None },
+        total_size: usize::try_from(total_size).unwrap_or(0),
+    })
+}
+
+/// The number the next parameter pushed onto `params` gets.
+fn next_param(params: &[Param<'_>]) -> usize {
+    params.len() + 1
+}
+
+fn placeholders(first: usize, n: usize) -> String {
+    (first..first + n).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
+}
+
+/// `TaskStore::running`.
+pub(crate) async fn running<D: Db>(db: &mut D) -> Result<Vec<(Scope, String)>, Fail> {
+    let mut out = Vec::new();
+    // The literal states match the partial index `a2a_tasks_running` (SUBMITTED = 1, WORKING = 2).
+    for mut row in db.rows("SELECT tenant, owner, id FROM a2a_tasks WHERE state IN (1, 2)", &[]).await? {
+        let tenant = row.text(0)?;
+        let owner = owner_of_key(&row.text(1)?);
+        out.push((Scope { tenant, owner }, row.text(2)?));
+    }
+    Ok(out)
+}
+
+fn version_name(version: ProtocolVersion) -> &'static str {
+    version.as_str()
+}
+
+fn version_of(name: &str) -> Result<ProtocolVersion, Fail> {
+    match name {
+        "0.3" => Ok(ProtocolVersion::V0_3),
+        "1.0" => Ok(ProtocolVersion::V1_0),
+        other => Err(Fail::Db(format!(
+            "a stored push config has protocol version {other:?}, which this build does not know"
+        ))),
+    }
+}
+
+/// `PushConfigStore::put`. A new config goes after the task's others; a replaced one keeps its place.
+pub(crate) async fn put_push<D: Db>(
+    db: &mut D,
+    config: &TaskPushNotificationConfig,
+    version: ProtocolVersion,
+) -> Result<(), Fail> {
+    db.exec(
+        "INSERT INTO a2a_push_configs (task_id, config_id, position, version, config) VALUES ($1, $2, \
+         (SELECT COALESCE(MAX(position), 0) + 1 FROM a2a_push_configs WHERE task_id = $1), $3, $4) \
+         ON CONFLICT (task_id, config_id) DO UPDATE SET version = excluded.version, config = excluded.config",
+        &[
+            Param::Text(&config.task_id),
+            Param::Text(&config.id),
+            Param::Text(version_name(version)),
+            Param::Blob(&config.encode_to_vec()),
+        ],
+    )
+    .await?;
+    Ok(())
+}
+
+fn push_config(mut row: Row) -> Result<StoredPushConfig, Fail> {
+    let version = version_of(&row.text(0)?)?;
+    Ok(StoredPushConfig { config: decode(row.blob(1)?)?, version })
+}
+
+/// `PushConfigStore::get`.
+pub(crate) async fn get_push<D: Db>(
+    db: &mut D,
+    task_id: &str,
+    config_id: &str,
+) -> Result<Option<StoredPushConfig>, Fail> {
+    db.rows(
+        "SELECT version, config FROM a2a_push_configs WHERE task_id = $1 AND config_id = $2",
+        &[Param::Text(task_id), Param::Text(config_id)],
+    )
+    .await?
+    .pop()
+    .map(push_config)
+    .transpose()
+}
+
+/// `PushConfigStore::list`.
+pub(crate) async fn list_push<D: Db>(db: &mut D, task_id: &str) -> Result<Vec<StoredPushConfig>, Fail> {
+    db.rows(
+        "SELECT version, config FROM a2a_push_configs WHERE task_id = $1 ORDER BY position, config_id",
+        &[Param::Text(task_id)],
+    )
+    .await?
+    .into_iter()
+    .map(push_config)
+    .collect()
+}
+
+/// `PushConfigStore::delete`.
+pub(crate) async fn delete_push<D: Db>(db: &mut D, task_id: &str, config_id: &str) -> Result<bool, Fail> {
+    let deleted = db
+        .exec(
+            "DELETE FROM a2a_push_configs WHERE task_id = $1 AND config_id = $2",
+            &[Param::Text(task_id), Param::Text(config_id)],
+        )
+        .await?;
+    Ok(deleted > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn running_states_match_the_literals_in_the_sql() {
+        assert_eq!((TaskState::Submitted as i32, TaskState::Working as i32), (1, 2));
+    }
+
+    #[test]
+    fn owner_keys_never_collide_with_no_owner() {
+        assert_eq!(owner_key(&None), "");
+        assert_eq!(owner_key(&Some(String::new())), "=");
+        assert_eq!(owner_of_key(&owner_key(&Some("alice".into()))), Some("alice".into()));
+        assert_eq!(owner_of_key(""), None);
+    }
+}

@@ -1,0 +1,482 @@
+//! The SQLite store: one file, one writer thread that commits in groups, a few reader connections.
+//!
+//! - **Durability.** WAL journal with `synchronous = FULL`: a write returns only after its
+//!   transaction is committed and the WAL is synced, so neither `kill -9` nor a power cut loses
+//!   what a client was told.
+//! - **Group commit.** Every write goes to one thread that owns the writing connection. It takes
+//!   every write waiting in its queue, runs each in a savepoint of one transaction (a write that
+//!   fails rolls back alone), commits once, then answers them all: under load, one fsync covers
+//!   many tasks' changes. An idle store commits each write at once (no timer, no added latency).
+//! - **Reads** run on their own connections (WAL readers never wait for the writer), each in a
+//!   read transaction, so a task is read at one snapshot with its `seq`.
+//! - **One process per file.** A lock file (`PATH.lock`) is held while the store is open: a second
+//!   server on the same file fails at startup instead of resolving the first one's running tasks
+//!   as abandoned. Several replicas share PostgreSQL, not SQLite.
+//! - **Never a silent reset.** A file that is not a SQLite database, a SQLite database of another
+//!   application, or one written by a newer schema is refused at open with a clear error; it is
+//!   never rewritten.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::pin::pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+use std::thread::JoinHandle;
+
+use a2a_core::store::{
+    PushConfigStore, Scope, StoredPushConfig, StoredTask, TaskMutation, TaskPage, TaskQuery, TaskStore,
+    TaskView,
+};
+use a2a_core::{Error, ProtocolVersion, Result};
+use a2a_proto::v1::{Artifact, Message, Task, TaskPushNotificationConfig, TaskStatus};
+use async_trait::async_trait;
+use rusqlite::types::{ToSqlOutput, Value, ValueRef};
+use rusqlite::{Connection, OpenFlags, TransactionBehavior};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::db::{Cell, Db, Fail, Param, Row};
+use crate::{logic, OpenError};
+
+/// `PRAGMA application_id` of our databases ("A2As"): tells our file from another program's.
+const APPLICATION_ID: i64 = 0x4132_4173;
+
+/// The schema, one script per version (`PRAGMA user_version` is how many have run).
+const MIGRATIONS: &[&str] = &[include_str!("sqlite_v1.sql")];
+
+/// At most this many writes share one transaction.
+const MAX_GROUP: usize = 512;
+
+/// Idle reader connections kept open.
+const MAX_IDLE_READERS: usize = 8;
+
+/// How long a connection waits on a lock held by another connection of ours (a checkpoint, say)
+/// before it fails.
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// A [`TaskStore`] and [`PushConfigStore`] in one SQLite file (see the module docs).
+#[derive(Debug, Clone)]
+pub struct SqliteStore {
+    shared: Arc<Shared>,
+}
+
+/// One write for the writer thread: runs in the group's transaction and returns whether it
+/// succeeded, and how to answer once the group's commit is known.
+type Job = Box<dyn FnOnce(&Connection) -> (bool, Answer) + Send>;
+type Answer = Box<dyn FnOnce(Option<&str>) + Send>;
+
+struct Shared {
+    path: PathBuf,
+    writer: Option<mpsc::UnboundedSender<Job>>,
+    thread: Option<JoinHandle<()>>,
+    readers: Mutex<Vec<Connection>>,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteStore").field("path", &self.path).finish_non_exhaustive()
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        // Close the queue, let the writer finish what is queued and close the file, so that the
+        // lock is free when the store is gone.
+        self.writer.take();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn db_error(error: rusqlite::Error) -> Fail {
+    Fail::Db(format!("SQLite: {error}"))
+}
+
+impl From<rusqlite::Error> for Fail {
+    fn from(error: rusqlite::Error) -> Self {
+        db_error(error)
+    }
+}
+
+impl rusqlite::ToSql for Param<'_> {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(match *self {
+            Param::Int(v) => ToSqlOutput::Owned(Value::Integer(v)),
+            Param::Text(s) => ToSqlOutput::Borrowed(ValueRef::Text(s.as_bytes())),
+            Param::Blob(b) => ToSqlOutput::Borrowed(ValueRef::Blob(b)),
+            Param::NullBlob => ToSqlOutput::Owned(Value::Null),
+        })
+    }
+}
+
+/// A connection as [`Db`]: `$n` parameters become SQLite's `?n`; every future is ready at once.
+struct Conn<'c>(&'c Connection);
+
+impl Db for Conn<'_> {
+    const LOCKS_ROWS: bool = false;
+    const COUNT_SHARDS: u64 = 1;
+
+    async fn rows(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Row>, Fail> {
+        let mut statement = self.0.prepare_cached(&sql.replace('$', "?"))?;
+        let columns = statement.column_count();
+        let mut rows = statement.query(rusqlite::params_from_iter(params))?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next()? {
+            let mut cells = Vec::with_capacity(columns);
+            for i in 0..columns {
+                cells.push(match row.get_ref(i)? {
+                    ValueRef::Null => Cell::Null,
+                    ValueRef::Integer(v) => Cell::Int(v),
+                    ValueRef::Real(v) => Cell::Int(v as i64),
+                    ValueRef::Text(t) => Cell::Text(String::from_utf8_lossy(t).into_owned()),
+                    ValueRef::Blob(b) => Cell::Blob(b.to_vec()),
+                });
+            }
+            out.push(Row(cells));
+        }
+        Ok(out)
+    }
+
+    async fn exec(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64, Fail> {
+        let mut statement = self.0.prepare_cached(&sql.replace('$', "?"))?;
+        Ok(statement.execute(rusqlite::params_from_iter(params))? as u64)
+    }
+}
+
+/// Runs one of [`logic`]'s operations on a [`Conn`], whose futures never wait.
+fn run<T>(future: impl std::future::Future<Output = T>) -> T {
+    match pin!(future).poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(value) => value,
+        Poll::Pending => {
+            unreachable!("a SQLite statement never waits: its futures are ready when first polled")
+        }
+    }
+}
+
+/// A mutation the writer thread owns (the caller's borrows end when it is queued).
+enum OwnedMutation {
+    Status(TaskStatus),
+    Artifact(Artifact, bool),
+    History(Message),
+}
+
+impl OwnedMutation {
+    fn new(mutation: TaskMutation<'_>) -> Self {
+        match mutation {
+            TaskMutation::Status(status) => OwnedMutation::Status(status.clone()),
+            TaskMutation::Artifact { artifact, append } => OwnedMutation::Artifact(artifact.clone(), append),
+            TaskMutation::History(message) => OwnedMutation::History(message.clone()),
+        }
+    }
+
+    fn get(&self) -> TaskMutation<'_> {
+        match self {
+            OwnedMutation::Status(status) => TaskMutation::Status(status),
+            OwnedMutation::Artifact(artifact, append) => TaskMutation::Artifact { artifact, append: *append },
+            OwnedMutation::History(message) => TaskMutation::History(message),
+        }
+    }
+}
+
+impl SqliteStore {
+    /// Opens (creating it and its directory if missing) the store in the SQLite file at `path`,
+    /// and brings its schema up to date.
+    ///
+    /// Fails, touching nothing, if another process holds the file's lock, if the file is not a
+    /// SQLite database, belongs to another application, or was written by a newer version.
+    pub fn open(path: impl AsRef<Path>) -> std::result::Result<Self, OpenError> {
+        let path = path.as_ref().to_path_buf();
+        let fail = |what: &str, error: &dyn std::fmt::Display| {
+            OpenError::new(format!("{}: {what}: {error}", path.display()))
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| fail("cannot create its directory", &e))?;
+        }
+        let mut lock_path = path.clone().into_os_string();
+        lock_path.push(".lock");
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| fail("cannot open its lock file", &e))?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                return Err(OpenError::new(format!(
+                    "{} is in use by another process (it holds {}): one server per SQLite file; \
+                     replicas that share tasks use PostgreSQL",
+                    path.display(),
+                    Path::new(&lock_path).display()
+                )))
+            }
+            Err(TryLockError::Error(e)) => return Err(fail("cannot lock its lock file", &e)),
+        }
+        check_header(&path)?;
+        let mut writer = Connection::open(&path).map_err(|e| fail("cannot open", &e))?;
+        configure(&writer, true)
+            .map_err(|e| fail("cannot use it as a SQLite database (refusing to touch it)", &e))?;
+        migrate(&mut writer).map_err(|e| OpenError::new(format!("{}: {e}", path.display())))?;
+
+        let (queue, jobs) = mpsc::unbounded_channel();
+        let thread = std::thread::Builder::new()
+            .name("a2a-sqlite-writer".into())
+            .spawn(move || {
+                write_loop(&writer, jobs);
+                drop(writer);
+                drop(lock);
+            })
+            .map_err(|e| fail("cannot start its writer thread", &e))?;
+        Ok(SqliteStore {
+            shared: Arc::new(Shared {
+                path,
+                writer: Some(queue),
+                thread: Some(thread),
+                readers: Mutex::new(Vec::new()),
+            }),
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.shared.path
+    }
+
+    /// Queues a write for the writer thread and waits for its group's commit.
+    async fn write<T: Send + 'static>(
+        &self,
+        op: impl FnOnce(&mut Conn<'_>) -> Result<T, Fail> + Send + 'static,
+    ) -> Result<T> {
+        let (answer, answered) = oneshot::channel();
+        let job: Job = Box::new(move |connection: &Connection| {
+            let result = op(&mut Conn(connection));
+            let ok = result.is_ok();
+            let answer: Answer = Box::new(move |commit_error: Option<&str>| {
+                let result = match commit_error {
+                    Some(error) => Err(Fail::Db(format!("SQLite: commit failed: {error}"))),
+                    None => result,
+                };
+                let _ = answer.send(result);
+            });
+            (ok, answer)
+        });
+        let stopped = || Error::internal("the SQLite store's writer has stopped");
+        self.shared.writer.as_ref().ok_or_else(stopped)?.send(job).map_err(|_| stopped())?;
+        answered.await.map_err(|_| stopped())?.map_err(Fail::into_error)
+    }
+
+    /// Runs a read on a reader connection, in one read transaction, off the async threads.
+    async fn read<T: Send + 'static>(
+        &self,
+        op: impl FnOnce(&mut Conn<'_>) -> Result<T, Fail> + Send + 'static,
+    ) -> Result<T> {
+        let shared = Arc::clone(&self.shared);
+        tokio::task::spawn_blocking(move || {
+            let mut connection = shared.reader()?;
+            let result = (|| {
+                let transaction = connection.transaction_with_behavior(TransactionBehavior::Deferred)?;
+                let value = op(&mut Conn(&transaction))?;
+                transaction.commit()?;
+                Ok(value)
+            })();
+            shared.give_back(connection);
+            result
+        })
+        .await
+        .map_err(|e| Error::internal(format!("a SQLite read did not finish: {e}")))?
+        .map_err(Fail::into_error)
+    }
+}
+
+impl Shared {
+    fn reader(&self) -> Result<Connection, Fail> {
+        if let Some(connection) = self.readers.lock().unwrap_or_else(|e| e.into_inner()).pop() {
+            return Ok(connection);
+        }
+        let connection = Connection::open_with_flags(
+            &self.path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI,
+        )?;
+        configure(&connection, false)?;
+        Ok(connection)
+    }
+
+    fn give_back(&self, connection: Connection) {
+        let mut idle = self.readers.lock().unwrap_or_else(|e| e.into_inner());
+        if idle.len() < MAX_IDLE_READERS {
+            idle.push(connection);
+        }
+    }
+}
+
+/// Refuses a file that exists, is not empty and does not start with SQLite's header.
+fn check_header(path: &Path) -> std::result::Result<(), OpenError> {
+    let Ok(mut file) = File::open(path) else { return Ok(()) };
+    let mut header = [0u8; 16];
+    let read = file.read(&mut header).unwrap_or(0);
+    if read == 0 || header == *b"SQLite format 3\0" {
+        return Ok(());
+    }
+    Err(OpenError::new(format!(
+        "{} is not a SQLite database (it does not start with SQLite's header); refusing to touch it: \
+         move it away, or give another path",
+        path.display()
+    )))
+}
+
+fn configure(connection: &Connection, writer: bool) -> rusqlite::Result<()> {
+    connection.busy_timeout(BUSY_TIMEOUT)?;
+    connection.set_prepared_statement_cache_capacity(64);
+    if writer {
+        let mode: String = connection.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_ERROR),
+                Some(format!("the journal mode stayed {mode}, not WAL")),
+            ));
+        }
+        connection.execute_batch("PRAGMA synchronous = FULL")?;
+    }
+    Ok(())
+}
+
+/// Checks that the file is ours (or empty) and runs the migrations it has not seen.
+fn migrate(connection: &mut Connection) -> std::result::Result<(), String> {
+    let read =
+        |e: rusqlite::Error| format!("cannot read it as a SQLite database ({e}); refusing to touch it");
+    let application_id: i64 =
+        connection.query_row("PRAGMA application_id", [], |r| r.get(0)).map_err(read)?;
+    let version: i64 = connection.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(read)?;
+    let tables: i64 = connection
+        .query_row("SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table'", [], |r| r.get(0))
+        .map_err(read)?;
+    if application_id != APPLICATION_ID && (tables > 0 || version != 0) {
+        return Err(format!(
+            "a SQLite database of another application (application_id {application_id:#x}, {tables} tables); \
+             refusing to touch it: give another path"
+        ));
+    }
+    let known = MIGRATIONS.len() as i64;
+    if version > known {
+        return Err(format!(
+            "written by a newer version of this server (schema {version}; this build knows up to {known}); \
+             refusing to touch it: run the newer version"
+        ));
+    }
+    for (index, script) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+        let failed = |e: rusqlite::Error| format!("migration to schema {} failed: {e}", index + 1);
+        let transaction =
+            connection.transaction_with_behavior(TransactionBehavior::Immediate).map_err(failed)?;
+        transaction.execute_batch(script).map_err(failed)?;
+        transaction
+            .execute_batch(&format!(
+                "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {}",
+                index + 1
+            ))
+            .map_err(failed)?;
+        transaction.commit().map_err(failed)?;
+    }
+    Ok(())
+}
+
+/// The writer thread: take every queued write, run them in one transaction, commit, answer.
+fn write_loop(connection: &Connection, mut jobs: mpsc::UnboundedReceiver<Job>) {
+    let mut group = Vec::with_capacity(MAX_GROUP);
+    let mut answers = Vec::with_capacity(MAX_GROUP);
+    while let Some(first) = jobs.blocking_recv() {
+        group.push(first);
+        while group.len() < MAX_GROUP {
+            match jobs.try_recv() {
+                Ok(job) => group.push(job),
+                Err(_) => break,
+            }
+        }
+        let begun = connection.execute_batch("BEGIN IMMEDIATE");
+        for job in group.drain(..) {
+            if let Err(error) = &begun {
+                let (_, answer) = job(connection);
+                answer(Some(&error.to_string()));
+                continue;
+            }
+            let savepoint = exec_cached(connection, "SAVEPOINT a2a_write");
+            let (ok, answer) = job(connection);
+            if savepoint.is_ok() && !ok {
+                let _ = exec_cached(connection, "ROLLBACK TO a2a_write");
+            }
+            let _ = exec_cached(connection, "RELEASE a2a_write");
+            answers.push(answer);
+        }
+        if begun.is_err() {
+            continue;
+        }
+        let committed = connection.execute_batch("COMMIT");
+        if committed.is_err() {
+            let _ = connection.execute_batch("ROLLBACK");
+        }
+        let error = committed.err().map(|e| e.to_string());
+        if let Some(error) = &error {
+            tracing::error!(%error, writes = answers.len(), "SQLite store: a group commit failed");
+        }
+        for answer in answers.drain(..) {
+            answer(error.as_deref());
+        }
+    }
+}
+
+fn exec_cached(connection: &Connection, sql: &str) -> rusqlite::Result<usize> {
+    connection.prepare_cached(sql)?.execute([])
+}
+
+#[async_trait]
+impl TaskStore for SqliteStore {
+    async fn create(&self, scope: &Scope, task: &Task) -> Result<()> {
+        let (scope, task) = (scope.clone(), task.clone());
+        self.write(move |db| run(logic::create(db, &scope, &task))).await
+    }
+
+    async fn apply(&self, task_id: &str, mutation: TaskMutation<'_>) -> Result<u64> {
+        let (task_id, mutation) = (task_id.to_owned(), OwnedMutation::new(mutation));
+        self.write(move |db| run(logic::apply(db, &task_id, mutation.get()))).await
+    }
+
+    async fn get(&self, scope: &Scope, task_id: &str, view: TaskView) -> Result<Option<StoredTask>> {
+        let (scope, task_id) = (scope.clone(), task_id.to_owned());
+        self.read(move |db| run(logic::get(db, &scope, &task_id, view))).await
+    }
+
+    async fn list(&self, scope: &Scope, query: &TaskQuery) -> Result<TaskPage> {
+        let (scope, query) = (scope.clone(), query.clone());
+        self.read(move |db| run(logic::list(db, &scope, &query))).await
+    }
+
+    async fn running(&self) -> Result<Vec<(Scope, String)>> {
+        self.read(|db| run(logic::running(db))).await
+    }
+}
+
+#[async_trait]
+impl PushConfigStore for SqliteStore {
+    async fn put(
+        &self,
+        config: TaskPushNotificationConfig,
+        version: ProtocolVersion,
+    ) -> Result<TaskPushNotificationConfig> {
+        self.write(move |db| run(logic::put_push(db, &config, version)).map(|()| config)).await
+    }
+
+    async fn get(&self, task_id: &str, config_id: &str) -> Result<Option<StoredPushConfig>> {
+        let (task_id, config_id) = (task_id.to_owned(), config_id.to_owned());
+        self.read(move |db| run(logic::get_push(db, &task_id, &config_id))).await
+    }
+
+    async fn list(&self, task_id: &str) -> Result<Vec<StoredPushConfig>> {
+        let task_id = task_id.to_owned();
+        self.read(move |db| run(logic::list_push(db, &task_id))).await
+    }
+
+    async fn delete(&self, task_id: &str, config_id: &str) -> Result<bool> {
+        let (task_id, config_id) = (task_id.to_owned(), config_id.to_owned());
+        self.write(move |db| run(logic::delete_push(db, &task_id, &config_id))).await
+    }
+}

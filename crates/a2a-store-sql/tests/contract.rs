@@ -1,0 +1,131 @@
+//! Both engines keep the store contract (`a2a_core::store::testing`), survive a reopen, and refuse
+//! databases that are not theirs, in use, or newer, without touching them.
+
+use std::sync::Arc;
+
+use a2a_core::store::testing::{push_config_store_suite, task, task_store_suite};
+use a2a_core::store::{Scope, TaskMutation, TaskStore, TaskView};
+use a2a_proto::v1::{TaskState, TaskStatus};
+use a2a_store_sql::testing::TestDatabase;
+use a2a_store_sql::{PostgresStore, SqliteStore};
+
+fn scope() -> Scope {
+    Scope { tenant: "t".into(), owner: None }
+}
+
+fn completed() -> TaskStatus {
+    TaskStatus { state: TaskState::Completed as i32, ..Default::default() }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_keeps_the_contract() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(dir.path().join("a2a.sqlite3")).unwrap();
+    task_store_suite(&store).await;
+    push_config_store_suite(&store).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_keeps_the_contract() {
+    let db = TestDatabase::create("contract").await;
+    let store = PostgresStore::connect(db.url()).await.unwrap();
+    task_store_suite(&store).await;
+    push_config_store_suite(&store).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_keeps_every_write_across_a_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nested/dir/a2a.sqlite3");
+    let store = SqliteStore::open(&path).unwrap();
+    store.create(&scope(), &task("a", "c", TaskState::Working, 5)).await.unwrap();
+    assert_eq!(store.apply("a", TaskMutation::Status(&completed())).await.unwrap(), 2);
+    drop(store);
+    let store = SqliteStore::open(&path).unwrap();
+    let stored = store.get(&scope(), "a", TaskView::FULL).await.unwrap().expect("the task survived");
+    assert_eq!((stored.task.state(), stored.seq), (TaskState::Completed, 2));
+}
+
+#[tokio::test]
+async fn sqlite_refuses_a_file_another_store_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a2a.sqlite3");
+    let _first = SqliteStore::open(&path).unwrap();
+    let error = SqliteStore::open(&path).unwrap_err().to_string();
+    assert!(error.contains("in use by another process"), "{error}");
+}
+
+#[tokio::test]
+async fn sqlite_refuses_what_is_not_its_database_and_leaves_it_alone() {
+    let dir = tempfile::tempdir().unwrap();
+
+    let garbage = dir.path().join("garbage");
+    std::fs::write(&garbage, b"this is somebody's notes, not a database").unwrap();
+    let error = SqliteStore::open(&garbage).unwrap_err().to_string();
+    assert!(error.contains("is not a SQLite database"), "{error}");
+    assert_eq!(std::fs::read(&garbage).unwrap(), b"this is somebody's notes, not a database");
+
+    let foreign = dir.path().join("foreign.sqlite3");
+    rusqlite::Connection::open(&foreign).unwrap().execute_batch("CREATE TABLE notes (body TEXT)").unwrap();
+    let error = SqliteStore::open(&foreign).unwrap_err().to_string();
+    assert!(error.contains("another application"), "{error}");
+
+    let newer = dir.path().join("newer.sqlite3");
+    drop(SqliteStore::open(&newer).unwrap());
+    rusqlite::Connection::open(&newer).unwrap().execute_batch("PRAGMA user_version = 99").unwrap();
+    let error = SqliteStore::open(&newer).unwrap_err().to_string();
+    assert!(error.contains("newer version"), "{error}");
+
+    // A database whose pages are damaged after the header: refused at open, or every later
+    // read fails cleanly; never reset.
+    let damaged = dir.path().join("damaged.sqlite3");
+    drop(SqliteStore::open(&damaged).unwrap());
+    let mut bytes = std::fs::read(&damaged).unwrap();
+    for byte in bytes.iter_mut().skip(100) {
+        *byte = 0xA5;
+    }
+    std::fs::write(&damaged, &bytes).unwrap();
+    let error = SqliteStore::open(&damaged).unwrap_err().to_string();
+    assert!(error.contains("refusing to touch it"), "{error}");
+    assert_eq!(std::fs::read(&damaged).unwrap(), bytes, "the damaged file is left as it was");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_replicas_on_one_database_have_one_winner() {
+    let db = TestDatabase::create("replicas").await;
+    let (a, b) = tokio::join!(PostgresStore::connect(db.url()), PostgresStore::connect(db.url()));
+    let (a, b) = (Arc::new(a.unwrap()), Arc::new(b.unwrap()));
+    for i in 0..20 {
+        let id = format!("race-{i}");
+        a.create(&scope(), &task(&id, "c", TaskState::Working, 1)).await.unwrap();
+        let canceled = TaskStatus { state: TaskState::Canceled as i32, ..Default::default() };
+        let done = completed();
+        let (x, y) = tokio::join!(
+            a.apply(&id, TaskMutation::Status(&done)),
+            b.apply(&id, TaskMutation::Status(&canceled))
+        );
+        assert!(x.is_ok() != y.is_ok(), "exactly one replica's terminal update wins: {x:?} {y:?}");
+        let seen_by_b = b.get(&scope(), &id, TaskView::FULL).await.unwrap().unwrap();
+        let winner = if x.is_ok() { TaskState::Completed } else { TaskState::Canceled };
+        assert_eq!((seen_by_b.task.state(), seen_by_b.seq), (winner, 2));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_refuses_a_database_it_did_not_create() {
+    let db = TestDatabase::create("foreign").await;
+    let (client, connection) = tokio_postgres::connect(db.url(), tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    client.batch_execute("CREATE TABLE a2a_tasks (anything TEXT)").await.unwrap();
+    let error = PostgresStore::connect(db.url()).await.unwrap_err().to_string();
+    assert!(error.contains("did not create"), "{error}");
+}
+
+#[tokio::test]
+async fn postgres_that_is_down_fails_within_the_connect_timeout() {
+    // Nothing listens on port 1 of loopback: the connect fails at once, with a clear message.
+    let started = std::time::Instant::now();
+    let error = PostgresStore::connect("postgres://postgres@127.0.0.1:1/none").await.unwrap_err().to_string();
+    assert!(error.contains("no connection"), "{error}");
+    assert!(started.elapsed() < a2a_store_sql::postgres::CONNECT_TIMEOUT * 3, "{:?}", started.elapsed());
+}
