@@ -89,12 +89,18 @@ fn json_string_field(json: &str, name: &str) -> Option<String> {
 struct Server {
     child: Child,
     url: String,
+    data_dir: std::path::PathBuf,
 }
 
 impl Server {
     fn start(binary: &std::path::Path) -> anyhow::Result<Server> {
+        // The default store (SQLite) in a data directory of this run's, so the suite exercises it.
+        let data_dir = std::env::temp_dir().join(format!("a2a-conformance-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&data_dir);
         let mut child = Command::new(binary)
-            .args(["--listen", "127.0.0.1:0", "--push-allow", "127.0.0.0/8", "--log", "warn"])
+            .args(["--listen", "127.0.0.1:0", "--push-allow", "127.0.0.0/8", "--log", "warn", "--data-dir"])
+            .arg(&data_dir)
+            .env_remove("A2A_STORE")
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -112,7 +118,7 @@ impl Server {
                 }
             }
         });
-        let mut server = Server { child, url: String::new() };
+        let mut server = Server { child, url: String::new(), data_dir };
         match url.recv_timeout(STARTUP_TIMEOUT) {
             Ok(url) => {
                 server.url = url;
@@ -131,6 +137,7 @@ impl Server {
     fn stop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.data_dir);
     }
 }
 

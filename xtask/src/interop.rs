@@ -404,15 +404,16 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let bin = target_dir(&root).join("debug");
 
     let mut results = Results::default();
+    // The server's default store (SQLite) in a data directory of this run's.
+    let data_dir = std::env::temp_dir().join(format!("a2a-interop-data-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data_dir);
     {
         let mut server = Service::start(
             "our-server",
-            Command::new(bin.join("a2a-server")).args([
-                "--listen",
-                "127.0.0.1:0",
-                "--push-allow",
-                "127.0.0.0/8",
-            ]),
+            Command::new(bin.join("a2a-server"))
+                .args(["--listen", "127.0.0.1:0", "--push-allow", "127.0.0.0/8", "--data-dir"])
+                .arg(&data_dir)
+                .env_remove("A2A_STORE"),
             "a2a-server listening on ",
             &logs,
         )?;
@@ -424,6 +425,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         }
         server.stop();
     }
+    let _ = std::fs::remove_dir_all(&data_dir);
 
     let summary = results.evaluate(&peers);
     println!("{}", summary.report);

@@ -103,6 +103,14 @@ struct RunArgs {
     /// machine's drift cannot skew.
     #[arg(long)]
     baseline_bin: Option<PathBuf>,
+    /// The started server's store (its `--store`): `sqlite` (the default, in a fresh data
+    /// directory per start), `memory`, or a `postgres://` URL (the database must exist).
+    #[arg(long, default_value = "sqlite")]
+    store: String,
+    /// Measure a baseline server with this store in the same interleaved rounds (same binary
+    /// unless `--baseline-bin`): e.g. `--baseline-store memory` for the SQLite/memory ratio.
+    #[arg(long)]
+    baseline_store: Option<String>,
     /// Where to write the JSON report.
     #[arg(long, default_value = "target/bench/results.json")]
     out: PathBuf,
@@ -174,6 +182,8 @@ impl RunArgs {
             url: self.url,
             server_bin,
             baseline_bin: self.baseline_bin,
+            store: self.store,
+            baseline_store: self.baseline_store,
             out: self.out,
             quick,
             warmup: Duration::from_secs_f64(self.warmup.unwrap_or(pick(1.0, 0.05))),

@@ -53,6 +53,10 @@ pub(crate) struct RunOptions {
     pub(crate) url: Option<String>,
     pub(crate) server_bin: PathBuf,
     pub(crate) baseline_bin: Option<PathBuf>,
+    /// The started server's `--store` (`sqlite` keeps it in a fresh data directory per start).
+    pub(crate) store: String,
+    /// The baseline's `--store`, when it differs (e.g. `memory` against `sqlite`).
+    pub(crate) baseline_store: Option<String>,
     pub(crate) out: PathBuf,
     pub(crate) quick: bool,
     pub(crate) warmup: Duration,
@@ -95,21 +99,37 @@ where
 struct UnderTest {
     process: Option<ServerProcess>,
     url: String,
+    /// The data directory this start made (removed with the server).
+    data_dir: Option<PathBuf>,
+}
+
+impl Drop for UnderTest {
+    fn drop(&mut self) {
+        self.process.take();
+        if let Some(dir) = self.data_dir.take() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
 }
 
 impl UnderTest {
     fn start(opts: &RunOptions, placement: Placement, log: &Path) -> anyhow::Result<Self> {
         match &opts.url {
-            Some(url) => Ok(UnderTest { process: None, url: url.clone() }),
-            None => Self::start_binary(&opts.server_bin, placement, log),
+            Some(url) => Ok(UnderTest { process: None, url: url.clone(), data_dir: None }),
+            None => Self::start_binary(&opts.server_bin, &opts.store, placement, log),
         }
     }
 
-    fn start_binary(binary: &Path, placement: Placement, log: &Path) -> anyhow::Result<Self> {
-        let args = ["--listen", "127.0.0.1:0", "--log", "warn"];
+    fn start_binary(binary: &Path, store: &str, placement: Placement, log: &Path) -> anyhow::Result<Self> {
+        static STARTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = STARTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let data_dir = std::env::temp_dir().join(format!("a2a-bench-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&data_dir);
+        let dir = data_dir.to_string_lossy().into_owned();
+        let args = ["--listen", "127.0.0.1:0", "--log", "warn", "--store", store, "--data-dir", &dir];
         let process = ServerProcess::start("a2a-server", binary, &args, placement, log)?;
         let url = process.url().to_owned();
-        Ok(UnderTest { process: Some(process), url })
+        Ok(UnderTest { process: Some(process), url, data_dir: Some(data_dir) })
     }
 
     fn pid(&self) -> Option<u32> {
@@ -145,7 +165,15 @@ pub(crate) fn run(opts: &RunOptions) -> anyhow::Result<(Report, bool)> {
                 .url
                 .clone()
                 .unwrap_or_else(|| format!("{} (started here)", opts.server_bin.display())),
-            baseline: opts.baseline_bin.as_ref().map(|b| b.display().to_string()),
+            store: opts.store.clone(),
+            baseline: match (&opts.baseline_bin, &opts.baseline_store) {
+                (None, None) => None,
+                (binary, store) => Some(format!(
+                    "{} --store {}",
+                    binary.as_ref().unwrap_or(&opts.server_bin).display(),
+                    store.as_ref().unwrap_or(&opts.store)
+                )),
+            },
             warmup_s: opts.warmup.as_secs_f64(),
             duration_s: opts.duration.as_secs_f64(),
             rounds: opts.rounds,
@@ -180,14 +208,16 @@ pub(crate) fn run(opts: &RunOptions) -> anyhow::Result<(Report, bool)> {
             eprintln!("a2a-bench: {name}: starting the servers");
             let a2a = UnderTest::start(opts, server_at, &logs.join(format!("a2a-server-{name}.log")))?;
             let endpoints = a2a.endpoints()?;
-            let baseline = match &opts.baseline_bin {
-                Some(binary) => {
+            let baseline = match (&opts.baseline_bin, &opts.baseline_store) {
+                (None, None) => None,
+                (binary, store) => {
+                    let binary = binary.as_ref().unwrap_or(&opts.server_bin);
+                    let store = store.as_ref().unwrap_or(&opts.store);
                     let log = logs.join(format!("a2a-server-baseline-{name}.log"));
-                    let server = UnderTest::start_binary(binary, server_at, &log)?;
+                    let server = UnderTest::start_binary(binary, store, server_at, &log)?;
                     let endpoints = server.endpoints()?;
                     Some((server, endpoints))
                 }
-                None => None,
             };
             let bindings: Vec<Binding> =
                 opts.bindings.iter().copied().filter(|b| endpoints.get(*b).is_some()).collect();

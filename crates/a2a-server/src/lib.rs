@@ -44,6 +44,7 @@ pub mod demo;
 mod panic;
 pub mod push_http;
 mod shutdown;
+pub mod store;
 
 use std::future::Future;
 use std::net::SocketAddr;

@@ -3,6 +3,7 @@
 //! Run with `cargo run -p a2a-server` (listens on 127.0.0.1:8080), or see `--help`.
 
 use a2a_core::push::{DestinationPolicy, IpNet};
+use a2a_server::store::StoreChoice;
 use a2a_server::Binding;
 use anyhow::Context as _;
 use clap::Parser;
@@ -45,6 +46,21 @@ struct Args {
     #[arg(long = "push-allow", value_name = "CIDR")]
     push_allow: Vec<IpNet>,
 
+    /// Where tasks and push configs are kept: `sqlite` (the file a2a.sqlite3 in --data-dir),
+    /// `sqlite:PATH`, `memory` (lost on exit) or `postgres://USER@HOST/DB` (the database must exist).
+    #[arg(long, default_value = "sqlite", env = "A2A_STORE", value_parser = clap::value_parser!(StoreChoice))]
+    store: StoreChoice,
+
+    /// Directory of the server's data (the default SQLite store), created if missing.
+    #[arg(long, default_value = "a2a-data", env = "A2A_DATA_DIR")]
+    data_dir: std::path::PathBuf,
+
+    /// What a committed write of the SQLite store survives: `process` (the server's death, e.g.
+    /// kill -9) or `power-loss` (a power cut too, at one fsync per group of commits).
+    #[arg(long, default_value = "process", env = "A2A_SQLITE_DURABILITY",
+          value_parser = a2a_server::store::parse_durability)]
+    sqlite_durability: a2a_store_sql::Durability,
+
     /// Log filter (tracing EnvFilter syntax), e.g. "info" or "a2a_core=debug".
     #[arg(long, default_value = "info", env = "A2A_LOG")]
     log: String,
@@ -59,6 +75,8 @@ async fn main() -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .init();
 
+    let stores =
+        args.store.open(&args.data_dir, args.sqlite_durability).await.context("opening the store")?;
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await
         .with_context(|| format!("binding {}", args.listen))?;
@@ -67,7 +85,9 @@ async fn main() -> anyhow::Result<()> {
         .agent_card(a2a_server::demo::demo_card())
         .extended_agent_card(a2a_server::demo::demo_extended_card())
         .executor(a2a_server::demo::DemoAgent)
-        .push_destination_policy(DestinationPolicy::public_only().allowing(args.push_allow));
+        .push_destination_policy(DestinationPolicy::public_only().allowing(args.push_allow))
+        .task_store(stores.tasks)
+        .push_config_store(stores.push_configs);
     if let Some(url) = args.public_url {
         builder = builder.public_url(url);
     }
@@ -88,6 +108,7 @@ async fn main() -> anyhow::Result<()> {
         }
     }
     println!("a2a-server listening on http://{local}");
+    println!("tasks kept in: {}", stores.description);
     println!("agent card: http://{local}{}", a2a_server::AGENT_CARD_PATH);
     tracing::info!(%local, "serving JSON-RPC (POST /), REST and gRPC");
     builder.serve(listener).await.context("serving")?;

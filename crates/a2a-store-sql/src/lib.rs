@@ -31,7 +31,7 @@ pub mod testing;
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresStore;
 #[cfg(feature = "sqlite")]
-pub use sqlite::SqliteStore;
+pub use sqlite::{Durability, SqliteStore};
 
 /// A store could not be opened: the message says which database and why (in use, not ours,
 /// newer schema, unreachable, ...). Opening never resets or rewrites a database it refuses.
