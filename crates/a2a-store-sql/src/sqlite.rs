@@ -8,8 +8,8 @@
 //!   (`synchronous = FULL`) syncs the WAL at every commit: nothing is lost even then, at the cost
 //!   of one fsync per group of writes.
 //! - **Group commit.** Every write goes to one thread that owns the writing connection. It takes
-//!   every write waiting in its queue, runs each in a savepoint of one transaction (a write that
-//!   fails rolls back alone), commits once, then answers them all: under load, one fsync covers
+//!   every write waiting in its queue, runs them in one transaction (a write that fails in the
+//!   database is dropped and the others run again), commits once, then answers them all: under load, one fsync covers
 //!   many tasks' changes. An idle store commits each write at once (no timer, no added latency).
 //! - **Reads** run on reader connections of their own, inline on the calling thread (WAL readers
 //!   never wait for the writer), each in a read transaction, so a task is read at one snapshot
@@ -75,10 +75,56 @@ pub struct SqliteStore {
     shared: Arc<Shared>,
 }
 
-/// One write for the writer thread: runs in the group's transaction and returns whether it
-/// succeeded, and how to answer once the group's commit is known.
-type Job = Box<dyn FnOnce(&Connection) -> (bool, Answer) + Send>;
-type Answer = Box<dyn FnOnce(Option<&str>) + Send>;
+/// One write for the writer thread. It may run more than once: if a later write of its group
+/// fails in the database, the group's transaction is rolled back and the others run again.
+type Job = Box<dyn WriteJob>;
+
+/// What one run of a write did to the group's transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ran {
+    /// It wrote what it had to.
+    Wrote,
+    /// The A2A rules refused it (task not found, an illegal transition, ...) before it wrote
+    /// anything: the transaction goes on.
+    Refused,
+    /// The database failed mid-write: the transaction must be rolled back.
+    Failed,
+}
+
+trait WriteJob: Send {
+    fn run(&mut self, connection: &Connection) -> Ran;
+    /// Answers the caller once the group's fate is known (`commit_error`: why it did not commit).
+    fn answer(self: Box<Self>, commit_error: Option<&str>);
+}
+
+struct Pending<T, F> {
+    op: F,
+    result: Option<Result<T, Fail>>,
+    reply: oneshot::Sender<Result<T, Fail>>,
+}
+
+impl<T: Send, F: FnMut(&mut Conn<'_>) -> Result<T, Fail> + Send> WriteJob for Pending<T, F> {
+    fn run(&mut self, connection: &Connection) -> Ran {
+        let result = (self.op)(&mut Conn(connection));
+        let ran = match &result {
+            Ok(_) => Ran::Wrote,
+            Err(Fail::A2a(_)) => Ran::Refused,
+            Err(Fail::Db(_)) => Ran::Failed,
+        };
+        self.result = Some(result);
+        ran
+    }
+
+    fn answer(self: Box<Self>, commit_error: Option<&str>) {
+        let result = match (commit_error, self.result) {
+            (_, Some(Err(error))) => Err(error),
+            (Some(error), _) => Err(Fail::Db(format!("SQLite: the commit failed: {error}"))),
+            (None, Some(Ok(value))) => Ok(value),
+            (None, None) => Err(Fail::Db("SQLite: the write never ran".into())),
+        };
+        let _ = self.reply.send(result);
+    }
+}
 
 struct Shared {
     path: PathBuf,
@@ -291,21 +337,10 @@ impl SqliteStore {
     /// Queues a write for the writer thread and waits for its group's commit.
     async fn write<T: Send + 'static>(
         &self,
-        op: impl FnOnce(&mut Conn<'_>) -> Result<T, Fail> + Send + 'static,
+        op: impl FnMut(&mut Conn<'_>) -> Result<T, Fail> + Send + 'static,
     ) -> Result<T> {
-        let (answer, answered) = oneshot::channel();
-        let job: Job = Box::new(move |connection: &Connection| {
-            let result = op(&mut Conn(connection));
-            let ok = result.is_ok();
-            let answer: Answer = Box::new(move |commit_error: Option<&str>| {
-                let result = match commit_error {
-                    Some(error) => Err(Fail::Db(format!("SQLite: commit failed: {error}"))),
-                    None => result,
-                };
-                let _ = answer.send(result);
-            });
-            (ok, answer)
-        });
+        let (reply, answered) = oneshot::channel();
+        let job: Job = Box::new(Pending { op, result: None, reply });
         let stopped = || Error::internal("the SQLite store's writer has stopped");
         self.shared.writer.as_ref().ok_or_else(stopped)?.send(job).map_err(|_| stopped())?;
         answered.await.map_err(|_| stopped())?.map_err(Fail::into_error)
@@ -435,9 +470,12 @@ fn migrate(connection: &mut Connection) -> std::result::Result<(), String> {
 }
 
 /// The writer thread: take every queued write, run them in one transaction, commit, answer.
+///
+/// No savepoint per write (each would copy every page it touches into a statement journal): a
+/// write the A2A rules refuse has written nothing, and a write the database fails is rare enough
+/// to roll the whole group back, drop that write, and run the others again.
 fn write_loop(connection: &Connection, mut jobs: mpsc::UnboundedReceiver<Job>) {
-    let mut group = Vec::with_capacity(MAX_GROUP);
-    let mut answers = Vec::with_capacity(MAX_GROUP);
+    let mut group: Vec<Job> = Vec::with_capacity(MAX_GROUP);
     while let Some(first) = jobs.blocking_recv() {
         group.push(first);
         while group.len() < MAX_GROUP {
@@ -446,36 +484,38 @@ fn write_loop(connection: &Connection, mut jobs: mpsc::UnboundedReceiver<Job>) {
                 Err(_) => break,
             }
         }
-        let begun = connection.execute_batch("BEGIN IMMEDIATE");
+        let mut failed = Vec::new();
+        let outcome = run_group(connection, &mut group, &mut failed);
+        if let Err(error) = &outcome {
+            tracing::error!(%error, writes = group.len(), "SQLite store: a group of writes did not commit");
+        }
+        let error = outcome.err().map(|e| e.to_string());
         for job in group.drain(..) {
-            if let Err(error) = &begun {
-                let (_, answer) = job(connection);
-                answer(Some(&error.to_string()));
-                continue;
-            }
-            let savepoint = exec_cached(connection, "SAVEPOINT a2a_write");
-            let (ok, answer) = job(connection);
-            if savepoint.is_ok() && !ok {
-                let _ = exec_cached(connection, "ROLLBACK TO a2a_write");
-            }
-            let _ = exec_cached(connection, "RELEASE a2a_write");
-            answers.push(answer);
+            job.answer(error.as_deref());
         }
-        if begun.is_err() {
-            continue;
-        }
-        let committed = connection.execute_batch("COMMIT");
-        if committed.is_err() {
-            let _ = connection.execute_batch("ROLLBACK");
-        }
-        let error = committed.err().map(|e| e.to_string());
-        if let Some(error) = &error {
-            tracing::error!(%error, writes = answers.len(), "SQLite store: a group commit failed");
-        }
-        for answer in answers.drain(..) {
-            answer(error.as_deref());
+        for job in failed {
+            job.answer(None);
         }
     }
+}
+
+/// Runs `group` in one transaction and commits it. A write the database fails is moved to
+/// `failed` (it keeps its own error) after the transaction is rolled back and begun again.
+fn run_group(connection: &Connection, group: &mut Vec<Job>, failed: &mut Vec<Job>) -> rusqlite::Result<()> {
+    connection.execute_batch("BEGIN IMMEDIATE")?;
+    let mut i = 0;
+    while i < group.len() {
+        if group[i].run(connection) == Ran::Failed {
+            connection.execute_batch("ROLLBACK; BEGIN IMMEDIATE")?;
+            failed.push(group.remove(i));
+            i = 0;
+        } else {
+            i += 1;
+        }
+    }
+    connection.execute_batch("COMMIT").inspect_err(|_| {
+        let _ = connection.execute_batch("ROLLBACK");
+    })
 }
 
 /// How often the checkpoint thread copies the WAL back into the database.
@@ -491,10 +531,6 @@ fn checkpoint_loop(connection: &Connection, stop: &std::sync::mpsc::Receiver<()>
             tracing::warn!(%error, "SQLite store: a checkpoint failed (the next one retries)");
         }
     }
-}
-
-fn exec_cached(connection: &Connection, sql: &str) -> rusqlite::Result<usize> {
-    connection.prepare_cached(sql)?.execute([])
 }
 
 #[async_trait]
@@ -530,7 +566,7 @@ impl PushConfigStore for SqliteStore {
         version: ProtocolVersion,
     ) -> Result<TaskPushNotificationConfig> {
         self.shared.push_tasks.lock().unwrap_or_else(|e| e.into_inner()).insert(config.task_id.clone());
-        self.write(move |db| run(logic::put_push(db, &config, version)).map(|()| config)).await
+        self.write(move |db| run(logic::put_push(db, &config, version)).map(|()| config.clone())).await
     }
 
     async fn get(&self, task_id: &str, config_id: &str) -> Result<Option<StoredPushConfig>> {
@@ -550,5 +586,45 @@ impl PushConfigStore for SqliteStore {
     async fn delete(&self, task_id: &str, config_id: &str) -> Result<bool> {
         let (task_id, config_id) = (task_id.to_owned(), config_id.to_owned());
         self.write(move |db| run(logic::delete_push(db, &task_id, &config_id))).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(sql: &'static str) -> (Job, oneshot::Receiver<Result<usize, Fail>>) {
+        let (reply, answered) = oneshot::channel();
+        let op = move |db: &mut Conn<'_>| db.0.execute(sql, []).map_err(Fail::from);
+        (Box::new(Pending { op, result: None, reply }), answered)
+    }
+
+    #[test]
+    fn a_write_the_database_fails_is_dropped_and_the_rest_of_its_group_commits() {
+        let connection = Connection::open_in_memory().unwrap();
+        connection.execute_batch("CREATE TABLE t (v INTEGER UNIQUE)").unwrap();
+        let (a, a_answer) = job("INSERT INTO t VALUES (1)");
+        let (b, b_answer) = job("INSERT INTO t VALUES (1)"); // violates UNIQUE after `a`
+        let (c, c_answer) = job("INSERT INTO t VALUES (3)");
+        let (mut group, mut failed) = (vec![a, b, c], Vec::new());
+        run_group(&connection, &mut group, &mut failed).unwrap();
+        assert_eq!((group.len(), failed.len()), (2, 1));
+        for job in group {
+            job.answer(None);
+        }
+        for job in failed {
+            job.answer(None);
+        }
+        let rows: Vec<i64> = connection
+            .prepare("SELECT v FROM t ORDER BY v")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(rows, [1, 3], "the others' writes are committed once each");
+        assert!(matches!(a_answer.blocking_recv().unwrap(), Ok(1)));
+        assert!(matches!(b_answer.blocking_recv().unwrap(), Err(Fail::Db(e)) if e.contains("UNIQUE")));
+        assert!(matches!(c_answer.blocking_recv().unwrap(), Ok(1)));
     }
 }

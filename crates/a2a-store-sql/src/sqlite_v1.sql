@@ -11,7 +11,7 @@ CREATE TABLE a2a_tasks (
     metadata BLOB,
     history_len INTEGER NOT NULL,
     artifacts_len INTEGER NOT NULL
-);
+) WITHOUT ROWID;
 -- ListTasks: one keyset seek per filter shape (updated_ms, id) within (tenant, owner).
 CREATE INDEX a2a_tasks_by_time ON a2a_tasks (tenant, owner, updated_ms, id);
 CREATE INDEX a2a_tasks_by_context ON a2a_tasks (tenant, owner, context_id, updated_ms, id);
