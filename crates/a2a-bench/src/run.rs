@@ -481,7 +481,7 @@ fn store_workload(opts: &RunOptions, logs: &Path) -> anyhow::Result<StoreResult>
             list_tasks,
         });
     }
-    let per_task = store::rss_per_task(&points);
+    let per_task = store::rss_per_task(&points, store::rss_slope_sizes(&opts.store));
     Ok(StoreResult {
         binding,
         rss_before_bytes: rss_before,

@@ -174,8 +174,19 @@ pub(crate) fn p99_growth(points: &[StorePoint], pick: impl Fn(&StorePoint) -> f6
     }
 }
 
-/// RSS growth per task between the sizes closest to 10k and 100k.
-pub(crate) fn rss_per_task(points: &[StorePoint]) -> Option<(f64, (usize, usize))> {
+/// Which sizes the RSS slope is taken between: 10k -> 100k in memory (fixed costs cancel); on a
+/// SQL store 100k -> 1M, once its bounded page caches have filled (the slope is then what the
+/// server keeps per task, which must be about nothing).
+pub(crate) fn rss_slope_sizes(store: &str) -> (usize, usize) {
+    if store == "memory" {
+        (10_000, 100_000)
+    } else {
+        (100_000, 1_000_000)
+    }
+}
+
+/// RSS growth per task between the sizes closest to `sizes` ([`rss_slope_sizes`]).
+pub(crate) fn rss_per_task(points: &[StorePoint], sizes: (usize, usize)) -> Option<(f64, (usize, usize))> {
     let with_rss: Vec<(usize, u64)> =
         points.iter().filter_map(|p| p.rss_bytes.map(|r| (p.tasks, r))).collect();
     if with_rss.len() < 2 {
@@ -183,7 +194,7 @@ pub(crate) fn rss_per_task(points: &[StorePoint]) -> Option<(f64, (usize, usize)
     }
     let closest =
         |target: usize| *with_rss.iter().min_by_key(|(tasks, _)| tasks.abs_diff(target)).expect("not empty");
-    let (mut low, mut high) = (closest(10_000), closest(100_000));
+    let (mut low, mut high) = (closest(sizes.0), closest(sizes.1));
     if low.0 >= high.0 {
         (low, high) = (with_rss[0], with_rss[with_rss.len() - 1]);
     }
@@ -215,15 +226,22 @@ mod tests {
     #[test]
     fn memory_per_task_is_the_slope_between_10k_and_100k() {
         let points = [point(10_000, 50_000_000), point(100_000, 104_000_000), point(1_000_000, 900_000_000)];
-        let (per_task, between) = rss_per_task(&points).unwrap();
+        let (per_task, between) = rss_per_task(&points, rss_slope_sizes("memory")).unwrap();
         assert_eq!(between, (10_000, 100_000));
         assert_eq!(per_task, 600.0);
     }
 
     #[test]
+    fn on_a_sql_store_it_is_the_slope_after_the_page_caches_fill() {
+        let points = [point(10_000, 40_000_000), point(100_000, 70_000_000), point(1_000_000, 73_600_000)];
+        let (per_task, between) = rss_per_task(&points, rss_slope_sizes("sqlite")).unwrap();
+        assert_eq!((per_task, between), (4.0, (100_000, 1_000_000)));
+    }
+
+    #[test]
     fn small_runs_use_their_smallest_and_largest_sizes() {
         let points = [point(100, 10_000_000), point(300, 10_100_000)];
-        let (per_task, between) = rss_per_task(&points).unwrap();
+        let (per_task, between) = rss_per_task(&points, rss_slope_sizes("sqlite")).unwrap();
         assert_eq!((per_task, between), (500.0, (100, 300)));
     }
 }
