@@ -309,57 +309,106 @@ async fn update_head<D: Db>(
 /// The task columns [`load`] reads, in its order.
 const TASK_COLUMNS: &str = "id, context_id, status, metadata, seq, history_len, artifacts_len, updated_ms";
 
-/// Builds a task from a row of [`TASK_COLUMNS`], with the history and artifacts `view` asks for.
-async fn load<D: Db>(db: &mut D, mut row: Row, view: TaskView) -> Result<StoredTask, Fail> {
-    let id = row.text(0)?;
-    let history_len = row.int(5)?;
-    let artifacts_len = row.int(6)?;
-    let keep = view.history_length.map_or(history_len, |n| history_len.min(n as i64));
-    let mut history = Vec::with_capacity(keep as usize);
-    if keep > 0 {
-        for mut message in db
+/// Builds tasks from rows of [`TASK_COLUMNS`], with the history and artifacts `view` asks for:
+/// at most three more statements for any number of tasks (a ListTasks page costs the same round
+/// trips as one GetTask).
+async fn load<D: Db>(db: &mut D, rows: Vec<Row>, view: TaskView) -> Result<Vec<StoredTask>, Fail> {
+    let mut tasks = Vec::with_capacity(rows.len());
+    // Per task: its history_len and how many of its last messages to keep.
+    let mut history_from = Vec::with_capacity(rows.len());
+    let mut with_artifacts = false;
+    for mut row in rows {
+        let history_len = row.int(5)?;
+        let keep = view.history_length.map_or(history_len, |n| history_len.min(n as i64));
+        history_from.push((history_len - keep, keep > 0));
+        with_artifacts |= view.include_artifacts && row.int(6)? > 0;
+        tasks.push(StoredTask {
+            task: Task {
+                id: row.text(0)?,
+                context_id: row.text(1)?,
+                status: decode_opt(row.blob(2)?)?,
+                metadata: decode_opt(row.blob(3)?)?,
+                artifacts: Vec::new(),
+                history: Vec::new(),
+            },
+            seq: row.int(4)? as u64,
+        });
+    }
+    let index: std::collections::HashMap<String, usize> =
+        tasks.iter().enumerate().map(|(i, t)| (t.task.id.clone(), i)).collect();
+    let find = |id: &str| {
+        index.get(id).copied().ok_or_else(|| Fail::Db(format!("a row of task {id}, which was not asked for")))
+    };
+
+    let wanted: Vec<&str> = tasks
+        .iter()
+        .zip(&history_from)
+        .filter(|(_, (_, any))| *any)
+        .map(|(t, _)| t.task.id.as_str())
+        .collect();
+    if !wanted.is_empty() {
+        let mut params: Vec<Param<'_>> = wanted.iter().map(|id| Param::Text(id)).collect();
+        let mut sql = format!(
+            "SELECT h.task_id, h.n, h.message FROM a2a_history h JOIN a2a_tasks t ON t.id = h.task_id \
+             WHERE h.task_id IN ({})",
+            placeholders(1, params.len())
+        );
+        if let Some(keep) = view.history_length {
+            // Seek past the messages the view drops, in the index, rather than reading them.
+            sql += &format!(" AND h.n >= t.history_len - ${}", params.len() + 1);
+            params.push(Param::Int(keep as i64));
+        }
+        sql += " ORDER BY h.task_id, h.n";
+        let mut messages = Vec::new();
+        for mut row in db.rows(&sql, &params).await? {
+            let i = find(&row.text(0)?)?;
+            if row.int(1)? >= history_from[i].0 {
+                messages.push((i, row.blob(2)?));
+            }
+        }
+        for (i, message) in messages {
+            tasks[i].task.history.push(decode(message)?);
+        }
+    }
+
+    if with_artifacts {
+        let ids: Vec<Param<'_>> = index.keys().map(|id| Param::Text(id)).collect();
+        let list = placeholders(1, ids.len());
+        let mut heads = Vec::new();
+        for mut row in db
             .rows(
-                "SELECT message FROM a2a_history WHERE task_id = $1 AND n >= $2 ORDER BY n",
-                &[Param::Text(&id), Param::Int(history_len - keep)],
+                &format!(
+                    "SELECT task_id, head FROM a2a_artifacts WHERE task_id IN ({list}) ORDER BY task_id, n"
+                ),
+                &ids,
             )
             .await?
         {
-            history.push(decode(message.blob(0)?)?);
+            heads.push((find(&row.text(0)?)?, row.blob(1)?));
         }
-    }
-    let mut artifacts: Vec<Artifact> = Vec::new();
-    if view.include_artifacts && artifacts_len > 0 {
-        for mut head in db
-            .rows("SELECT head FROM a2a_artifacts WHERE task_id = $1 ORDER BY n", &[Param::Text(&id)])
-            .await?
-        {
-            artifacts.push(decode(head.blob(0)?)?);
-        }
-        for mut part in db
+        let mut parts = Vec::new();
+        for mut row in db
             .rows(
-                "SELECT artifact_n, part FROM a2a_parts WHERE task_id = $1 ORDER BY artifact_n, n",
-                &[Param::Text(&id)],
+                &format!("SELECT task_id, artifact_n, part FROM a2a_parts WHERE task_id IN ({list}) ORDER BY task_id, artifact_n, n"),
+                &ids,
             )
             .await?
         {
-            let n = usize::try_from(part.int(0)?).unwrap_or(usize::MAX);
-            let artifact = artifacts
-                .get_mut(n)
-                .ok_or_else(|| Fail::Db(format!("task {id}: a part of artifact {n}, which is not stored")))?;
-            artifact.parts.push(decode(part.blob(1)?)?);
+            parts.push((find(&row.text(0)?)?, row.int(1)?, row.blob(2)?));
+        }
+        for (i, head) in heads {
+            tasks[i].task.artifacts.push(decode(head)?);
+        }
+        for (i, n, part) in parts {
+            let task = &mut tasks[i].task;
+            let artifact =
+                usize::try_from(n).ok().and_then(|n| task.artifacts.get_mut(n)).ok_or_else(|| {
+                    Fail::Db(format!("task {}: a part of artifact {n}, which is not stored", task.id))
+                })?;
+            artifact.parts.push(decode(part)?);
         }
     }
-    Ok(StoredTask {
-        task: Task {
-            context_id: row.text(1)?,
-            status: decode_opt(row.blob(2)?)?,
-            metadata: decode_opt(row.blob(3)?)?,
-            artifacts,
-            history,
-            id,
-        },
-        seq: row.int(4)? as u64,
-    })
+    Ok(tasks)
 }
 
 /// `TaskStore::get`. Run inside one read transaction (a consistent snapshot).
@@ -375,7 +424,7 @@ pub(crate) async fn get<D: Db>(
     if !scope.sees(&Scope { tenant, owner: owner_of_key(&owner) }) {
         return Ok(None);
     }
-    load(db, row, view).await.map(Some)
+    Ok(load(db, vec![row], view).await?.pop())
 }
 
 /// `TaskStore::list`. Run inside one read transaction.
@@ -428,14 +477,12 @@ pub(crate) async fn list<D: Db>(db: &mut D, scope: &Scope, query: &TaskQuery) ->
     let more = rows.len() as i64 > page_size;
     rows.truncate(query.page_size);
 
-    let mut tasks = Vec::with_capacity(rows.len());
-    let mut last = None;
-    for row in rows {
-        let updated = row.int(7)?;
-        let task = load(db, row, query.view).await?.task;
-        last = Some(Cursor { updated_ms: updated, task_id: task.id.clone() });
-        tasks.push(task);
-    }
+    let last = match rows.last() {
+        Some(row) => Some((row.int(7)?, row_id(row)?)),
+        None => None,
+    };
+    let tasks: Vec<Task> = load(db, rows, query.view).await?.into_iter().map(|stored| stored.task).collect();
+    let last = last.map(|(updated_ms, task_id)| Cursor { updated_ms, task_id });
 
     // totalSize: from the counters when only the state filters, else a count over the index.
     let owner_list: Vec<Param<'_>> = owners.iter().map(|o| Param::Text(o)).collect();
@@ -470,6 +517,14 @@ pub(crate) async fn list<D: Db>(db: &mut D, scope: &Scope, query: &TaskQuery) ->
 /// The number the next parameter pushed onto `params` gets.
 fn next_param(params: &[Param<'_>]) -> usize {
     params.len() + 1
+}
+
+/// The id (column 0) of a row of [`TASK_COLUMNS`], without taking it.
+fn row_id(row: &Row) -> Result<String, Fail> {
+    match row.0.first() {
+        Some(crate::db::Cell::Text(id)) => Ok(id.clone()),
+        other => Err(Fail::Db(format!("the database returned {other:?} as a task id"))),
+    }
 }
 
 fn placeholders(first: usize, n: usize) -> String {
