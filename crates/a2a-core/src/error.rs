@@ -158,8 +158,20 @@ fn describe_version(version: &str) -> String {
     }
 }
 
+/// `field: description` per violation; a violation of no particular field is its description
+/// alone (never `: description`).
 fn describe(violations: &[FieldViolation]) -> String {
-    violations.iter().map(|v| format!("{}: {}", v.field, v.description)).collect::<Vec<_>>().join("; ")
+    violations
+        .iter()
+        .map(|v| {
+            if v.field.is_empty() {
+                v.description.clone()
+            } else {
+                format!("{}: {}", v.field, v.description)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// The `google.rpc.ErrorInfo` of an A2A error (spec 10.6, 11.6).
@@ -391,6 +403,18 @@ fn string_map(value: Option<&Value>) -> BTreeMap<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn invalid_params_read_well_with_and_without_a_field() {
+        assert_eq!(
+            Error::invalid_params_unattributed("the request is not a SendMessageRequest").to_string(),
+            "invalid parameters: the request is not a SendMessageRequest"
+        );
+        assert_eq!(
+            Error::invalid_param("message.parts", "must not be empty").to_string(),
+            "invalid parameters: message.parts: must not be empty"
+        );
+    }
 
     fn every_a2a_error() -> Vec<Error> {
         vec![

@@ -209,14 +209,15 @@ impl TaskUpdater {
         self.update_status(TaskState::Canceled, message).await
     }
 
-    /// `INPUT_REQUIRED` (interrupted): the client continues the task with a new message.
-    pub async fn require_input(&self, message: Message) -> Result<()> {
-        self.update_status(TaskState::InputRequired, Some(message)).await
+    /// `INPUT_REQUIRED` (interrupted): the client continues the task with a new message. The
+    /// message, usually the question, is optional like every status message.
+    pub async fn require_input(&self, message: Option<Message>) -> Result<()> {
+        self.update_status(TaskState::InputRequired, message).await
     }
 
-    /// `AUTH_REQUIRED` (interrupted, spec 7.6).
-    pub async fn require_auth(&self, message: Message) -> Result<()> {
-        self.update_status(TaskState::AuthRequired, Some(message)).await
+    /// `AUTH_REQUIRED` (interrupted, spec 7.6); the message is optional like every status message.
+    pub async fn require_auth(&self, message: Option<Message>) -> Result<()> {
+        self.update_status(TaskState::AuthRequired, message).await
     }
 
     /// Publishes a whole artifact (`append: false`, `lastChunk: true`).

@@ -17,9 +17,15 @@ impl Part {
         Part { content: Some(part::Content::Text(text.into())), ..Default::default() }
     }
 
-    /// A structured data part holding any JSON value (spec 4.1.6).
+    /// A structured data part holding any JSON value (spec 4.1.6), as a protobuf `Value`. From a
+    /// `serde_json::Value`, use [`Part::json`].
     pub fn data(value: impl Into<pbjson_types::Value>) -> Self {
         Part { content: Some(part::Content::Data(value.into())), ..Default::default() }
+    }
+
+    /// A structured data part from a `serde_json::Value` (any JSON: object, array, scalar).
+    pub fn json(value: &serde_json::Value) -> Self {
+        Part::data(crate::json::to_pb_value(value))
     }
 
     /// A file given by reference.
@@ -189,6 +195,24 @@ impl StreamResponse {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_json_part_holds_the_value_as_protojson_reads_it() {
+        let value = serde_json::json!({"city": "Paris", "days": [1, 2.5], "ok": true, "none": null});
+        let part = Part::json(&value);
+        let Some(part::Content::Data(data)) = &part.content else { panic!("a data part: {part:?}") };
+        assert_eq!(crate::json::from_pb_value(data), value);
+        // On the wire the part's data is the JSON given (protobuf numbers are doubles: 1 is 1.0).
+        let wire = crate::json::to_value(&part).unwrap();
+        assert_eq!(
+            (&wire["data"]["city"], &wire["data"]["ok"], &wire["data"]["none"]),
+            (&value["city"], &value["ok"], &value["none"])
+        );
+        assert_eq!(
+            wire["data"]["days"].as_array().unwrap().iter().map(|n| n.as_f64().unwrap()).collect::<Vec<_>>(),
+            [1.0, 2.5]
+        );
+    }
 
     #[test]
     fn terminal_and_interrupted_states_partition_as_the_spec_lists_them() {

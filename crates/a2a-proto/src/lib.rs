@@ -48,6 +48,10 @@ pub mod resource;
 mod timestamp;
 
 pub use helpers::new_id;
+/// The protobuf well-known JSON types the generated messages use (`Struct` for metadata,
+/// `Value` for data parts), re-exported so users need no dependency of their own to build them.
+/// [`json::to_pb_value`] and [`json::to_struct`] convert from `serde_json`.
+pub use pbjson_types;
 pub use timestamp::Timestamp;
 
 /// Package `lf.a2a.v1`: every A2A 1.0 message and enum, generated from `proto/a2a.proto`.

@@ -58,7 +58,7 @@ impl AgentExecutor for DemoAgent {
                 }
                 updater.complete(None).await
             }
-            "ask" => updater.require_input(updater.agent_text("What is your name?")).await,
+            "ask" => updater.require_input(Some(updater.agent_text("What is your name?"))).await,
             "wait" => {
                 let seconds = rest.parse::<u64>().unwrap_or(300).min(3600);
                 updater

@@ -6,7 +6,7 @@
 //! empty optional fields); inside metadata objects `null` stays data.
 
 use a2a_core::Error;
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 
 /// `base` followed by `.key` (or just `key` at the root).
 pub(crate) fn field(base: &str, key: &str) -> String {
@@ -181,46 +181,7 @@ impl<'a> Obj<'a> {
     }
 }
 
-/// A JSON object as a protobuf `Struct` (`null` members are kept: in metadata they are data).
-/// Converted exactly as pbjson parses ProtoJSON, so that values read here compare equal to values
-/// the 1.0 bindings parse.
-pub(crate) fn to_struct(map: &Map<String, Value>) -> pbjson_types::Struct {
-    pbjson_types::Struct { fields: map.iter().map(|(k, v)| (k.clone(), to_pb_value(v))).collect() }
-}
-
-/// A JSON value as a protobuf `Value` (as pbjson parses it).
-pub(crate) fn to_pb_value(value: &Value) -> pbjson_types::Value {
-    // Infallible for any JSON value; the fallback keeps the function total.
-    serde_json::from_value(value.clone()).unwrap_or_default()
-}
-
-/// A protobuf `Struct` as a JSON object.
-pub(crate) fn from_struct(structure: &pbjson_types::Struct) -> Map<String, Value> {
-    structure.fields.iter().map(|(k, v)| (k.clone(), from_pb_value(v))).collect()
-}
-
-/// A protobuf `Value` as JSON. Integral numbers within the exactly representable range are written
-/// as integers (`1`, not `1.0`), so integers a 0.3 peer sent come back as it wrote them.
-pub(crate) fn from_pb_value(value: &pbjson_types::Value) -> Value {
-    use pbjson_types::value::Kind;
-    match &value.kind {
-        None | Some(Kind::NullValue(_)) => Value::Null,
-        Some(Kind::BoolValue(b)) => Value::Bool(*b),
-        Some(Kind::NumberValue(n)) => number(*n),
-        Some(Kind::StringValue(s)) => Value::String(s.clone()),
-        Some(Kind::ListValue(list)) => Value::Array(list.values.iter().map(from_pb_value).collect()),
-        Some(Kind::StructValue(s)) => Value::Object(from_struct(s)),
-    }
-}
-
-fn number(n: f64) -> Value {
-    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
-    if n.is_finite() && n.fract() == 0.0 && n.abs() <= EXACT {
-        Value::Number(Number::from(n as i64))
-    } else {
-        Number::from_f64(n).map_or(Value::Null, Value::Number)
-    }
-}
+pub(crate) use a2a_proto::json::{from_pb_value, from_struct, to_pb_value, to_struct};
 
 #[cfg(test)]
 mod tests {

@@ -33,7 +33,9 @@ impl AgentExecutor for Scripted {
                 updater.complete(Some(updater.agent_text("done"))).await
             }
             "reply" => updater.reply(Message::agent_text("a direct answer")).await,
-            "ask" if ctx.task.is_none() => updater.require_input(updater.agent_text("which city?")).await,
+            "ask" if ctx.task.is_none() => {
+                updater.require_input(Some(updater.agent_text("which city?"))).await
+            }
             "ask" | "answer" => updater.complete(Some(updater.agent_text(format!("got {text}")))).await,
             "slow" => {
                 updater.start_work(None).await?;

@@ -34,7 +34,7 @@ impl AgentExecutor for Scripted {
                 updater.complete(None).await
             }
             "reply" => updater.reply(updater.agent_text("direct")).await,
-            "ask" => updater.require_input(updater.agent_text("What is your name?")).await,
+            "ask" => updater.require_input(Some(updater.agent_text("What is your name?"))).await,
             "wait" => {
                 updater.start_work(None).await?;
                 updater.cancelled().await;
