@@ -7,7 +7,7 @@
 //! versions, capabilities and required fields are the handler's to check, so the service
 //! parameters travel unvalidated in [`CallContext`](a2a_core::CallContext).
 //!
-//! - Server: [`router`] / [`JsonRpcServer`] serve `POST /`. Methods are the operation names of
+//! - Server: [`router`] / [`JsonRpcServer`] serve `POST /` (or another path: [`JsonRpcServer::path`]). Methods are the operation names of
 //!   spec 9.4 ([`Operation::method`](a2a_core::Operation::method)), `params` is the operation's
 //!   request message in ProtoJSON, the `result` its response message. Streaming methods answer
 //!   Server-Sent Events, one JSON-RPC response object per `data:` line. Service parameters come
@@ -115,4 +115,4 @@ mod sse;
 mod v03;
 
 pub use client::JsonRpcClient;
-pub use server::{router, JsonRpcServer};
+pub use server::{normalize_path, router, JsonRpcServer};

@@ -41,6 +41,7 @@ pub struct JsonRpcServer {
     service: Arc<dyn A2aService>,
     max_body_bytes: usize,
     keep_alive: Duration,
+    path: String,
 }
 
 impl JsonRpcServer {
@@ -55,7 +56,16 @@ impl JsonRpcServer {
             service,
             max_body_bytes: Self::DEFAULT_MAX_BODY_BYTES,
             keep_alive: Self::DEFAULT_KEEP_ALIVE,
+            path: "/".to_owned(),
         }
+    }
+
+    /// Serves at `path` (default `/`), e.g. `/jsonrpc` as many official SDK agents do; the same
+    /// path with a trailing slash is served too (`/jsonrpc/`). A path without a leading `/` gets
+    /// one.
+    pub fn path(mut self, path: &str) -> Self {
+        self.path = normalize_path(path);
+        self
     }
 
     /// Limits request bodies to `bytes`; larger ones get a `-32600` error response.
@@ -70,12 +80,16 @@ impl JsonRpcServer {
         self
     }
 
-    /// The router serving `POST /`. Mount it elsewhere with [`Router::nest`].
+    /// The router serving `POST` at the [`path`](Self::path) (`/` by default).
     pub fn into_router(self) -> Router {
         let limit = self.max_body_bytes;
         let shared =
             Arc::new(Shared { service: self.service, max_body_bytes: limit, keep_alive: self.keep_alive });
-        Router::new().route("/", post(handle)).layer(DefaultBodyLimit::max(limit)).with_state(shared)
+        let mut router = Router::new().route(&self.path, post(handle));
+        if self.path != "/" {
+            router = router.route(&format!("{}/", self.path), post(handle));
+        }
+        router.layer(DefaultBodyLimit::max(limit)).with_state(shared)
     }
 }
 
@@ -84,7 +98,19 @@ impl fmt::Debug for JsonRpcServer {
         f.debug_struct("JsonRpcServer")
             .field("max_body_bytes", &self.max_body_bytes)
             .field("keep_alive", &self.keep_alive)
+            .field("path", &self.path)
             .finish_non_exhaustive()
+    }
+}
+
+/// The form of a JSON-RPC path the server serves and advertises: a leading `/`, no trailing one
+/// (`jsonrpc/` -> `/jsonrpc`; empty -> `/`).
+pub fn normalize_path(path: &str) -> String {
+    let trimmed = path.trim_matches('/');
+    if trimmed.is_empty() {
+        "/".to_owned()
+    } else {
+        format!("/{trimmed}")
     }
 }
 

@@ -88,6 +88,7 @@ pub struct ServerBuilder {
     policy: DestinationPolicy,
     public_url: Option<String>,
     grpc_url: Option<String>,
+    jsonrpc_path: Option<String>,
     separate: Vec<(Binding, TcpListener)>,
 }
 
@@ -159,6 +160,13 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves JSON-RPC at `path` instead of `/` (e.g. `/jsonrpc`, as many official SDK agents
+    /// do; the trailing-slash twin is served too), and advertises that URL in the card.
+    pub fn jsonrpc_path(mut self, path: impl Into<String>) -> Self {
+        self.jsonrpc_path = Some(path.into());
+        self
+    }
+
     /// Serves `binding` on a port of its own instead of the main one (and advertises it there).
     /// The agent card stays on the main port.
     pub fn binding_listener(mut self, binding: Binding, listener: TcpListener) -> Self {
@@ -203,9 +211,16 @@ impl ServerBuilder {
         let http_url = |binding: Binding| {
             own_port(binding).map_or_else(|| public_url.clone(), |a| format!("http://{a}"))
         };
+        let jsonrpc_path = a2a_jsonrpc::normalize_path(self.jsonrpc_path.as_deref().unwrap_or("/"));
         if card.supported_interfaces.is_empty() {
+            let base = http_url(Binding::JsonRpc);
+            let jsonrpc_url = if jsonrpc_path == "/" {
+                base
+            } else {
+                format!("{}{jsonrpc_path}", base.trim_end_matches('/'))
+            };
             card.supported_interfaces =
-                card::interfaces_of(&http_url(Binding::JsonRpc), &http_url(Binding::Rest), &grpc_url);
+                card::interfaces_of(&jsonrpc_url, &http_url(Binding::Rest), &grpc_url);
         }
         // Every binding also serves 0.3: declare it (a 0.3 twin after the 1.0 entries).
         card = a2a_v03::with_v03_interfaces(&card);
@@ -231,13 +246,21 @@ impl ServerBuilder {
         let service: Arc<dyn A2aService> =
             Arc::new(shutdown::EndStreamsOnShutdown { inner: handler.clone(), token: shutdown });
         let on_main = |binding: Binding| own_port(binding).is_none();
-        let main =
-            app(&service, &card, on_main(Binding::JsonRpc), on_main(Binding::Rest), on_main(Binding::Grpc));
+        let main = app(
+            &service,
+            &card,
+            on_main(Binding::JsonRpc).then_some(jsonrpc_path.as_str()),
+            on_main(Binding::Rest),
+            on_main(Binding::Grpc),
+        );
         let separate = separate
             .into_iter()
             .map(|(binding, listener, _)| {
                 let router = match binding {
-                    Binding::JsonRpc => a2a_jsonrpc::router(Arc::clone(&service)).layer(panic::http_layer()),
+                    Binding::JsonRpc => a2a_jsonrpc::JsonRpcServer::new(Arc::clone(&service))
+                        .path(&jsonrpc_path)
+                        .into_router()
+                        .layer(panic::http_layer()),
                     Binding::Rest => a2a_rest::router(Arc::clone(&service)).layer(panic::http_layer()),
                     Binding::Grpc => grpc_router(Arc::clone(&service)),
                 };
@@ -348,10 +371,17 @@ async fn serve_until(
 
 /// The main port's application: the card, and each binding not given a port of its own; gRPC is
 /// chosen by the request's content type.
-fn app(service: &Arc<dyn A2aService>, card: &AgentCard, jsonrpc: bool, rest: bool, grpc: bool) -> Router {
+/// The main port's router; `jsonrpc`: the JSON-RPC path, if JSON-RPC is served here.
+fn app(
+    service: &Arc<dyn A2aService>,
+    card: &AgentCard,
+    jsonrpc: Option<&str>,
+    rest: bool,
+    grpc: bool,
+) -> Router {
     let mut http = card::router(card);
-    if jsonrpc {
-        http = http.merge(a2a_jsonrpc::router(Arc::clone(service)));
+    if let Some(path) = jsonrpc {
+        http = http.merge(a2a_jsonrpc::JsonRpcServer::new(Arc::clone(service)).path(path).into_router());
     }
     if rest {
         http = http.merge(a2a_rest::router(Arc::clone(service)));

@@ -34,6 +34,11 @@ struct Args {
     #[arg(long, value_name = "HOST:PORT")]
     grpc_listen: Option<String>,
 
+    /// The path JSON-RPC is served at (and advertised with), e.g. /jsonrpc; its trailing-slash
+    /// twin is served too.
+    #[arg(long, default_value = "/", env = "A2A_JSONRPC_PATH")]
+    jsonrpc_path: String,
+
     /// Serve JSON-RPC on this address of its own instead of the main port.
     #[arg(long, value_name = "HOST:PORT")]
     jsonrpc_listen: Option<String>,
@@ -91,6 +96,7 @@ async fn main() -> anyhow::Result<()> {
     if let Some(url) = args.public_url {
         builder = builder.public_url(url);
     }
+    builder = builder.jsonrpc_path(args.jsonrpc_path);
     if let Some(address) = args.grpc_url {
         builder = builder.grpc_url(address);
     }

@@ -762,3 +762,35 @@ async fn bindings_can_be_served_on_ports_of_their_own() {
     assert_eq!(moved.status(), 404);
     server.shutdown().await.unwrap();
 }
+
+#[tokio::test]
+async fn json_rpc_at_a_path_is_served_there_with_its_trailing_slash_twin_and_advertised_in_the_card() {
+    let server = Server::builder()
+        .agent_card(a2a_server::demo::demo_card())
+        .executor(a2a_server::demo::DemoAgent)
+        .jsonrpc_path("jsonrpc/")
+        .spawn(tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap())
+        .await
+        .unwrap();
+    let url = server.url();
+    let card: Value =
+        reqwest::get(format!("{url}{}", a2a_server::AGENT_CARD_PATH)).await.unwrap().json().await.unwrap();
+    let advertised: Vec<&str> = card["supportedInterfaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["protocolBinding"] == "JSONRPC")
+        .map(|i| i["url"].as_str().unwrap())
+        .collect();
+    let expected = format!("{url}/jsonrpc");
+    assert!(!advertised.is_empty() && advertised.iter().all(|u| *u == expected), "{advertised:?}");
+    assert_eq!(card["url"], expected.as_str(), "the 0.3 card field names the same endpoint");
+    for at in [expected.clone(), format!("{expected}/")] {
+        let task = send_task(&JsonRpcClient::new(at.clone()), send("echo")).await;
+        assert_eq!(task.state(), TaskState::Completed, "{at}");
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "x"}});
+    let root = reqwest::Client::new().post(format!("{url}/")).json(&body).send().await.unwrap();
+    assert_eq!(root.status(), 404, "JSON-RPC is no longer at /");
+    server.shutdown().await.unwrap();
+}
