@@ -114,6 +114,7 @@ impl HandlerBuilder {
     /// The handler. Fails if the card advertises push notifications without a push transport, or
     /// an extended card without declaring `extendedAgentCard` (both would be false advertising).
     pub fn build(self) -> Result<DefaultRequestHandler> {
+        validate::card_modes(&self.card)?;
         let capabilities = self.card.capabilities.clone().unwrap_or_default();
         if capabilities.push_notifications == Some(true) && self.push_transport.is_none() {
             return Err(Error::internal(

@@ -126,6 +126,42 @@ pub(crate) fn unsupported_media_type<'a>(card: &AgentCard, message: &'a Message)
 }
 
 /// `mode` (possibly `*/*` or `type/*`) accepts `media_type`; parameters and case are ignored.
+/// Refuses a card whose input or output modes are not media types (`text`, say, where
+/// `text/plain` is meant): every part would then fail the media type check with
+/// `ContentTypeNotSupported`, silently. A mode is `type/subtype`, `type/*` or `*/*`, parameters
+/// allowed; see [`media_type_matches`] for what matches what.
+pub(crate) fn card_modes(card: &AgentCard) -> Result<()> {
+    let lists = [
+        ("defaultInputModes", &card.default_input_modes),
+        ("defaultOutputModes", &card.default_output_modes),
+    ]
+    .into_iter()
+    .map(|(name, modes)| (name.to_owned(), modes))
+    .chain(card.skills.iter().enumerate().flat_map(|(i, skill)| {
+        [
+            (format!("skills[{i}].inputModes"), &skill.input_modes),
+            (format!("skills[{i}].outputModes"), &skill.output_modes),
+        ]
+    }));
+    for (name, modes) in lists {
+        for (i, mode) in modes.iter().enumerate() {
+            let essence = mode.split(';').next().unwrap_or("").trim();
+            let valid = essence.split_once('/').is_some_and(|(kind, sub)| {
+                !kind.is_empty() && !sub.is_empty() && !sub.contains('/') && (kind != "*" || sub == "*")
+            });
+            if !valid {
+                return Err(Error::internal(format!(
+                    "the agent card's {name}[{i}] is {mode:?}, which is not a media type: write type/subtype \
+                     (e.g. text/plain), type/* or */*"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether a card's `mode` admits a part's `media_type`: equal essences (type/subtype, case-insensitive,
+/// parameters ignored), `type/*` for any subtype of `type`, `*/*` for anything.
 pub(crate) fn media_type_matches(mode: &str, media_type: &str) -> bool {
     let essence = |s: &str| s.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
     let (mode, media_type) = (essence(mode), essence(media_type));
@@ -141,6 +177,25 @@ pub(crate) fn media_type_matches(mode: &str, media_type: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cards_whose_modes_are_not_media_types_are_refused_with_the_field() {
+        let mut card = AgentCard {
+            default_input_modes: vec!["text/plain".into(), "image/*".into(), "*/*".into()],
+            ..Default::default()
+        };
+        card_modes(&card).unwrap();
+        card.default_output_modes = vec!["application/json; charset=utf-8".into()];
+        card_modes(&card).unwrap();
+        for bad in ["text", "", "*/json", "text/", "a/b/c"] {
+            card.default_input_modes = vec!["text/plain".into(), bad.into()];
+            let error = card_modes(&card).unwrap_err().to_string();
+            assert!(
+                error.contains("defaultInputModes[1]") && error.contains("not a media type"),
+                "{bad}: {error}"
+            );
+        }
+    }
 
     #[test]
     fn media_types_match_exactly_by_wildcard_and_ignoring_parameters() {
