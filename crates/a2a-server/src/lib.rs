@@ -154,7 +154,12 @@ impl ServerBuilder {
         self
     }
 
-    /// The `host:port` clients use for gRPC (default: the host and port of the public URL).
+    /// The gRPC address the card advertises (default: the host and port of the public URL), in
+    /// either form, written into the card as given:
+    /// - `host:port`, what the spec's examples and most clients use (our `GrpcClient` takes it
+    ///   as `https://` on port 443 and `http://` elsewhere);
+    /// - a URL, `http://host:port` or `https://host:port[/path]`, for clients that need the scheme
+    ///   spelled out (some official SDKs' gRPC clients) or a path-routing proxy in front.
     pub fn grpc_url(mut self, address: impl Into<String>) -> Self {
         self.grpc_url = Some(address.into());
         self
@@ -176,12 +181,35 @@ impl ServerBuilder {
     }
 
     /// The complete HTTP + gRPC application for a server reachable at `local` (used for the
-    /// default public URL), and the card it advertises. Bindings given their own listener with
-    /// [`binding_listener`](Self::binding_listener) are not part of it, and the tasks a previous
-    /// run left running are not resolved (that is [`serve`](Self::serve)'s first step).
-    pub fn into_app(self, local: SocketAddr) -> std::io::Result<(Router, AgentCard)> {
-        let (apps, card) = self.build(local, CancellationToken::new())?;
-        Ok((apps.main, card))
+    /// default public URL), for users who serve it themselves (their own listener, layers or
+    /// routes). What [`serve`](Self::serve) does around the router is theirs then, and
+    /// [`App`] carries what they need for it:
+    /// - resolve the tasks a previous run left running before the first request
+    ///   ([`App::recover`]);
+    /// - set `TCP_NODELAY` on accepted sockets (Nagle's algorithm holds small SSE events and
+    ///   gRPC frames back up to 40 ms): `axum::serve(listener.tap_io(|tcp| { let _ =
+    ///   tcp.set_nodelay(true); }), app.router)` with `axum::serve::ListenerExt`;
+    /// - cancel [`App::shutdown`] when stopping, so open streams end cleanly and a graceful
+    ///   shutdown does not wait for them forever.
+    ///
+    /// # Errors
+    /// `InvalidInput` if a binding was given a listener of its own
+    /// ([`binding_listener`](Self::binding_listener)): one router cannot serve it, and the card
+    /// would advertise a port nobody serves. Use [`serve`](Self::serve) or [`spawn`](Self::spawn)
+    /// for that, or mount the binding crates' routers yourself.
+    pub fn into_app(self, local: SocketAddr) -> std::io::Result<App> {
+        if let Some((binding, _)) = self.separate.first() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "into_app builds one router, but {binding:?} was given a listener of its own \
+                     (binding_listener): use serve or spawn, which serve every listener"
+                ),
+            ));
+        }
+        let shutdown = CancellationToken::new();
+        let (apps, card) = self.build(local, shutdown.clone())?;
+        Ok(App { router: apps.main, card, shutdown, handler: apps.handler })
     }
 
     fn build(mut self, local: SocketAddr, shutdown: CancellationToken) -> std::io::Result<(Apps, AgentCard)> {
@@ -350,6 +378,30 @@ impl RunningServer {
 
 /// The main port's application, the bindings served on ports of their own, and the handler
 /// behind them.
+/// What [`ServerBuilder::into_app`] builds: the router, the card it serves, and what
+/// [`ServerBuilder::serve`] would do around them.
+#[derive(Debug)]
+pub struct App {
+    /// The main port's router: the card, JSON-RPC, REST and gRPC.
+    pub router: Router,
+    /// The card the router serves, with its interfaces filled in.
+    pub card: AgentCard,
+    /// Cancel to end every open stream (at shutdown).
+    pub shutdown: CancellationToken,
+    handler: DefaultRequestHandler,
+}
+
+impl App {
+    /// Resolves the tasks a previous run left running (`DefaultRequestHandler::recover`, the
+    /// restart policy of `docs/deployment.md`); call it once before serving. Returns how many.
+    pub async fn recover(&self) -> std::io::Result<usize> {
+        self.handler
+            .recover()
+            .await
+            .map_err(|e| std::io::Error::other(format!("resolving interrupted tasks: {e}")))
+    }
+}
+
 struct Apps {
     main: Router,
     separate: Vec<(TcpListener, Router)>,
@@ -370,8 +422,7 @@ async fn serve_until(
 }
 
 /// The main port's application: the card, and each binding not given a port of its own; gRPC is
-/// chosen by the request's content type.
-/// The main port's router; `jsonrpc`: the JSON-RPC path, if JSON-RPC is served here.
+/// chosen by the request's content type. `jsonrpc`: the JSON-RPC path, if JSON-RPC is served here.
 fn app(
     service: &Arc<dyn A2aService>,
     card: &AgentCard,

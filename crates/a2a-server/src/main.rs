@@ -26,7 +26,8 @@ struct Args {
     #[arg(long, env = "A2A_PUBLIC_URL")]
     public_url: Option<String>,
 
-    /// host:port advertised in the agent card for gRPC (default: host and port of the public URL).
+    /// gRPC address advertised in the agent card, as host:port or as a URL (http://host:port,
+    /// https://host:port/path), written as given (default: host:port of the public URL).
     #[arg(long, env = "A2A_GRPC_URL")]
     grpc_url: Option<String>,
 

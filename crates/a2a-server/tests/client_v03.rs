@@ -386,7 +386,7 @@ async fn v03_only() -> (String, Refused, tokio::task::JoinHandle<()>) {
 
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let (app, _card) = Server::builder()
+    let app = Server::builder()
         .agent_card(a2a_server::demo::demo_card())
         .extended_agent_card(a2a_server::demo::demo_extended_card())
         .executor(a2a_server::demo::DemoAgent)
@@ -394,7 +394,7 @@ async fn v03_only() -> (String, Refused, tokio::task::JoinHandle<()>) {
         .into_app(addr)
         .unwrap();
     let refused = Refused::default();
-    let app = app.layer(from_fn_with_state(refused.clone(), gate));
+    let app = app.router.layer(from_fn_with_state(refused.clone(), gate));
     let task = tokio::spawn(async move {
         axum::serve(listener, app).await.unwrap();
     });

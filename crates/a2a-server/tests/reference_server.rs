@@ -794,3 +794,33 @@ async fn json_rpc_at_a_path_is_served_there_with_its_trailing_slash_twin_and_adv
     assert_eq!(root.status(), 404, "JSON-RPC is no longer at /");
     server.shutdown().await.unwrap();
 }
+
+#[tokio::test]
+async fn into_app_refuses_bindings_on_their_own_port_and_its_shutdown_token_ends_open_streams() {
+    let separate = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let error = Server::builder()
+        .agent_card(a2a_server::demo::demo_card())
+        .executor(a2a_server::demo::DemoAgent)
+        .binding_listener(a2a_server::Binding::Grpc, separate)
+        .into_app("127.0.0.1:8080".parse().unwrap())
+        .unwrap_err();
+    assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput, "{error}");
+    assert!(error.to_string().contains("binding_listener"), "{error}");
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = Server::builder()
+        .agent_card(a2a_server::demo::demo_card())
+        .executor(a2a_server::demo::DemoAgent)
+        .into_app(addr)
+        .unwrap();
+    assert_eq!(app.recover().await.unwrap(), 0);
+    let shutdown = app.shutdown.clone();
+    tokio::spawn(async move { axum::serve(listener, app.router).await });
+    let client = JsonRpcClient::new(format!("http://{addr}/"));
+    let mut stream = client.send_streaming_message(&ctx(), send("wait 60")).await.unwrap();
+    tokio::time::timeout(Duration::from_secs(10), stream.next()).await.unwrap().unwrap().unwrap();
+    shutdown.cancel();
+    let rest = tokio::time::timeout(Duration::from_secs(10), stream.collect::<Vec<_>>()).await;
+    assert!(rest.is_ok(), "the open stream ends when the app's shutdown token is cancelled");
+}
