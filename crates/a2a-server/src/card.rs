@@ -1,12 +1,17 @@
 //! The public agent card at `/.well-known/agent-card.json` (spec 8.2), with HTTP caching (spec 8.6):
-//! `Cache-Control: max-age`, an `ETag` derived from the card's bytes, and `304 Not Modified` for a
-//! matching `If-None-Match`.
+//! `Cache-Control: max-age`, an `ETag` derived from the card's bytes, `Last-Modified` (when the
+//! router was built: the card cannot change after that), and `304 Not Modified` for a matching
+//! `If-None-Match`, or, without one, an `If-Modified-Since` at or after it.
 //!
-//! The card is served as the "union" card of `a2a-v03` (`card.to_v03(Form::Json)`): the 1.0 card
+//! [`router`] is public, for users who compose their own routes around it.
+//!
+//! By default ([`CardForm::Union`]) the card is served as the "union" card of `a2a-v03` (`card.to_v03(Form::Json)`): the 1.0 card
 //! as it is (1.0 readers ignore the rest), plus the 0.3 members a 0.3 client requires (`url`,
 //! `preferredTransport`, `additionalInterfaces`, `protocolVersion: "0.3.0"`,
 //! `supportsAuthenticatedExtendedCard`), taken from the card's 0.3 interfaces. One document for
-//! both versions, so the `ETag` and caches need no `Vary: A2A-Version`.
+//! both versions, so the `ETag` and caches need no `Vary: A2A-Version`. [`CardForm::V1`] serves
+//! the 1.0 card alone (for strict 1.0 readers that reject unknown fields); the 0.3 endpoints are
+//! still served, only not advertised.
 
 use std::hash::{Hash, Hasher};
 
@@ -41,27 +46,67 @@ pub fn interfaces_of(jsonrpc_url: &str, rest_url: &str, grpc_address: &str) -> V
     vec![interface(jsonrpc_url, "JSONRPC"), interface(rest_url, "HTTP+JSON"), interface(grpc_address, "GRPC")]
 }
 
-/// The router serving the card.
-pub(crate) fn router(card: &AgentCard) -> Router {
-    let union = V03::to_v03(card, Form::Json);
-    let body = Bytes::from(serde_json::to_vec(&union).expect("a JSON value always serializes"));
+/// How the card is written on the wire.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CardForm {
+    /// The 1.0 card plus the 0.3 members and 0.3 twin interfaces (see the module docs): readable
+    /// by 0.3 and 1.0 clients. The default.
+    #[default]
+    Union,
+    /// The 1.0 card only (ProtoJSON of `AgentCard`), for strict 1.0 readers.
+    V1,
+}
+
+/// The router serving `card` at [`AGENT_CARD_PATH`] in `form`, with the caching headers of the
+/// module docs.
+pub fn router(card: &AgentCard, form: CardForm) -> Router {
+    let body = match form {
+        CardForm::Union => serde_json::to_vec(&V03::to_v03(card, Form::Json)),
+        CardForm::V1 => a2a_proto::json::to_vec(card),
+    };
+    let body = Bytes::from(body.expect("a card always serializes"));
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     body.hash(&mut hasher);
     let etag =
         HeaderValue::from_str(&format!("\"{:016x}\"", hasher.finish())).expect("hex is a valid header");
+    // HTTP dates have whole seconds: the card is dated to the second it was built in.
+    let since_epoch = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let modified = std::time::UNIX_EPOCH + std::time::Duration::from_secs(since_epoch.as_secs());
+    let served = std::sync::Arc::new(Served { body, etag, modified });
     Router::new()
-        .route(AGENT_CARD_PATH, get(move |headers: HeaderMap| serve(headers, body.clone(), etag.clone())))
+        .route(AGENT_CARD_PATH, get(move |headers: HeaderMap| std::future::ready(serve(&headers, &served))))
 }
 
-async fn serve(request: HeaderMap, body: Bytes, etag: HeaderValue) -> Response {
+struct Served {
+    body: Bytes,
+    etag: HeaderValue,
+    modified: std::time::SystemTime,
+}
+
+fn serve(request: &HeaderMap, card: &Served) -> Response {
     let cache = HeaderValue::from_str(&format!("public, max-age={MAX_AGE_SECONDS}")).expect("valid header");
-    let matches = request.get_all(header::IF_NONE_MATCH).iter().any(|value| {
-        value.to_str().is_ok_and(|v| {
-            v.split(',').map(str::trim).any(|tag| tag == "*" || tag == etag.to_str().unwrap_or(""))
+    let last_modified = httpdate::fmt_http_date(card.modified);
+    let last_modified = HeaderValue::from_str(&last_modified).expect("an HTTP date is a valid header");
+    let etag = card.etag.clone();
+    // RFC 9110 13.2.2: If-None-Match wins; If-Modified-Since counts only without it.
+    let fresh = if request.contains_key(header::IF_NONE_MATCH) {
+        request.get_all(header::IF_NONE_MATCH).iter().any(|value| {
+            value.to_str().is_ok_and(|v| {
+                v.split(',').map(str::trim).any(|tag| tag == "*" || tag == etag.to_str().unwrap_or(""))
+            })
         })
-    });
-    if matches {
-        return (StatusCode::NOT_MODIFIED, [(header::ETAG, etag), (header::CACHE_CONTROL, cache)])
+    } else {
+        request
+            .get(header::IF_MODIFIED_SINCE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| httpdate::parse_http_date(v).ok())
+            .is_some_and(|since| since >= card.modified)
+    };
+    if fresh {
+        return (
+            StatusCode::NOT_MODIFIED,
+            [(header::ETAG, etag), (header::CACHE_CONTROL, cache), (header::LAST_MODIFIED, last_modified)],
+        )
             .into_response();
     }
     (
@@ -70,8 +115,80 @@ async fn serve(request: HeaderMap, body: Bytes, etag: HeaderValue) -> Response {
             (header::CONTENT_TYPE, HeaderValue::from_static("application/json")),
             (header::ETAG, etag),
             (header::CACHE_CONTROL, cache),
+            (header::LAST_MODIFIED, last_modified),
         ],
-        body,
+        card.body.clone(),
     )
         .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::Body;
+    use axum::http::Request;
+    use tower::ServiceExt;
+
+    use super::*;
+
+    fn card() -> AgentCard {
+        let mut card = crate::demo::demo_card();
+        card.supported_interfaces = interfaces("http://127.0.0.1:8080", "127.0.0.1:8080");
+        a2a_v03::with_v03_interfaces(&card)
+    }
+
+    async fn get_card(router: &Router, header: Option<(header::HeaderName, &str)>) -> Response {
+        let mut request = Request::get(AGENT_CARD_PATH);
+        if let Some((name, value)) = header {
+            request = request.header(name, value);
+        }
+        router.clone().oneshot(request.body(Body::empty()).unwrap()).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn the_card_is_dated_and_a_client_that_has_it_gets_304() {
+        let router = router(&card(), CardForm::Union);
+        let first = get_card(&router, None).await;
+        assert_eq!(first.status(), StatusCode::OK);
+        let modified = first.headers()[header::LAST_MODIFIED].to_str().unwrap().to_owned();
+        let at = httpdate::parse_http_date(&modified).unwrap();
+        assert!(at <= std::time::SystemTime::now(), "{modified}");
+        let same = get_card(&router, Some((header::IF_MODIFIED_SINCE, &modified))).await;
+        assert_eq!(same.status(), StatusCode::NOT_MODIFIED);
+        let older = httpdate::fmt_http_date(at - std::time::Duration::from_secs(60));
+        assert_eq!(
+            get_card(&router, Some((header::IF_MODIFIED_SINCE, &older))).await.status(),
+            StatusCode::OK
+        );
+        // If-None-Match wins over If-Modified-Since (RFC 9110 13.2.2).
+        let request = Request::get(AGENT_CARD_PATH)
+            .header(header::IF_NONE_MATCH, "\"other\"")
+            .header(header::IF_MODIFIED_SINCE, &modified);
+        let both = router.clone().oneshot(request.body(Body::empty()).unwrap()).await.unwrap();
+        assert_eq!(both.status(), StatusCode::OK);
+    }
+
+    #[tokio::test]
+    async fn a_v1_card_has_no_0_3_members_or_interfaces() {
+        let body = |response: Response| async move {
+            let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
+            serde_json::from_slice::<serde_json::Value>(&bytes).unwrap()
+        };
+        let mut plain = crate::demo::demo_card();
+        plain.supported_interfaces = interfaces("http://127.0.0.1:8080", "127.0.0.1:8080");
+        let v1 = body(get_card(&router(&plain, CardForm::V1), None).await).await;
+        for member in ["url", "preferredTransport", "additionalInterfaces", "protocolVersion"] {
+            assert!(v1.get(member).is_none(), "{member} in {v1}");
+        }
+        let versions: Vec<&str> = v1["supportedInterfaces"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["protocolVersion"].as_str().unwrap())
+            .collect();
+        assert_eq!(versions, ["1.0", "1.0", "1.0"]);
+        let parsed: AgentCard = a2a_proto::json::from_value(v1).unwrap();
+        assert_eq!(parsed, plain, "the v1 body is the card, nothing more");
+        let union = body(get_card(&router(&card(), CardForm::Union), None).await).await;
+        assert_eq!(union["protocolVersion"], "0.3.0");
+    }
 }

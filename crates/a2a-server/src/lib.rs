@@ -63,7 +63,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
-pub use card::{interfaces, interfaces_of, AGENT_CARD_PATH};
+pub use card::{interfaces, interfaces_of, CardForm, AGENT_CARD_PATH};
 pub use push_http::HttpPushTransport;
 
 /// Entry point: [`Server::builder`].
@@ -89,6 +89,7 @@ pub struct ServerBuilder {
     public_url: Option<String>,
     grpc_url: Option<String>,
     jsonrpc_path: Option<String>,
+    card_form: CardForm,
     separate: Vec<(Binding, TcpListener)>,
 }
 
@@ -172,6 +173,13 @@ impl ServerBuilder {
         self
     }
 
+    /// How the card is written: the union of 1.0 and 0.3 (the default) or 1.0 only
+    /// ([`CardForm`]). With `V1` the card lists no 0.3 interfaces; 0.3 requests are still served.
+    pub fn card_form(mut self, form: CardForm) -> Self {
+        self.card_form = form;
+        self
+    }
+
     /// Serves `binding` on a port of its own instead of the main one (and advertises it there).
     /// The agent card stays on the main port.
     pub fn binding_listener(mut self, binding: Binding, listener: TcpListener) -> Self {
@@ -250,8 +258,11 @@ impl ServerBuilder {
             card.supported_interfaces =
                 card::interfaces_of(&jsonrpc_url, &http_url(Binding::Rest), &grpc_url);
         }
-        // Every binding also serves 0.3: declare it (a 0.3 twin after the 1.0 entries).
-        card = a2a_v03::with_v03_interfaces(&card);
+        // Every binding also serves 0.3: declare it (a 0.3 twin after the 1.0 entries), unless
+        // the card is to be 1.0 only.
+        if self.card_form == CardForm::Union {
+            card = a2a_v03::with_v03_interfaces(&card);
+        }
         let mut handler = DefaultRequestHandler::builder(card.clone(), executor)
             .push_destination_policy(self.policy.clone())
             .push_timeout(Duration::from_secs(10));
@@ -277,6 +288,7 @@ impl ServerBuilder {
         let main = app(
             &service,
             &card,
+            self.card_form,
             on_main(Binding::JsonRpc).then_some(jsonrpc_path.as_str()),
             on_main(Binding::Rest),
             on_main(Binding::Grpc),
@@ -426,11 +438,12 @@ async fn serve_until(
 fn app(
     service: &Arc<dyn A2aService>,
     card: &AgentCard,
+    form: CardForm,
     jsonrpc: Option<&str>,
     rest: bool,
     grpc: bool,
 ) -> Router {
-    let mut http = card::router(card);
+    let mut http = card::router(card, form);
     if let Some(path) = jsonrpc {
         http = http.merge(a2a_jsonrpc::JsonRpcServer::new(Arc::clone(service)).path(path).into_router());
     }

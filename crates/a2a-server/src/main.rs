@@ -40,6 +40,11 @@ struct Args {
     #[arg(long, default_value = "/", env = "A2A_JSONRPC_PATH")]
     jsonrpc_path: String,
 
+    /// How the agent card is written: `union` (1.0 plus the 0.3 fields and interfaces, readable by
+    /// both) or `v1` (1.0 only, for strict 1.0 readers; 0.3 requests are still served).
+    #[arg(long, default_value = "union", env = "A2A_CARD_FORM", value_parser = parse_card_form)]
+    card_form: a2a_server::CardForm,
+
     /// Serve JSON-RPC on this address of its own instead of the main port.
     #[arg(long, value_name = "HOST:PORT")]
     jsonrpc_listen: Option<String>,
@@ -72,6 +77,14 @@ struct Args {
     log: String,
 }
 
+fn parse_card_form(value: &str) -> Result<a2a_server::CardForm, String> {
+    match value {
+        "union" => Ok(a2a_server::CardForm::Union),
+        "v1" => Ok(a2a_server::CardForm::V1),
+        _ => Err(format!("{value:?}: use union or v1")),
+    }
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
@@ -97,7 +110,7 @@ async fn main() -> anyhow::Result<()> {
     if let Some(url) = args.public_url {
         builder = builder.public_url(url);
     }
-    builder = builder.jsonrpc_path(args.jsonrpc_path);
+    builder = builder.jsonrpc_path(args.jsonrpc_path).card_form(args.card_form);
     if let Some(address) = args.grpc_url {
         builder = builder.grpc_url(address);
     }
