@@ -34,7 +34,7 @@ use pbjson_types::Struct;
 use tokio_util::sync::CancellationToken;
 
 use crate::context::CallContext;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::execution::{ProducerGuard, TaskRuntime};
 
 /// Your agent. One call of [`execute`](Self::execute) per incoming message; [`cancel`](Self::cancel)
@@ -114,7 +114,8 @@ pub struct RequestContext {
 /// The executor's handle on its task: every method publishes one event (or none, for
 /// [`submit`](Self::submit) on an existing task). Cheap to clone; keep a clone to publish from
 /// other tasks. Publishing fails with `InvalidAgentResponse` when the event is not valid now
-/// (e.g. after a terminal state, or a reply after task events).
+/// (e.g. after a terminal state, or a reply after task events), except an update that lost a
+/// race with CancelTask, which is dropped without an error ([`publish`](Self::publish)).
 #[derive(Clone)]
 pub struct TaskUpdater {
     runtime: Arc<TaskRuntime>,
@@ -163,8 +164,23 @@ impl TaskUpdater {
     }
 
     /// Publishes any event. Ids left empty are filled in; ids of another task are refused.
+    ///
+    /// # Updates racing a cancellation
+    /// Once a CancelTask has reached the task ([`is_cancelled`](Self::is_cancelled) is true), an
+    /// update its state no longer admits (a status or artifact after `CANCELED`) is dropped and
+    /// the call returns `Ok(())`: an agent that sends periodic updates needs no error handling
+    /// for that race. It learns of the cancellation from [`cancelled`](Self::cancelled) /
+    /// [`is_cancelled`](Self::is_cancelled) (or `RequestContext::cancellation`), and should stop
+    /// working then. Without a cancellation, an update the state does not admit is an
+    /// `InvalidAgentResponse` error, as always: that is a bug of the agent.
     pub async fn publish(&self, event: impl Into<StreamResponse>) -> Result<()> {
-        self.runtime.publish(event.into()).await
+        match self.runtime.publish(event.into()).await {
+            Err(Error::InvalidAgentResponse { reason }) if self.is_cancelled() => {
+                tracing::debug!(task_id = %self.task_id(), %reason, "an update after the task was canceled was dropped");
+                Ok(())
+            }
+            other => other,
+        }
     }
 
     /// Makes sure the task exists (state `SUBMITTED` for a new task), without another event.

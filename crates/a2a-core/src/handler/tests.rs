@@ -1201,3 +1201,55 @@ async fn a_publish_abandoned_mid_write_loses_nothing_and_duplicates_nothing() {
     let task = h.get_task(&ctx(), GetTaskRequest { id: task_id, ..Default::default() }).await.unwrap();
     assert_eq!((task.state(), task.artifacts.len()), (TaskState::Completed, 1));
 }
+
+/// Sends a status and an artifact every few milliseconds, and goes on for a while after the task
+/// is canceled, as an agent that has not looked at its token yet would; records every error.
+struct Ticker(Arc<Mutex<Vec<Error>>>);
+
+#[async_trait]
+impl AgentExecutor for Ticker {
+    async fn execute(&self, _ctx: RequestContext, updater: TaskUpdater) -> Result<()> {
+        let mut after_cancel = 0;
+        for i in 0.. {
+            let chunk = Artifact {
+                artifact_id: "ticks".into(),
+                parts: vec![Part::text(i.to_string())],
+                ..Default::default()
+            };
+            for result in [
+                updater.start_work(Some(updater.agent_text(format!("tick {i}")))).await,
+                updater.artifact_update(chunk, i > 0, false).await,
+            ] {
+                if let Err(error) = result {
+                    self.0.lock().unwrap().push(error);
+                }
+            }
+            if updater.is_cancelled() {
+                after_cancel += 1;
+                if after_cancel == 5 {
+                    break;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn updates_racing_a_cancel_are_dropped_without_an_error_and_the_task_stays_canceled() {
+    let errors = Arc::new(Mutex::new(Vec::new()));
+    let h = DefaultRequestHandler::builder(card(true, false), Ticker(Arc::clone(&errors))).build().unwrap();
+    let mut request = send("tick");
+    request.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
+    let task = send_task(&h, request).await;
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let canceled =
+        h.cancel_task(&ctx(), CancelTaskRequest { id: task.id.clone(), ..Default::default() }).await.unwrap();
+    assert_eq!(canceled.state(), TaskState::Canceled);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(errors.lock().unwrap().is_empty(), "no update failed: {:?}", errors.lock().unwrap());
+    let after =
+        h.get_task(&ctx(), GetTaskRequest { id: task.id.clone(), ..Default::default() }).await.unwrap();
+    assert_eq!(after.state(), TaskState::Canceled, "the late updates changed nothing");
+}
