@@ -90,6 +90,7 @@ pub struct ServerBuilder {
     grpc_url: Option<String>,
     jsonrpc_path: Option<String>,
     card_form: CardForm,
+    extensions_required_for: Option<Vec<a2a_core::Operation>>,
     separate: Vec<(Binding, TcpListener)>,
 }
 
@@ -180,6 +181,13 @@ impl ServerBuilder {
         self
     }
 
+    /// Enforces the card's required extensions only for these operations (default: every one);
+    /// see `a2a_core::handler::HandlerBuilder::extensions_required_for`.
+    pub fn extensions_required_for(mut self, operations: impl IntoIterator<Item = a2a_core::Operation>) -> Self {
+        self.extensions_required_for = Some(operations.into_iter().collect());
+        self
+    }
+
     /// Serves `binding` on a port of its own instead of the main one (and advertises it there).
     /// The agent card stays on the main port.
     pub fn binding_listener(mut self, binding: Binding, listener: TcpListener) -> Self {
@@ -266,6 +274,9 @@ impl ServerBuilder {
         let mut handler = DefaultRequestHandler::builder(card.clone(), executor)
             .push_destination_policy(self.policy.clone())
             .push_timeout(Duration::from_secs(10));
+        if let Some(operations) = self.extensions_required_for.take() {
+            handler = handler.extensions_required_for(operations);
+        }
         if card.capabilities.as_ref().and_then(|c| c.push_notifications) == Some(true) {
             handler = handler.push_transport(Arc::new(HttpPushTransport::new(self.policy.clone())));
         }

@@ -48,6 +48,8 @@ struct Inner {
     policy: DestinationPolicy,
     registry: Registry,
     versions: Vec<ProtocolVersion>,
+    /// `None`: required extensions apply to every operation.
+    extensions_required_for: Option<Vec<Operation>>,
 }
 
 impl std::fmt::Debug for DefaultRequestHandler {
@@ -66,6 +68,7 @@ pub struct HandlerBuilder {
     push_transport: Option<Arc<dyn PushTransport>>,
     policy: DestinationPolicy,
     push_timeout: Duration,
+    extensions_required_for: Option<Vec<Operation>>,
 }
 
 impl std::fmt::Debug for HandlerBuilder {
@@ -111,6 +114,17 @@ impl HandlerBuilder {
         self
     }
 
+    /// Enforces the card's required extensions only for these operations (default: every one).
+    ///
+    /// A required extension is checked before anything else the operation does, the task lookup
+    /// included: a client that omits it gets `ExtensionSupportRequired` from every operation. An
+    /// agent whose extension concerns only what it is sent (say, SendMessage and
+    /// SendStreamingMessage) lists those here, so plain clients can still read, list and cancel.
+    pub fn extensions_required_for(mut self, operations: impl IntoIterator<Item = Operation>) -> Self {
+        self.extensions_required_for = Some(operations.into_iter().collect());
+        self
+    }
+
     /// The handler. Fails if the card advertises push notifications without a push transport, or
     /// an extended card without declaring `extendedAgentCard` (both would be false advertising).
     pub fn build(self) -> Result<DefaultRequestHandler> {
@@ -141,6 +155,7 @@ impl HandlerBuilder {
                 policy: self.policy,
                 registry: Registry::default(),
                 versions: vec![ProtocolVersion::V1_0],
+                extensions_required_for: self.extensions_required_for,
             }),
         })
     }
@@ -158,6 +173,7 @@ impl DefaultRequestHandler {
             push_transport: None,
             policy: DestinationPolicy::public_only(),
             push_timeout: Duration::from_secs(10),
+            extensions_required_for: None,
         }
     }
 
@@ -216,7 +232,8 @@ impl Inner {
         ProtocolVersion::resolve(ctx.params.version(), &self.versions)?;
         let capabilities = self.card.capabilities.as_ref();
         let extensions = capabilities.map_or(&[][..], |c| &c.extensions[..]);
-        if extensions.iter().any(|e| e.required) {
+        let scoped = self.extensions_required_for.as_ref().is_none_or(|ops| ops.contains(&operation));
+        if scoped && extensions.iter().any(|e| e.required) {
             let declared = ctx.params.extensions();
             let missing: Vec<String> = extensions
                 .iter()

@@ -17,6 +17,7 @@ use futures::StreamExt;
 use super::*;
 use crate::context::{Principal, ServiceParams};
 use crate::push::{PushPayload, PushRequest, PushTransport};
+use crate::Operation;
 
 /// An agent whose behaviour is chosen by the first word of the message.
 struct Scripted;
@@ -843,7 +844,34 @@ async fn required_extensions_must_be_declared() {
         other => panic!("{other:?}"),
     }
     let declared = CallContext::new(ServiceParams::v1().with("A2A-Extensions", "urn:other, urn:x:required"));
-    assert!(h.send_message(&declared, send("echo")).await.is_ok());
+    let task = match h.send_message(&declared, send("echo")).await.unwrap().payload {
+        Some(a2a_proto::v1::send_message_response::Payload::Task(task)) => task.id,
+        other => panic!("{other:?}"),
+    };
+    let get = GetTaskRequest { id: task.clone(), ..Default::default() };
+    assert!(
+        matches!(h.get_task(&ctx(), get.clone()).await, Err(Error::ExtensionSupportRequired { .. })),
+        "every operation by default"
+    );
+
+    // Scoped to sending: reads need no extension, sends still do.
+    let mut required = card(true, false);
+    required.capabilities.as_mut().unwrap().extensions =
+        vec![AgentExtension { uri: "urn:x:required".into(), required: true, ..Default::default() }];
+    let h = DefaultRequestHandler::builder(required, Scripted)
+        .extensions_required_for([Operation::SendMessage, Operation::SendStreamingMessage])
+        .build()
+        .unwrap();
+    assert!(matches!(
+        h.send_message(&ctx(), send("echo")).await,
+        Err(Error::ExtensionSupportRequired { .. })
+    ));
+    let task = match h.send_message(&declared, send("echo")).await.unwrap().payload {
+        Some(a2a_proto::v1::send_message_response::Payload::Task(task)) => task,
+        other => panic!("{other:?}"),
+    };
+    let read = h.get_task(&ctx(), GetTaskRequest { id: task.id, ..Default::default() }).await.unwrap();
+    assert_eq!(read.state(), TaskState::Completed);
 }
 
 // ---- Push notifications (spec 3.1.7-3.1.10, 4.3.3, 13.2) ----
