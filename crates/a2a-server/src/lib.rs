@@ -183,7 +183,10 @@ impl ServerBuilder {
 
     /// Enforces the card's required extensions only for these operations (default: every one);
     /// see `a2a_core::handler::HandlerBuilder::extensions_required_for`.
-    pub fn extensions_required_for(mut self, operations: impl IntoIterator<Item = a2a_core::Operation>) -> Self {
+    pub fn extensions_required_for(
+        mut self,
+        operations: impl IntoIterator<Item = a2a_core::Operation>,
+    ) -> Self {
         self.extensions_required_for = Some(operations.into_iter().collect());
         self
     }
