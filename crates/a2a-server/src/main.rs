@@ -107,6 +107,8 @@ async fn main() -> anyhow::Result<()> {
         .push_destination_policy(DestinationPolicy::public_only().allowing(args.push_allow))
         .task_store(stores.tasks)
         .push_config_store(stores.push_configs);
+    // On PostgreSQL: held while the server runs, so a second server on the database is refused.
+    let _single_server = stores.lock;
     if let Some(url) = args.public_url {
         builder = builder.public_url(url);
     }

@@ -52,6 +52,9 @@ pub struct Stores {
     pub push_configs: Arc<dyn PushConfigStore>,
     /// Where the data is, for the startup log (never a password).
     pub description: String,
+    /// On PostgreSQL: the lock that says this server is the database's only one; keep it for the
+    /// server's life.
+    pub lock: Option<Arc<a2a_store_sql::ServerLock>>,
 }
 
 impl std::fmt::Debug for Stores {
@@ -69,6 +72,7 @@ impl StoreChoice {
                 tasks: Arc::new(CompactTaskStore::new()),
                 push_configs: Arc::new(InMemoryPushConfigStore::new()),
                 description: "memory (lost when the server exits)".into(),
+                lock: None,
             },
             StoreChoice::Sqlite(path) => {
                 let path = path.clone().unwrap_or_else(|| data_dir.join(SQLITE_FILE));
@@ -77,11 +81,19 @@ impl StoreChoice {
                     tasks: store.clone(),
                     push_configs: store,
                     description: format!("SQLite file {} (durable against: {durability:?})", path.display()),
+                    // The store's lock file does this job for SQLite.
+                    lock: None,
                 }
             }
             StoreChoice::Postgres(url) => {
                 let store = Arc::new(PostgresStore::connect(url).await?);
-                Stores { description: format!("{store:?}"), tasks: store.clone(), push_configs: store }
+                let lock = Some(Arc::new(store.lock_single_server().await?));
+                Stores {
+                    description: store.database().to_owned(),
+                    tasks: store.clone(),
+                    push_configs: store,
+                    lock,
+                }
             }
         })
     }
@@ -99,6 +111,27 @@ pub fn parse_durability(value: &str) -> Result<Durability, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_second_server_on_one_postgres_database_is_refused_until_the_first_is_gone() {
+        let db = a2a_store_sql::testing::TestDatabase::create("one_server").await;
+        let choice = StoreChoice::Postgres(db.url().to_owned());
+        let dir = std::path::Path::new(".");
+        let first = choice.open(dir, Durability::Process).await.unwrap();
+        let error = choice.open(dir, Durability::Process).await.unwrap_err().to_string();
+        assert!(error.contains("another server is serving this database"), "{error}");
+        drop(first);
+        // The lock's connection closes asynchronously: the next start succeeds shortly after.
+        let mut again = choice.open(dir, Durability::Process).await;
+        for _ in 0..50 {
+            if again.is_ok() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            again = choice.open(dir, Durability::Process).await;
+        }
+        again.unwrap();
+    }
 
     #[test]
     fn choices_parse_as_the_docs_say() {

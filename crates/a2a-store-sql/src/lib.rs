@@ -29,7 +29,7 @@ pub mod sqlite;
 pub mod testing;
 
 #[cfg(feature = "postgres")]
-pub use postgres::PostgresStore;
+pub use postgres::{PostgresStore, ServerLock};
 #[cfg(feature = "sqlite")]
 pub use sqlite::{Durability, SqliteStore};
 

@@ -52,7 +52,24 @@ const POOL_SIZE: usize = 16;
 pub struct PostgresStore {
     pool: Pool,
     database: String,
+    config: tokio_postgres::Config,
 }
+
+/// The session advisory lock that marks a database as served by one server
+/// ([`PostgresStore::lock_single_server`]); released when this is dropped (its connection
+/// closes).
+pub struct ServerLock {
+    _client: tokio_postgres::Client,
+}
+
+impl std::fmt::Debug for ServerLock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ServerLock")
+    }
+}
+
+/// The advisory lock key of [`ServerLock`] ("A2AS").
+const SERVER_LOCK: i64 = 0x4132_4153;
 
 impl std::fmt::Debug for PostgresStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -167,7 +184,7 @@ impl PostgresStore {
                 .options(format!("{options} -c statement_timeout={}", STATEMENT_TIMEOUT.as_millis()).trim());
         }
         let manager = Manager::from_config(
-            config,
+            config.clone(),
             tokio_postgres::NoTls,
             ManagerConfig { recycling_method: RecyclingMethod::Fast },
         );
@@ -179,9 +196,39 @@ impl PostgresStore {
             .runtime(Runtime::Tokio1)
             .build()
             .map_err(|e| OpenError::new(format!("{database}: cannot build a connection pool: {e}")))?;
-        let store = PostgresStore { pool, database };
+        let store = PostgresStore { pool, database, config };
         store.migrate().await.map_err(|e| OpenError::new(format!("{}: {e}", store.database)))?;
         Ok(store)
+    }
+
+    /// Takes the lock that says one server serves this database, on a connection of its own,
+    /// held until the returned [`ServerLock`] is dropped.
+    ///
+    /// The store itself is safe with any number of writers (row locks); what is not, yet, is
+    /// several *servers*: a starting server resolves every running task of the database by the
+    /// restart policy, including those another live server is executing, and there is no
+    /// cross-process event bus (`docs/deployment.md`). The reference server takes this lock at
+    /// startup and refuses to start when another one holds it.
+    pub async fn lock_single_server(&self) -> std::result::Result<ServerLock, OpenError> {
+        let fail =
+            |e: tokio_postgres::Error| OpenError::new(format!("{}: {}", self.database, error_chain(&e)));
+        let (client, connection) = self.config.connect(tokio_postgres::NoTls).await.map_err(fail)?;
+        tokio::spawn(connection);
+        let locked: bool =
+            client.query_one("SELECT pg_try_advisory_lock($1)", &[&SERVER_LOCK]).await.map_err(fail)?.get(0);
+        if !locked {
+            return Err(OpenError::new(format!(
+                "{}: another server is serving this database (it holds the advisory lock {SERVER_LOCK:#x}); \
+                 several servers on one database are not supported yet (docs/deployment.md)",
+                self.database
+            )));
+        }
+        Ok(ServerLock { _client: client })
+    }
+
+    /// Which database this is, for logs: its name and hosts (never the password).
+    pub fn database(&self) -> &str {
+        &self.database
     }
 
     async fn client(&self) -> Result<Object, Fail> {
@@ -197,7 +244,11 @@ impl PostgresStore {
         let step = |e: tokio_postgres::Error| format!("cannot migrate its schema: {}", error_chain(&e));
         transaction.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK]).await.map_err(step)?;
         transaction
-            .batch_execute("CREATE TABLE IF NOT EXISTS a2a_schema (version BIGINT NOT NULL)")
+            // Quietly: PostgreSQL's NOTICE that the table exists would be logged at every start.
+            .batch_execute(
+                "SET LOCAL client_min_messages = warning; \
+                 CREATE TABLE IF NOT EXISTS a2a_schema (version BIGINT NOT NULL)",
+            )
             .await
             .map_err(step)?;
         let version =
