@@ -129,3 +129,29 @@ async fn postgres_that_is_down_fails_within_the_connect_timeout() {
     assert!(error.contains("no connection"), "{error}");
     assert!(started.elapsed() < a2a_store_sql::postgres::CONNECT_TIMEOUT * 3, "{:?}", started.elapsed());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_that_is_stuck_fails_a_write_at_the_statement_timeout_then_recovers() {
+    let db = TestDatabase::create("stuck").await;
+    // The URL's own statement_timeout (500 ms) replaces the store's default of 10 s.
+    let url = format!("{}?options=-c%20statement_timeout%3D500", db.url());
+    let store = PostgresStore::connect(&url).await.unwrap();
+    store.create(&scope(), &task("held", "c", TaskState::Working, 1)).await.unwrap();
+
+    // Another session holds the task's row: the database is "stuck" for this write.
+    let (other, connection) = tokio_postgres::connect(db.url(), tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    other.batch_execute("BEGIN; SELECT 1 FROM a2a_tasks WHERE id = 'held' FOR UPDATE").await.unwrap();
+    let started = std::time::Instant::now();
+    let error = store.apply("held", TaskMutation::Status(&completed())).await.unwrap_err();
+    assert!(matches!(error, a2a_core::Error::Internal { .. }), "{error:?}");
+    assert!(error.to_string().contains("statement timeout"), "{error}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+
+    other.batch_execute("ROLLBACK").await.unwrap();
+    assert_eq!(
+        store.apply("held", TaskMutation::Status(&completed())).await.unwrap(),
+        2,
+        "works again at once"
+    );
+}
