@@ -580,70 +580,14 @@ mod tests {
         t
     }
 
-    /// A task using every field the frozen form must keep.
+    /// A task using every field the frozen form must keep: the contract suite's, finished (only
+    /// finished tasks freeze), with a timestamp before the epoch.
     fn rich_task() -> Task {
-        use a2a_proto::v1::{part, Artifact, Message, Part};
-        use pbjson_types::{value::Kind, ListValue, Struct, Value};
-        let value = |kind| Value { kind: Some(kind) };
-        let metadata = Struct {
-            fields: [
-                ("null".to_owned(), value(Kind::NullValue(0))),
-                ("number".to_owned(), value(Kind::NumberValue(-1.5e300))),
-                ("text".to_owned(), value(Kind::StringValue("zürich \u{1F600}".into()))),
-                ("yes".to_owned(), value(Kind::BoolValue(true))),
-                ("no".to_owned(), value(Kind::BoolValue(false))),
-                ("empty".to_owned(), Value { kind: None }),
-                (
-                    "nested".to_owned(),
-                    value(Kind::StructValue(Struct {
-                        fields: [(
-                            "list".to_owned(),
-                            value(Kind::ListValue(ListValue { values: vec![value(Kind::NumberValue(1.0))] })),
-                        )]
-                        .into(),
-                    })),
-                ),
-            ]
-            .into(),
-        };
-        let id = "0b7d9b1e-3c7a-4f3e-9d0a-1f2e3d4c5b6a".to_owned();
-        let context = "ctx with spaces".to_owned();
-        let mut message = Message::user(vec![
-            Part::text("plain"),
-            Part::raw(vec![0, 1, 2, 255], "application/octet-stream").with_filename("f.bin"),
-            Part::url("https://example.com/x", "text/plain"),
-            Part { content: Some(part::Content::Data(value(Kind::BoolValue(true)))), ..Default::default() },
-            Part::default(),
-        ])
-        .with_task_id(&id)
-        .with_context_id(&context);
-        message.metadata = Some(metadata.clone());
-        message.extensions = vec!["https://ext.example/a".into()];
-        message.reference_task_ids = vec!["other".into(), "0B7D9B1E-3C7A-4F3E-9D0A-1F2E3D4C5B6A".into()];
-        let mut status_message = Message::agent_text("done");
-        status_message.task_id = "another task".into();
-        Task {
-            id,
-            context_id: context,
-            status: Some(TaskStatus {
-                state: TaskState::Completed.into(),
-                message: Some(status_message),
-                timestamp: Some(Timestamp { seconds: -62_135_596_800, nanos: 999_999_999 }),
-            }),
-            artifacts: vec![
-                Artifact {
-                    artifact_id: "a1".into(),
-                    name: "n".into(),
-                    description: "d".into(),
-                    parts: vec![Part::text("x")],
-                    metadata: Some(metadata.clone()),
-                    extensions: vec!["e".into()],
-                },
-                Artifact::default(),
-            ],
-            history: vec![message, Message::default()],
-            metadata: Some(metadata),
-        }
+        let mut rich = crate::store::testing::rich_task("0b7d9b1e-3c7a-4f3e-9d0a-1f2e3d4c5b6a");
+        let status = rich.status.as_mut().expect("the suite's task has a status");
+        status.state = TaskState::Completed.into();
+        status.timestamp = Some(Timestamp { seconds: -62_135_596_800, nanos: 999_999_999 });
+        rich
     }
 
     #[test]

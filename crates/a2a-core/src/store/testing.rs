@@ -120,6 +120,7 @@ pub fn rich_task(id: &str) -> Task {
             ("text".to_owned(), value(Kind::StringValue("zürich \u{1F600} \"quoted\" \\ \0".into()))),
             ("yes".to_owned(), value(Kind::BoolValue(true))),
             ("no".to_owned(), value(Kind::BoolValue(false))),
+            ("empty".to_owned(), Value { kind: None }),
             (
                 "nested".to_owned(),
                 value(Kind::StructValue(Struct {
@@ -139,12 +140,13 @@ pub fn rich_task(id: &str) -> Task {
         Part::raw(vec![0, 1, 2, 255], "application/octet-stream").with_filename("f.bin"),
         Part::url("https://example.com/x", "text/plain"),
         Part { content: Some(part::Content::Data(value(Kind::BoolValue(true)))), ..Default::default() },
+        Part::default(),
     ])
     .with_task_id(id)
     .with_context_id(&context);
     message.metadata = Some(metadata.clone());
     message.extensions = vec!["https://ext.example/a".into()];
-    message.reference_task_ids = vec!["other".into()];
+    message.reference_task_ids = vec!["other".into(), id.to_uppercase()];
     let mut status_message = Message::agent_text("working on it");
     status_message.task_id = id.into();
     Task {
@@ -155,15 +157,18 @@ pub fn rich_task(id: &str) -> Task {
             message: Some(status_message),
             timestamp: Some(Timestamp { seconds: 1_700_000_000, nanos: 123_000_000 }),
         }),
-        artifacts: vec![Artifact {
-            artifact_id: "a1".into(),
-            name: "n".into(),
-            description: "d".into(),
-            parts: vec![Part::text("x")],
-            metadata: Some(metadata.clone()),
-            extensions: vec!["e".into()],
-        }],
-        history: vec![message, Message::agent_text("second")],
+        artifacts: vec![
+            Artifact {
+                artifact_id: "a1".into(),
+                name: "n".into(),
+                description: "d".into(),
+                parts: vec![Part::text("x")],
+                metadata: Some(metadata.clone()),
+                extensions: vec!["e".into()],
+            },
+            Artifact::default(),
+        ],
+        history: vec![message, Message::agent_text("second"), Message::default()],
         metadata: Some(metadata),
     }
 }
