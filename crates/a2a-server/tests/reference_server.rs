@@ -798,11 +798,12 @@ async fn json_rpc_at_a_path_is_served_there_with_its_trailing_slash_twin_and_adv
 #[tokio::test]
 async fn into_app_refuses_bindings_on_their_own_port_and_its_shutdown_token_ends_open_streams() {
     let separate = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let main = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let error = Server::builder()
         .agent_card(a2a_server::demo::demo_card())
         .executor(a2a_server::demo::DemoAgent)
         .binding_listener(a2a_server::Binding::Grpc, separate)
-        .into_app("127.0.0.1:8080".parse().unwrap())
+        .into_app(main.local_addr().unwrap())
         .unwrap_err();
     assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput, "{error}");
     assert!(error.to_string().contains("binding_listener"), "{error}");

@@ -123,9 +123,11 @@ async fn postgres_refuses_a_database_it_did_not_create() {
 
 #[tokio::test]
 async fn postgres_that_is_down_fails_within_the_connect_timeout() {
-    // Nothing listens on port 1 of loopback: the connect fails at once, with a clear message.
+    // A loopback port nothing listens on (bound, then freed): the connect fails at once, clearly.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let started = std::time::Instant::now();
-    let error = PostgresStore::connect("postgres://postgres@127.0.0.1:1/none").await.unwrap_err().to_string();
+    let url = format!("postgres://postgres@127.0.0.1:{port}/none");
+    let error = PostgresStore::connect(&url).await.unwrap_err().to_string();
     assert!(error.contains("no connection"), "{error}");
     assert!(started.elapsed() < a2a_store_sql::postgres::CONNECT_TIMEOUT * 3, "{:?}", started.elapsed());
 }
