@@ -543,18 +543,14 @@ pub(crate) async fn running<D: Db>(db: &mut D) -> Result<Vec<(Scope, String)>, F
     Ok(out)
 }
 
-fn version_name(version: ProtocolVersion) -> &'static str {
-    version.as_str()
-}
-
+/// The protocol version a push config was stored with (written as `ProtocolVersion::as_str`),
+/// read back by the same parser as the `A2A-Version` header.
 fn version_of(name: &str) -> Result<ProtocolVersion, Fail> {
-    match name {
-        "0.3" => Ok(ProtocolVersion::V0_3),
-        "1.0" => Ok(ProtocolVersion::V1_0),
-        other => Err(Fail::Db(format!(
-            "a stored push config has protocol version {other:?}, which this build does not know"
-        ))),
-    }
+    ProtocolVersion::resolve(Some(name), &[ProtocolVersion::V0_3, ProtocolVersion::V1_0]).map_err(|_| {
+        Fail::Db(format!(
+            "a stored push config has protocol version {name:?}, which this build does not know"
+        ))
+    })
 }
 
 /// `PushConfigStore::put`. A new config goes after the task's others; a replaced one keeps its place.
@@ -570,7 +566,7 @@ pub(crate) async fn put_push<D: Db>(
         &[
             Param::Text(&config.task_id),
             Param::Text(&config.id),
-            Param::Text(version_name(version)),
+            Param::Text(version.as_str()),
             Param::Blob(&config.encode_to_vec()),
         ],
     )
