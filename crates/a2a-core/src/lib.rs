@@ -23,6 +23,7 @@ pub use context::{CallContext, Principal, ProtocolVersion, ServiceParams};
 pub use error::{Error, Result};
 pub use operation::Operation;
 pub use service::{A2aService, EventStream};
+pub mod cluster;
 pub mod executor;
 pub mod handler;
 pub mod lifecycle;

@@ -134,6 +134,12 @@ impl TaskState {
     pub fn is_interrupted(self) -> bool {
         matches!(self, Self::InputRequired | Self::AuthRequired)
     }
+
+    /// `SUBMITTED` or `WORKING`: an execution is producing the task's events (what a server
+    /// resolves when it restarts, or when the replica running the task dies).
+    pub fn is_running(self) -> bool {
+        matches!(self, Self::Submitted | Self::Working)
+    }
 }
 
 impl Task {

@@ -24,6 +24,11 @@
 //!   the store applies again atomically with the write.
 //! - A runtime lives while an execution or a subscriber holds it; the registry keeps only weak
 //!   references, so idle tasks cost nothing here (the store holds them).
+//! - With several replicas ([`crate::cluster`]), a runtime also hands its subscribers the events
+//!   other replicas published ([`TaskRuntime::feed`]) and publishes its own to them. Every event
+//!   handed out carries its store `seq`; the runtime remembers the last one, and a gap (an event
+//!   stored elsewhere that was not fed here first) sends the subscribers a resync before the next
+//!   event, so nothing is lost whichever replica stored what.
 
 mod registry;
 mod subscription;
@@ -36,12 +41,22 @@ use tokio::sync::{broadcast, MutexGuard, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 pub(crate) use registry::Registry;
+
 pub(crate) use subscription::{Step, StreamMode, Subscription};
 
+use crate::cluster::{state_after, Cluster};
 use crate::error::{Error, Result};
 use crate::lifecycle::{check_mutation, TaskMutation};
 use crate::push::PushDispatcher;
 use crate::store::{Scope, TaskStore, TaskView};
+
+/// What every runtime of a handler writes to and reads from.
+#[derive(Clone)]
+pub(crate) struct Backends {
+    pub(crate) store: Arc<dyn TaskStore>,
+    pub(crate) push: Option<Arc<PushDispatcher>>,
+    pub(crate) cluster: Option<Arc<dyn Cluster>>,
+}
 
 /// Events buffered per task for subscribers.
 pub(crate) const CHANNEL_CAPACITY: usize = 256;
@@ -52,6 +67,8 @@ pub(crate) const PRIMARY_WINDOW: usize = 64;
 const PUBLISH_SLICE: std::time::Duration = std::time::Duration::from_millis(10);
 /// A pause between two publishes this long ends a slice.
 const PUBLISH_GAP: std::time::Duration = std::time::Duration::from_micros(200);
+/// Events read from the cluster's log at a time.
+const FEED_BATCH: usize = 256;
 
 /// What flows from a runtime to its subscribers.
 #[derive(Debug, Clone)]
@@ -75,6 +92,9 @@ struct RunState {
     replied: bool,
     /// A write was abandoned: `state` must be read again from the store before the next write.
     stale: bool,
+    /// The `seq` of the last event handed to subscribers (or of the snapshot the runtime was
+    /// made from).
+    last_seq: u64,
 }
 
 /// The runtime's lock held for a write. It is armed from the moment a write goes to the store
@@ -104,6 +124,7 @@ pub(crate) struct TaskRuntime {
     pub(crate) cancellation: CancellationToken,
     store: Arc<dyn TaskStore>,
     push: Option<Arc<PushDispatcher>>,
+    cluster: Option<Arc<dyn Cluster>>,
     state: tokio::sync::Mutex<RunState>,
     tx: broadcast::Sender<Envelope>,
     producers: AtomicUsize,
@@ -147,31 +168,14 @@ impl Drop for ProducerGuard {
 
 impl TaskRuntime {
     /// A runtime for a task that does not exist yet: `pending` is created on the first event.
-    pub(crate) fn for_new_task(
-        pending: Task,
-        scope: Scope,
-        store: Arc<dyn TaskStore>,
-        push: Option<Arc<PushDispatcher>>,
-    ) -> Arc<Self> {
-        Self::build(
-            pending.id.clone(),
-            pending.context_id.clone(),
-            scope,
-            TaskState::Submitted,
-            Some(pending),
-            store,
-            push,
-        )
+    pub(crate) fn for_new_task(pending: Task, scope: Scope, backends: &Backends) -> Arc<Self> {
+        let (task_id, context_id) = (pending.id.clone(), pending.context_id.clone());
+        Self::build(task_id, context_id, scope, TaskState::Submitted, Some(pending), 0, backends)
     }
 
-    /// A runtime for a stored task.
-    pub(crate) fn for_existing_task(
-        task: &Task,
-        scope: Scope,
-        store: Arc<dyn TaskStore>,
-        push: Option<Arc<PushDispatcher>>,
-    ) -> Arc<Self> {
-        Self::build(task.id.clone(), task.context_id.clone(), scope, task.state(), None, store, push)
+    /// A runtime for a stored task, read at `seq`.
+    pub(crate) fn for_existing_task(task: &Task, seq: u64, scope: Scope, backends: &Backends) -> Arc<Self> {
+        Self::build(task.id.clone(), task.context_id.clone(), scope, task.state(), None, seq, backends)
     }
 
     fn build(
@@ -180,8 +184,8 @@ impl TaskRuntime {
         scope: Scope,
         state: TaskState,
         pending: Option<Task>,
-        store: Arc<dyn TaskStore>,
-        push: Option<Arc<PushDispatcher>>,
+        last_seq: u64,
+        backends: &Backends,
     ) -> Arc<Self> {
         let (tx, _) = broadcast::channel(CHANNEL_CAPACITY);
         let created = pending.is_none();
@@ -190,9 +194,16 @@ impl TaskRuntime {
             context_id,
             scope,
             cancellation: CancellationToken::new(),
-            store,
-            push,
-            state: tokio::sync::Mutex::new(RunState { state, pending, replied: false, stale: false }),
+            store: Arc::clone(&backends.store),
+            push: backends.push.clone(),
+            cluster: backends.cluster.clone(),
+            state: tokio::sync::Mutex::new(RunState {
+                state,
+                pending,
+                replied: false,
+                stale: false,
+                last_seq,
+            }),
             tx,
             producers: AtomicUsize::new(0),
             failure: Mutex::new(None),
@@ -236,6 +247,11 @@ impl TaskRuntime {
             Some(stored) => (stored.seq, Some(stored.task)),
             None => (0, None),
         })
+    }
+
+    /// Whether an execution (or a cancel call) is producing this task's events here.
+    pub(crate) fn has_producers(&self) -> bool {
+        self.producers.load(Ordering::Acquire) > 0
     }
 
     /// Records why the execution failed, reported to waiters if no task was ever created.
@@ -301,6 +317,7 @@ impl TaskRuntime {
         if state.stale {
             if let Some(stored) = self.store.get(&self.scope, &self.task_id, TaskView::FULL).await? {
                 state.state = stored.task.state();
+                state.last_seq = state.last_seq.max(stored.seq);
             }
             state.stale = false;
         }
@@ -333,9 +350,81 @@ impl TaskRuntime {
         let event = StreamResponse::from(pending);
         self.dispatch_push(&event).await;
         let state = writing.state.state;
-        let _ = self.tx.send(Envelope::Event { seq: 1, event: Arc::new(event), state });
+        let event = Arc::new(event);
+        self.broadcast(&mut writing.state, 1, Arc::clone(&event), state);
         writing.armed = false;
+        self.tell_cluster(1, &event, state).await;
         Ok(1)
+    }
+
+    /// Hands a stored event to this replica's subscribers, unless it was handed out already (fed
+    /// from the cluster). A gap since the last event handed out makes them resynchronise from a
+    /// snapshot first (module docs). Returns whether the event was sent.
+    fn broadcast(&self, run: &mut RunState, seq: u64, event: Arc<StreamResponse>, state: TaskState) -> bool {
+        if seq <= run.last_seq {
+            return false;
+        }
+        if seq > run.last_seq + 1 {
+            let _ = self.tx.send(Envelope::Resync);
+        }
+        run.last_seq = seq;
+        let _ = self.tx.send(Envelope::Event { seq, event, state });
+        true
+    }
+
+    /// Publishes a stored event to the other replicas, if there are any. A failure is logged:
+    /// their subscribers see a gap at the next event and resynchronise.
+    async fn tell_cluster(&self, seq: u64, event: &StreamResponse, state: TaskState) {
+        if let Some(cluster) = &self.cluster {
+            if let Err(error) = cluster.publish(&self.task_id, seq, event, state).await {
+                tracing::warn!(task_id = %self.task_id, seq, %error, "could not publish an event to the other replicas");
+            }
+        }
+    }
+
+    /// Hands this replica's subscribers the events other replicas published: those of a
+    /// [`Note::Event`](crate::cluster::Note::Event) up to `up_to`, or (`None`, notes were lost)
+    /// every event logged after the last one handed out. Events the log no longer has (pruned,
+    /// or their publisher died before logging them) are replaced by a resync.
+    pub(crate) async fn feed(&self, up_to: Option<u64>) {
+        let Some(cluster) = &self.cluster else { return };
+        let mut run = self.state.lock().await;
+        if run.pending.is_some() {
+            return;
+        }
+        loop {
+            if up_to.is_some_and(|seq| seq <= run.last_seq) {
+                return;
+            }
+            let events = match cluster.events_after(&self.task_id, run.last_seq, FEED_BATCH).await {
+                Ok(events) => events,
+                Err(error) => {
+                    tracing::warn!(task_id = %self.task_id, %error, "could not read other replicas' events");
+                    run.stale = true;
+                    let _ = self.tx.send(Envelope::Resync);
+                    return;
+                }
+            };
+            let read = events.len();
+            if read == 0 {
+                if let Some(seq) = up_to {
+                    // Announced but not in the log: the store has it, a snapshot reflects it.
+                    run.last_seq = seq;
+                    run.stale = true;
+                    let _ = self.tx.send(Envelope::Resync);
+                }
+                return;
+            }
+            for (seq, event) in events {
+                let state = state_after(&event, run.state);
+                if self.broadcast(&mut run, seq, Arc::new(event), state) {
+                    run.state = state;
+                }
+            }
+            if read < FEED_BATCH {
+                return;
+            }
+        }
     }
 
     /// Validates, stores and broadcasts one event from the executor.
@@ -400,9 +489,11 @@ impl TaskRuntime {
         };
         writing.state.state = new_state;
         self.dispatch_push(&event).await;
-        let _ = self.tx.send(Envelope::Event { seq, event: Arc::new(event), state: new_state });
+        let event = Arc::new(event);
+        self.broadcast(&mut writing.state, seq, Arc::clone(&event), new_state);
         writing.armed = false;
         sent += 1;
+        self.tell_cluster(seq, &event, new_state).await;
         drop(writing);
         if new_state.is_terminal() {
             if let Some(push) = &self.push {

@@ -32,4 +32,14 @@ impl Registry {
         runtimes.insert(task_id.to_owned(), Arc::downgrade(&runtime));
         runtime
     }
+
+    /// The live runtime of a task, if any.
+    pub(crate) fn get(&self, task_id: &str) -> Option<Arc<TaskRuntime>> {
+        self.runtimes.lock().expect("registry lock").get(task_id).and_then(Weak::upgrade)
+    }
+
+    /// Every live runtime.
+    pub(crate) fn live(&self) -> Vec<Arc<TaskRuntime>> {
+        self.runtimes.lock().expect("registry lock").values().filter_map(Weak::upgrade).collect()
+    }
 }

@@ -21,15 +21,16 @@ use a2a_proto::v1::{
 use async_trait::async_trait;
 use futures::{FutureExt, StreamExt};
 
+use crate::cluster::{Cluster, Note, Orphan};
 use crate::context::{CallContext, ProtocolVersion};
 use crate::error::{Error, Result};
-use crate::execution::{Registry, Step, StreamMode, Subscription, TaskRuntime};
+use crate::execution::{Backends, Registry, Step, StreamMode, Subscription, TaskRuntime};
 use crate::executor::{AgentExecutor, RequestContext, TaskUpdater};
 use crate::operation::Operation;
 use crate::push::{DestinationPolicy, PushDispatcher, PushTransport};
 use crate::service::{A2aService, EventStream};
 use crate::store::memory::{InMemoryPushConfigStore, InMemoryTaskStore};
-use crate::store::{PushConfigStore, Scope, TaskQuery, TaskStore, TaskView};
+use crate::store::{PushConfigStore, Scope, StoredTask, TaskQuery, TaskStore, TaskView};
 use validate::Violations;
 
 /// The server-side implementation of every operation. Cheap to clone.
@@ -45,6 +46,7 @@ struct Inner {
     tasks: Arc<dyn TaskStore>,
     push_configs: Arc<dyn PushConfigStore>,
     push: Option<Arc<PushDispatcher>>,
+    cluster: Option<Arc<dyn Cluster>>,
     policy: DestinationPolicy,
     registry: Registry,
     versions: Vec<ProtocolVersion>,
@@ -66,6 +68,7 @@ pub struct HandlerBuilder {
     tasks: Option<Arc<dyn TaskStore>>,
     push_configs: Option<Arc<dyn PushConfigStore>>,
     push_transport: Option<Arc<dyn PushTransport>>,
+    cluster: Option<Arc<dyn Cluster>>,
     policy: DestinationPolicy,
     push_timeout: Duration,
     extensions_required_for: Option<Vec<Operation>>,
@@ -99,6 +102,16 @@ impl HandlerBuilder {
     /// How notifications are sent. Required when the card declares `pushNotifications`.
     pub fn push_transport(mut self, transport: Arc<dyn PushTransport>) -> Self {
         self.push_transport = Some(transport);
+        self
+    }
+
+    /// Makes this handler one replica of several sharing the task store ([`crate::cluster`]):
+    /// subscribers here get the events other replicas publish, CancelTask reaches the replica
+    /// executing the task, and the running tasks of a replica that dies are resolved by
+    /// [`AgentExecutor::recover`] on another one. [`DefaultRequestHandler::recover`] starts the
+    /// heartbeat that does this; [`build`](Self::build) must then run inside a Tokio runtime.
+    pub fn cluster(mut self, cluster: Arc<dyn Cluster>) -> Self {
+        self.cluster = Some(cluster);
         self
     }
 
@@ -144,20 +157,29 @@ impl HandlerBuilder {
                 self.push_timeout,
             ))
         });
-        Ok(DefaultRequestHandler {
-            inner: Arc::new(Inner {
-                card: self.card,
-                extended_card: self.extended_card,
-                executor: self.executor,
-                tasks: self.tasks.unwrap_or_else(|| Arc::new(InMemoryTaskStore::new())),
-                push_configs,
-                push,
-                policy: self.policy,
-                registry: Registry::default(),
-                versions: vec![ProtocolVersion::V1_0],
-                extensions_required_for: self.extensions_required_for,
-            }),
-        })
+        let runtime = match &self.cluster {
+            Some(_) => Some(tokio::runtime::Handle::try_current().map_err(|_| {
+                Error::internal("a handler with a cluster must be built inside a Tokio runtime")
+            })?),
+            None => None,
+        };
+        let inner = Arc::new(Inner {
+            card: self.card,
+            extended_card: self.extended_card,
+            executor: self.executor,
+            tasks: self.tasks.unwrap_or_else(|| Arc::new(InMemoryTaskStore::new())),
+            push_configs,
+            push,
+            cluster: self.cluster,
+            policy: self.policy,
+            registry: Registry::default(),
+            versions: vec![ProtocolVersion::V1_0],
+            extensions_required_for: self.extensions_required_for,
+        });
+        if let (Some(cluster), Some(runtime)) = (&inner.cluster, runtime) {
+            runtime.spawn(listen(Arc::downgrade(&inner), cluster.notes()));
+        }
+        Ok(DefaultRequestHandler { inner })
     }
 }
 
@@ -171,6 +193,7 @@ impl DefaultRequestHandler {
             tasks: None,
             push_configs: None,
             push_transport: None,
+            cluster: None,
             policy: DestinationPolicy::public_only(),
             push_timeout: Duration::from_secs(10),
             extensions_required_for: None,
@@ -188,18 +211,23 @@ impl DefaultRequestHandler {
     /// can resume it instead. Subscribers and clients polling GetTask see the outcome like any
     /// other event. Call it once, at startup, before serving. Returns how many tasks were handed
     /// over.
+    ///
+    /// With a [cluster](HandlerBuilder::cluster), the tasks to resolve are those whose runner
+    /// died, whichever replica ran them ([`Cluster::heartbeat`]), and not the ones live replicas
+    /// run: this call does the first heartbeat and starts the periodic one, which keeps doing it
+    /// while the handler lives. A replica that restarts gets a new id, so the tasks its previous
+    /// run left are resolved once that run's heartbeat expires.
     pub async fn recover(&self) -> Result<usize> {
         let inner = &self.inner;
+        if let Some(cluster) = &inner.cluster {
+            let count = inner.resolve_orphans(cluster).await?;
+            tokio::spawn(heartbeat(Arc::downgrade(inner), cluster.heartbeat_interval()));
+            return Ok(count);
+        }
         let running = inner.tasks.running().await?;
         let count = running.len();
         for (scope, task_id) in running {
-            let Some(stored) = inner.tasks.get(&scope, &task_id, TaskView::FULL).await? else { continue };
-            let runtime = inner.runtime_for(&stored.task, &scope);
-            let guard = runtime.producer();
-            let updater = TaskUpdater::new(Arc::clone(&runtime), guard);
-            if let Err(error) = inner.executor.recover(stored.task, updater).await {
-                tracing::warn!(%task_id, %error, "could not resolve a task left running by a previous run");
-            }
+            inner.resolve(&scope, &task_id).await?;
         }
         if count > 0 {
             tracing::info!(count, "resolved tasks left running by a previous run");
@@ -211,6 +239,49 @@ impl DefaultRequestHandler {
     /// adapter has translated them to 1.0: that adapter is the one seam for older versions.
     pub fn supported_versions(&self) -> &[ProtocolVersion] {
         &self.inner.versions
+    }
+}
+
+/// A replica's side of the cluster's notes: feeds the subscribers of tasks other replicas
+/// publish events of, and fires the cancellation of the executions it runs. Ends with the handler.
+async fn listen(inner: std::sync::Weak<Inner>, mut notes: tokio::sync::broadcast::Receiver<Note>) {
+    use tokio::sync::broadcast::error::RecvError;
+    loop {
+        let note = notes.recv().await;
+        let Some(inner) = inner.upgrade() else { return };
+        match note {
+            Ok(Note::Event { task_id, seq }) => {
+                if let Some(runtime) = inner.registry.get(&task_id) {
+                    tokio::spawn(async move { runtime.feed(Some(seq)).await });
+                }
+            }
+            Ok(Note::Cancel { task_id }) => {
+                if let Some(runtime) = inner.registry.get(&task_id).filter(|r| r.has_producers()) {
+                    runtime.cancellation.cancel();
+                }
+            }
+            Ok(Note::Lost) | Err(RecvError::Lagged(_)) => {
+                for runtime in inner.registry.live() {
+                    tokio::spawn(async move { runtime.feed(None).await });
+                }
+            }
+            Err(RecvError::Closed) => return,
+        }
+    }
+}
+
+/// The periodic [`Cluster::heartbeat`], resolving the orphans it claims. Ends with the handler.
+async fn heartbeat(inner: std::sync::Weak<Inner>, interval: Duration) {
+    let mut ticks = tokio::time::interval(interval);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    ticks.tick().await;
+    loop {
+        ticks.tick().await;
+        let Some(inner) = inner.upgrade() else { return };
+        let Some(cluster) = &inner.cluster else { return };
+        if let Err(error) = inner.resolve_orphans(cluster).await {
+            tracing::warn!(%error, "cluster heartbeat failed; retrying at the next one");
+        }
     }
 }
 
@@ -273,16 +344,49 @@ impl Inner {
 
     /// The task, if `scope` may see it; otherwise TaskNotFound (spec 13.1: never reveal it exists).
     async fn visible_task(&self, scope: &Scope, task_id: &str, view: TaskView) -> Result<Task> {
-        match self.tasks.get(scope, task_id, view).await? {
-            Some(stored) => Ok(stored.task),
-            None => Err(Error::TaskNotFound { task_id: task_id.into() }),
-        }
+        Ok(self.visible(scope, task_id, view).await?.task)
     }
 
-    fn runtime_for(&self, task: &Task, scope: &Scope) -> Arc<TaskRuntime> {
-        self.registry.get_or_insert_with(&task.id, || {
-            TaskRuntime::for_existing_task(task, scope.clone(), Arc::clone(&self.tasks), self.push.clone())
+    /// [`visible_task`](Self::visible_task) with the task's `seq`.
+    async fn visible(&self, scope: &Scope, task_id: &str, view: TaskView) -> Result<StoredTask> {
+        self.tasks
+            .get(scope, task_id, view)
+            .await?
+            .ok_or_else(|| Error::TaskNotFound { task_id: task_id.into() })
+    }
+
+    fn backends(&self) -> Backends {
+        Backends { store: Arc::clone(&self.tasks), push: self.push.clone(), cluster: self.cluster.clone() }
+    }
+
+    /// The live runtime of a stored task, or a new one made from `stored`.
+    fn runtime_for(&self, stored: &StoredTask, scope: &Scope) -> Arc<TaskRuntime> {
+        self.registry.get_or_insert_with(&stored.task.id, || {
+            TaskRuntime::for_existing_task(&stored.task, stored.seq, scope.clone(), &self.backends())
         })
+    }
+
+    /// Hands a task whose execution is gone to [`AgentExecutor::recover`] (the restart policy).
+    async fn resolve(&self, scope: &Scope, task_id: &str) -> Result<()> {
+        let Some(stored) = self.tasks.get(scope, task_id, TaskView::FULL).await? else { return Ok(()) };
+        let runtime = self.runtime_for(&stored, scope);
+        let guard = runtime.producer();
+        let updater = TaskUpdater::new(Arc::clone(&runtime), guard);
+        if let Err(error) = self.executor.recover(stored.task, updater).await {
+            tracing::warn!(%task_id, %error, "could not resolve a task whose execution is gone");
+        }
+        Ok(())
+    }
+
+    /// One heartbeat: resolves the running tasks of dead replicas this replica claimed.
+    async fn resolve_orphans(&self, cluster: &Arc<dyn Cluster>) -> Result<usize> {
+        let orphans = cluster.heartbeat().await?;
+        let count = orphans.len();
+        for Orphan { scope, task_id } in orphans {
+            tracing::info!(%task_id, "resolving a task whose replica stopped");
+            self.resolve(&scope, &task_id).await?;
+        }
+        Ok(count)
     }
 
     fn spawn_execution(&self, runtime: &Arc<TaskRuntime>, ctx: RequestContext) {
@@ -336,10 +440,13 @@ impl Inner {
         }
         let scope = scope(ctx, &request.tenant);
 
+        let mut existing_seq = 0;
         let existing = if message.task_id.is_empty() {
             None
         } else {
-            let task = self.visible_task(&scope, &message.task_id, TaskView::FULL).await?;
+            let stored = self.visible(&scope, &message.task_id, TaskView::FULL).await?;
+            existing_seq = stored.seq;
+            let task = stored.task;
             if !message.context_id.is_empty() && message.context_id != task.context_id {
                 // spec 3.4.3: mismatching contextId and taskId MUST be rejected.
                 return Err(Error::invalid_param(
@@ -393,7 +500,8 @@ impl Inner {
 
         let (runtime, snapshot) = match &existing {
             Some(task) => {
-                let runtime = self.runtime_for(task, &scope);
+                let stored = StoredTask { task: task.clone(), seq: existing_seq };
+                let runtime = self.runtime_for(&stored, &scope);
                 runtime.append_history(&message).await?;
                 (runtime, true)
             }
@@ -410,12 +518,7 @@ impl Inner {
                     history: vec![message.clone()],
                     metadata: None,
                 };
-                let runtime = TaskRuntime::for_new_task(
-                    pending,
-                    scope.clone(),
-                    Arc::clone(&self.tasks),
-                    self.push.clone(),
-                );
+                let runtime = TaskRuntime::for_new_task(pending, scope.clone(), &self.backends());
                 let runtime = self.registry.get_or_insert_with(&task_id, || runtime);
                 (runtime, false)
             }
@@ -562,7 +665,8 @@ impl A2aService for DefaultRequestHandler {
         violations.require(&request.id, "id");
         violations.finish()?;
         let scope = scope(ctx, &request.tenant);
-        let task = inner.visible_task(&scope, &request.id, TaskView::FULL).await?;
+        let stored = inner.visible(&scope, &request.id, TaskView::FULL).await?;
+        let task = stored.task.clone();
         match task.state() {
             // spec 3.3.1: cancellation is idempotent; a canceled task stays canceled.
             TaskState::Canceled => return Ok(task),
@@ -571,8 +675,14 @@ impl A2aService for DefaultRequestHandler {
             }
             _ => {}
         }
-        let runtime = inner.runtime_for(&task, &scope);
+        let runtime = inner.runtime_for(&stored, &scope);
         runtime.cancellation.cancel();
+        if let Some(cluster) = &inner.cluster {
+            // The execution may run on another replica: its token fires there.
+            if let Err(error) = cluster.request_cancel(&task.id).await {
+                tracing::warn!(task_id = %task.id, %error, "could not ask the other replicas to cancel");
+            }
+        }
         let guard = runtime.producer();
         let updater = TaskUpdater::new(Arc::clone(&runtime), Arc::clone(&guard));
         if let Err(error) = inner.executor.cancel(task.clone(), updater.clone()).await {
@@ -605,8 +715,8 @@ impl A2aService for DefaultRequestHandler {
         violations.require(&request.id, "id");
         violations.finish()?;
         let scope = scope(ctx, &request.tenant);
-        let task = inner.visible_task(&scope, &request.id, TaskView::FULL).await?;
-        let runtime = inner.runtime_for(&task, &scope);
+        let stored = inner.visible(&scope, &request.id, TaskView::FULL).await?;
+        let runtime = inner.runtime_for(&stored, &scope);
         let mut subscription = runtime.subscribe(StreamMode::Task, false);
         // spec 3.1.6: the first event is the task as it is now; nothing between it and the
         // following events is lost (the subscription started before the snapshot).

@@ -1281,3 +1281,5 @@ async fn updates_racing_a_cancel_are_dropped_without_an_error_and_the_task_stays
         h.get_task(&ctx(), GetTaskRequest { id: task.id.clone(), ..Default::default() }).await.unwrap();
     assert_eq!(after.state(), TaskState::Canceled, "the late updates changed nothing");
 }
+
+mod replicas;

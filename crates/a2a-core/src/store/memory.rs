@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use a2a_proto::v1::{Task, TaskPushNotificationConfig, TaskState};
+use a2a_proto::v1::{Task, TaskPushNotificationConfig};
 use async_trait::async_trait;
 
 use super::{
@@ -114,7 +114,7 @@ impl TaskStore for InMemoryTaskStore {
         let tasks = self.tasks.lock().expect("task store lock");
         Ok(tasks
             .values()
-            .filter(|entry| matches!(entry.task.state(), TaskState::Submitted | TaskState::Working))
+            .filter(|entry| entry.task.state().is_running())
             .map(|entry| (entry.scope.clone(), entry.task.id.clone()))
             .collect())
     }
