@@ -166,10 +166,11 @@ impl TaskUpdater {
     /// Publishes any event. Ids left empty are filled in; ids of another task are refused.
     ///
     /// # Updates racing a cancellation
-    /// Once a CancelTask has reached the task ([`is_cancelled`](Self::is_cancelled) is true), an
-    /// update its state no longer admits (a status or artifact after `CANCELED`) is dropped and
-    /// the call returns `Ok(())`: an agent that sends periodic updates needs no error handling
-    /// for that race. It learns of the cancellation from [`cancelled`](Self::cancelled) /
+    /// Once a CancelTask has reached the task ([`is_cancelled`](Self::is_cancelled) is true, or
+    /// the update finds the task `CANCELED`: with several replicas the CancelTask may have been
+    /// taken by another one, and its token then fires here), an update its state no longer
+    /// admits (a status or artifact after `CANCELED`) is dropped and the call returns `Ok(())`:
+    /// an agent that sends periodic updates needs no error handling for that race. It learns of the cancellation from [`cancelled`](Self::cancelled) /
     /// [`is_cancelled`](Self::is_cancelled) (or `RequestContext::cancellation`), and should stop
     /// working then. Without a cancellation, an update the state does not admit is an
     /// `InvalidAgentResponse` error, as always: that is a bug of the agent.

@@ -19,6 +19,8 @@
 //! # }
 //! ```
 
+#[cfg(feature = "postgres")]
+mod cluster;
 mod db;
 mod logic;
 #[cfg(feature = "postgres")]
@@ -29,7 +31,9 @@ pub mod sqlite;
 pub mod testing;
 
 #[cfg(feature = "postgres")]
-pub use postgres::{PostgresStore, ServerLock};
+pub use cluster::{ClusterOptions, PostgresCluster};
+#[cfg(feature = "postgres")]
+pub use postgres::PostgresStore;
 #[cfg(feature = "sqlite")]
 pub use sqlite::{Durability, SqliteStore};
 

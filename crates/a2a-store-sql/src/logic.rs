@@ -31,7 +31,7 @@ pub(crate) fn owner_key(owner: &Option<String>) -> String {
     owner.as_ref().map_or_else(String::new, |id| format!("={id}"))
 }
 
-fn owner_of_key(key: &str) -> Option<String> {
+pub(crate) fn owner_of_key(key: &str) -> Option<String> {
     key.strip_prefix('=').map(str::to_owned)
 }
 

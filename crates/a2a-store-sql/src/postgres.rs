@@ -32,7 +32,7 @@ use crate::db::{Cell, Db, Fail, Param, Row};
 use crate::{logic, OpenError};
 
 /// The schema, one script per version (`a2a_schema.version` is how many have run).
-const MIGRATIONS: &[&str] = &[include_str!("postgres_v1.sql")];
+const MIGRATIONS: &[&str] = &[include_str!("postgres_v1.sql"), include_str!("postgres_v2.sql")];
 
 /// The advisory lock replicas take to migrate one at a time ("A2As").
 const MIGRATION_LOCK: i64 = 0x4132_4173;
@@ -51,25 +51,9 @@ const POOL_SIZE: usize = 16;
 #[derive(Clone)]
 pub struct PostgresStore {
     pool: Pool,
-    database: String,
-    config: tokio_postgres::Config,
+    pub(crate) database: String,
+    pub(crate) config: tokio_postgres::Config,
 }
-
-/// The session advisory lock that marks a database as served by one server
-/// ([`PostgresStore::lock_single_server`]); released when this is dropped (its connection
-/// closes).
-pub struct ServerLock {
-    _client: tokio_postgres::Client,
-}
-
-impl std::fmt::Debug for ServerLock {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("ServerLock")
-    }
-}
-
-/// The advisory lock key of [`ServerLock`] ("A2AS").
-const SERVER_LOCK: i64 = 0x4132_4153;
 
 impl std::fmt::Debug for PostgresStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -201,37 +185,12 @@ impl PostgresStore {
         Ok(store)
     }
 
-    /// Takes the lock that says one server serves this database, on a connection of its own,
-    /// held until the returned [`ServerLock`] is dropped.
-    ///
-    /// The store itself is safe with any number of writers (row locks); what is not, yet, is
-    /// several *servers*: a starting server resolves every running task of the database by the
-    /// restart policy, including those another live server is executing, and there is no
-    /// cross-process event bus (`docs/deployment.md`). The reference server takes this lock at
-    /// startup and refuses to start when another one holds it.
-    pub async fn lock_single_server(&self) -> std::result::Result<ServerLock, OpenError> {
-        let fail =
-            |e: tokio_postgres::Error| OpenError::new(format!("{}: {}", self.database, error_chain(&e)));
-        let (client, connection) = self.config.connect(tokio_postgres::NoTls).await.map_err(fail)?;
-        tokio::spawn(connection);
-        let locked: bool =
-            client.query_one("SELECT pg_try_advisory_lock($1)", &[&SERVER_LOCK]).await.map_err(fail)?.get(0);
-        if !locked {
-            return Err(OpenError::new(format!(
-                "{}: another server is serving this database (it holds the advisory lock {SERVER_LOCK:#x}); \
-                 several servers on one database are not supported yet (docs/deployment.md)",
-                self.database
-            )));
-        }
-        Ok(ServerLock { _client: client })
-    }
-
     /// Which database this is, for logs: its name and hosts (never the password).
     pub fn database(&self) -> &str {
         &self.database
     }
 
-    async fn client(&self) -> Result<Object, Fail> {
+    pub(crate) async fn client(&self) -> Result<Object, Fail> {
         self.pool
             .get()
             .await

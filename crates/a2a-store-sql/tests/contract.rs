@@ -157,3 +157,19 @@ async fn postgres_that_is_stuck_fails_a_write_at_the_statement_timeout_then_reco
         "works again at once"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_replicas_keep_the_cluster_contract() {
+    use a2a_core::cluster::Cluster;
+    use a2a_store_sql::ClusterOptions;
+    let db = TestDatabase::create("cluster").await;
+    let store = PostgresStore::connect(db.url()).await.unwrap();
+    let ttl = std::time::Duration::from_millis(900);
+    let options = ClusterOptions { ttl, ..ClusterOptions::default() };
+    let shared: Arc<dyn TaskStore> = Arc::new(store.clone());
+    a2a_core::cluster::testing::cluster_suite(shared, ttl, || {
+        let store = store.clone();
+        async move { Arc::new(store.cluster(options).await.unwrap()) as Arc<dyn Cluster> }
+    })
+    .await;
+}

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use a2a_proto::v1::{StreamResponse, TaskState};
 use async_trait::async_trait;
@@ -24,7 +24,7 @@ pub struct InMemoryCluster {
 struct Shared {
     tasks: Arc<dyn TaskStore>,
     notes: broadcast::Sender<Note>,
-    heartbeat_interval: Duration,
+    ttl: Duration,
     state: Mutex<State>,
 }
 
@@ -39,25 +39,27 @@ struct State {
     events: HashMap<String, BTreeMap<u64, StreamResponse>>,
     /// The runner of each running task.
     runners: HashMap<String, String>,
+    /// Each replica's last heartbeat.
+    heartbeats: HashMap<String, Instant>,
     /// Replicas that are dead ([`InMemoryCluster::kill`]).
     dead: HashSet<String>,
     /// Replicas whose events are lost ([`InMemoryCluster::lose_events_of`]).
     muted: HashSet<String>,
-    /// Running tasks without a runner at the last heartbeat (claimed at the next one if still
-    /// so: a task is stored before its first event is published).
-    unowned: HashSet<String>,
+    /// Running tasks without a runner, since when they were first seen so (claimed once that
+    /// is older than the time-to-live: a task is stored before its first event is published).
+    unowned: HashMap<String, Instant>,
     next_replica: u64,
 }
 
 impl InMemoryCluster {
-    /// Replicas sharing `tasks` (the store every replica's handler uses), whose heartbeats are
-    /// called every `heartbeat_interval`.
-    pub fn new(tasks: Arc<dyn TaskStore>, heartbeat_interval: Duration) -> Self {
+    /// Replicas sharing `tasks` (the store every replica's handler uses). A replica whose last
+    /// heartbeat is older than `ttl` is dead; heartbeats are sent every third of it.
+    pub fn new(tasks: Arc<dyn TaskStore>, ttl: Duration) -> Self {
         InMemoryCluster {
             shared: Arc::new(Shared {
                 tasks,
                 notes: broadcast::channel(4096).0,
-                heartbeat_interval,
+                ttl,
                 state: Mutex::new(State::default()),
             }),
         }
@@ -73,9 +75,9 @@ impl InMemoryCluster {
         Arc::new(Replica { id, shared: Arc::clone(&self.shared) })
     }
 
-    /// Declares a replica dead, as if its process had been killed: its running tasks become
-    /// orphans at the next heartbeat of another replica. (Its handler keeps running: stop using
-    /// it.)
+    /// Declares a replica dead at once, as if its process had been killed and its time-to-live
+    /// had passed: its running tasks become orphans at the next heartbeat of another replica,
+    /// and its events reach no one. (Its handler keeps running: stop using it.)
     pub fn kill(&self, replica_id: &str) {
         let mut state = self.shared.state.lock().expect("cluster lock");
         state.dead.insert(replica_id.to_owned());
@@ -141,19 +143,29 @@ impl Cluster for Replica {
 
     async fn heartbeat(&self) -> Result<Vec<Orphan>> {
         let running = self.shared.tasks.running().await?;
+        let now = Instant::now();
+        let ttl = self.shared.ttl;
         let mut shared = self.shared.state.lock().expect("cluster lock");
         if shared.dead.contains(&self.id) {
             return Ok(Vec::new());
         }
+        shared.heartbeats.insert(self.id.clone(), now);
+        let alive = |shared: &State, replica: &str| {
+            !shared.dead.contains(replica)
+                && shared.heartbeats.get(replica).is_some_and(|at| now.duration_since(*at) < ttl)
+        };
         let mut orphans = Vec::new();
-        let mut unowned = HashSet::new();
+        let mut unowned = HashMap::new();
         for (scope, task_id) in running {
             let orphaned = match shared.runners.get(&task_id) {
-                Some(runner) => shared.dead.contains(runner),
-                None if shared.unowned.contains(&task_id) => true,
+                Some(runner) => !alive(&shared, runner),
                 None => {
-                    unowned.insert(task_id);
-                    continue;
+                    let since = shared.unowned.get(&task_id).copied().unwrap_or(now);
+                    let orphaned = now.duration_since(since) >= ttl;
+                    if !orphaned {
+                        unowned.insert(task_id.clone(), since);
+                    }
+                    orphaned
                 }
             };
             if orphaned {
@@ -166,6 +178,24 @@ impl Cluster for Replica {
     }
 
     fn heartbeat_interval(&self) -> Duration {
-        self.shared.heartbeat_interval
+        self.shared.ttl / 3
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::memory::InMemoryTaskStore;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn keeps_the_cluster_contract() {
+        let store = Arc::new(InMemoryTaskStore::new());
+        let ttl = Duration::from_millis(300);
+        let cluster = InMemoryCluster::new(store.clone(), ttl);
+        crate::cluster::testing::cluster_suite(store, ttl, || {
+            let replica = cluster.replica();
+            async move { replica }
+        })
+        .await;
     }
 }

@@ -24,9 +24,12 @@
 //!   for a dead replica forever.
 //!
 //! Implementations: [`memory::InMemoryCluster`] (replicas inside one process, for tests) and the
-//! PostgreSQL one in `a2a-store-sql` (LISTEN/NOTIFY and an event table).
+//! PostgreSQL one in `a2a-store-sql` (LISTEN/NOTIFY and an event table). Both run the contract
+//! as a suite, `testing::cluster_suite` (feature `testing`), as should any other.
 
 pub mod memory;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 use std::time::Duration;
 

@@ -254,6 +254,24 @@ impl TaskRuntime {
         self.producers.load(Ordering::Acquire) > 0
     }
 
+    /// Returns once this runtime has handed its subscribers a terminal state (an event, or a
+    /// resync whose snapshot is terminal): what they hear after that cannot precede it.
+    pub(crate) async fn until_terminal(self: &Arc<Self>) {
+        let mut subscription = self.subscribe(StreamMode::Task, false);
+        {
+            let run = self.state.lock().await;
+            if run.state.is_terminal() {
+                return;
+            }
+            subscription.skip_through(run.last_seq);
+        }
+        while let Some(step) = subscription.next().await {
+            if matches!(step, Ok(Step::Event(_, state)) if state.is_terminal()) {
+                return;
+            }
+        }
+    }
+
     /// Records why the execution failed, reported to waiters if no task was ever created.
     pub(crate) fn record_failure(&self, error: Error) {
         *self.failure.lock().expect("failure lock") = Some(error);
@@ -474,7 +492,13 @@ impl TaskRuntime {
         };
         // Checked here against the state this runtime knows, for an early answer (and before a
         // pending task is created); the store checks it again atomically with the write.
-        let new_state = check_mutation(&self.task_id, writing.state.state, &mutation)?;
+        let new_state = match check_mutation(&self.task_id, writing.state.state, &mutation) {
+            Ok(state) => state,
+            Err(error) => {
+                self.cancelled_elsewhere(writing.state.state);
+                return Err(error);
+            }
+        };
         let mut sent = self.create_pending(&mut writing).await?;
         writing.armed = true;
         let seq = match self.store.apply(&self.task_id, mutation).await {
@@ -484,6 +508,12 @@ impl TaskRuntime {
                 // nothing was broadcast; the next write re-reads the stored state.
                 writing.armed = false;
                 writing.state.stale = true;
+                if matches!(error, Error::InvalidAgentResponse { .. }) {
+                    let view = TaskView { history_length: Some(0), include_artifacts: false };
+                    if let Ok(Some(stored)) = self.store.get(&self.scope, &self.task_id, view).await {
+                        self.cancelled_elsewhere(stored.task.state());
+                    }
+                }
                 return Err(error);
             }
         };
@@ -502,6 +532,16 @@ impl TaskRuntime {
         }
         self.wait_for_primary(sent).await;
         Ok(())
+    }
+
+    /// An update was refused because the task is in `state`: if that is CANCELED, a CancelTask
+    /// reached the task through the store (with several replicas, possibly before its note did),
+    /// so the execution's token fires now and the update is dropped as after any cancellation
+    /// ([`TaskUpdater::publish`](crate::TaskUpdater::publish)).
+    fn cancelled_elsewhere(&self, state: TaskState) {
+        if state == TaskState::Canceled {
+            self.cancellation.cancel();
+        }
     }
 
     /// Queues `event` for the task's webhooks. The caller holds `state` and has stored the event,

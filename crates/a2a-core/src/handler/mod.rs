@@ -242,6 +242,10 @@ impl DefaultRequestHandler {
     }
 }
 
+/// How long a replica whose execution was canceled from another one waits for the CANCELED
+/// state before its execution's streams may end without it.
+const REMOTE_CANCEL_GRACE: Duration = Duration::from_secs(10);
+
 /// A replica's side of the cluster's notes: feeds the subscribers of tasks other replicas
 /// publish events of, and fires the cancellation of the executions it runs. Ends with the handler.
 async fn listen(inner: std::sync::Weak<Inner>, mut notes: tokio::sync::broadcast::Receiver<Note>) {
@@ -257,7 +261,16 @@ async fn listen(inner: std::sync::Weak<Inner>, mut notes: tokio::sync::broadcast
             }
             Ok(Note::Cancel { task_id }) => {
                 if let Some(runtime) = inner.registry.get(&task_id).filter(|r| r.has_producers()) {
+                    // The replica that took the CancelTask writes CANCELED; until that reaches
+                    // this one, the execution's streams here must not end (they end when the
+                    // last producer goes), so the cancel holds a producer here too, as it does
+                    // on one server.
+                    let guard = runtime.producer();
                     runtime.cancellation.cancel();
+                    tokio::spawn(async move {
+                        let _ = tokio::time::timeout(REMOTE_CANCEL_GRACE, runtime.until_terminal()).await;
+                        drop(guard);
+                    });
                 }
             }
             Ok(Note::Lost) | Err(RecvError::Lagged(_)) => {

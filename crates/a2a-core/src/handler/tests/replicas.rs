@@ -75,10 +75,11 @@ struct Replicas {
     probe: Arc<Probe>,
 }
 
-/// `n` replicas, each with its heartbeat running (every 20 ms).
+/// `n` replicas, each with its heartbeat running (a time-to-live of 300 ms: long enough that a
+/// busy test machine never makes a live replica look dead).
 async fn replicas(n: usize) -> Replicas {
     let store = Arc::new(InMemoryTaskStore::new());
-    let cluster = InMemoryCluster::new(store.clone(), Duration::from_millis(20));
+    let cluster = InMemoryCluster::new(store.clone(), Duration::from_millis(300));
     let probe = Arc::new(Probe::default());
     let mut handlers = Vec::new();
     let mut ids = Vec::new();
@@ -185,7 +186,7 @@ async fn a_dead_replicas_running_task_is_resolved_once_and_its_subscribers_hear_
     let subscriber = b.subscribe_to_task(&ctx(), subscribe(&task)).await.unwrap();
 
     // Live replicas' tasks are left alone, however many heartbeats pass.
-    tokio::time::sleep(Duration::from_millis(150)).await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
     assert_eq!(c.get_task(&ctx(), get(&task)).await.unwrap().state(), TaskState::Working);
     assert_eq!(r.probe.recovered.load(Ordering::SeqCst), 0);
 
