@@ -4,7 +4,7 @@
 //! | message            | behaviour                                                                 |
 //! |--------------------|---------------------------------------------------------------------------|
 //! | anything else      | echo: `WORKING`, one artifact with the text, `COMPLETED`                  |
-//! | `stream [n]`       | `WORKING`, one artifact in `n` chunks (`append`, `lastChunk`), `COMPLETED`|
+//! | `stream [n] [ms]`  | `WORKING`, one artifact in `n` chunks (`append`, `lastChunk`) `ms` apart, `COMPLETED`|
 //! | `ask`              | `INPUT_REQUIRED`; the next message on the task completes it               |
 //! | `wait [seconds]`   | `WORKING` until canceled (or `seconds`, default 300, pass), then `COMPLETED` |
 //! | `reply [text]`     | a direct `Message` reply, no task                                          |
@@ -23,6 +23,8 @@ pub struct DemoAgent;
 
 /// Most chunks a `stream` request may ask for.
 const MAX_CHUNKS: usize = 100_000;
+/// The longest pause a `stream` request may ask for between chunks (milliseconds).
+const MAX_PAUSE_MS: u64 = 10_000;
 
 #[async_trait]
 impl AgentExecutor for DemoAgent {
@@ -44,10 +46,16 @@ impl AgentExecutor for DemoAgent {
         }
         match command.as_str() {
             "stream" => {
-                let n = rest.parse::<usize>().unwrap_or(5).clamp(1, MAX_CHUNKS);
+                let mut numbers = rest.split_whitespace().map(str::parse::<u64>);
+                let n = numbers.next().and_then(Result::ok).unwrap_or(5).clamp(1, MAX_CHUNKS as u64) as usize;
+                let pause =
+                    Duration::from_millis(numbers.next().and_then(Result::ok).unwrap_or(0).min(MAX_PAUSE_MS));
                 updater.start_work(Some(updater.agent_text(format!("Streaming {n} chunks")))).await?;
                 let artifact_id = a2a_proto::new_id();
                 for i in 0..n {
+                    if !pause.is_zero() {
+                        tokio::time::sleep(pause).await;
+                    }
                     let chunk = Artifact {
                         artifact_id: artifact_id.clone(),
                         name: "stream".into(),
@@ -128,8 +136,8 @@ pub fn demo_card() -> AgentCard {
             skill(
                 "stream",
                 "Stream",
-                "Streams one artifact in N chunks (append / lastChunk), then completes.",
-                &["stream 5"],
+                "Streams one artifact in N chunks (append / lastChunk), optionally MS milliseconds apart, then completes.",
+                &["stream 5", "stream 20 100"],
             ),
             skill(
                 "ask",

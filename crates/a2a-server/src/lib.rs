@@ -85,6 +85,7 @@ pub struct ServerBuilder {
     executor: Option<Arc<dyn AgentExecutor>>,
     tasks: Option<Arc<dyn TaskStore>>,
     push_configs: Option<Arc<dyn PushConfigStore>>,
+    cluster: Option<Arc<dyn a2a_core::cluster::Cluster>>,
     policy: DestinationPolicy,
     public_url: Option<String>,
     grpc_url: Option<String>,
@@ -132,7 +133,15 @@ impl ServerBuilder {
         self
     }
 
-    /// Task storage (default: in memory).
+    /// Makes this server one replica of several sharing its task store (see
+    /// `a2a_core::cluster`; for PostgreSQL, `a2a_store_sql::PostgresStore::cluster`).
+    /// `serve` starts its heartbeat; with [`into_app`](Self::into_app), [`App::recover`] does.
+    pub fn cluster(mut self, cluster: Arc<dyn a2a_core::cluster::Cluster>) -> Self {
+        self.cluster = Some(cluster);
+        self
+    }
+
+    /// Where tasks are stored (default: in memory, compact).
     pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
         self.tasks = Some(store);
         self
@@ -292,6 +301,9 @@ impl ServerBuilder {
         }
         let tasks = self.tasks.unwrap_or_else(|| Arc::new(a2a_core::store::compact::CompactTaskStore::new()));
         handler = handler.task_store(tasks);
+        if let Some(cluster) = self.cluster.take() {
+            handler = handler.cluster(cluster);
+        }
         if let Some(store) = self.push_configs {
             handler = handler.push_config_store(store);
         }

@@ -72,6 +72,11 @@ struct Args {
           value_parser = a2a_server::store::parse_durability)]
     sqlite_durability: a2a_store_sql::Durability,
 
+    /// With PostgreSQL, how many seconds a replica may go without a heartbeat before another
+    /// one resolves its running tasks (the restart policy); heartbeats go every third of it.
+    #[arg(long, default_value = "10", env = "A2A_REPLICA_TTL", value_parser = a2a_server::store::parse_seconds)]
+    replica_ttl: std::time::Duration,
+
     /// Log filter (tracing EnvFilter syntax), e.g. "info" or "a2a_core=debug".
     #[arg(long, default_value = "info", env = "A2A_LOG")]
     log: String,
@@ -94,8 +99,12 @@ async fn main() -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .init();
 
-    let stores =
-        args.store.open(&args.data_dir, args.sqlite_durability).await.context("opening the store")?;
+    let cluster = a2a_store_sql::ClusterOptions { ttl: args.replica_ttl, ..Default::default() };
+    let stores = args
+        .store
+        .open(&args.data_dir, args.sqlite_durability, cluster)
+        .await
+        .context("opening the store")?;
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await
         .with_context(|| format!("binding {}", args.listen))?;
@@ -107,8 +116,9 @@ async fn main() -> anyhow::Result<()> {
         .push_destination_policy(DestinationPolicy::public_only().allowing(args.push_allow))
         .task_store(stores.tasks)
         .push_config_store(stores.push_configs);
-    // On PostgreSQL: held while the server runs, so a second server on the database is refused.
-    let _single_server = stores.lock;
+    if let Some(cluster) = stores.cluster {
+        builder = builder.cluster(cluster);
+    }
     if let Some(url) = args.public_url {
         builder = builder.public_url(url);
     }

@@ -4,10 +4,11 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Arc;
 
+use a2a_core::cluster::Cluster;
 use a2a_core::store::compact::CompactTaskStore;
 use a2a_core::store::memory::InMemoryPushConfigStore;
 use a2a_core::store::{PushConfigStore, TaskStore};
-use a2a_store_sql::{Durability, OpenError, PostgresStore, SqliteStore};
+use a2a_store_sql::{ClusterOptions, Durability, OpenError, PostgresStore, SqliteStore};
 
 /// The SQLite file's name inside the data directory.
 pub const SQLITE_FILE: &str = "a2a.sqlite3";
@@ -19,7 +20,8 @@ pub enum StoreChoice {
     Memory,
     /// `sqlite` (the file [`SQLITE_FILE`] in the data directory) or `sqlite:PATH`.
     Sqlite(Option<PathBuf>),
-    /// `postgres://...` or `postgresql://...`: a database that must exist.
+    /// `postgres://...` or `postgresql://...`: a database that must exist, shared by any number
+    /// of replicas (each one joins its cluster).
     Postgres(String),
 }
 
@@ -52,9 +54,9 @@ pub struct Stores {
     pub push_configs: Arc<dyn PushConfigStore>,
     /// Where the data is, for the startup log (never a password).
     pub description: String,
-    /// On PostgreSQL: the lock that says this server is the database's only one; keep it for the
-    /// server's life.
-    pub lock: Option<Arc<a2a_store_sql::ServerLock>>,
+    /// On PostgreSQL: this server's membership of the replicas sharing the database
+    /// (`ServerBuilder::cluster`).
+    pub cluster: Option<Arc<dyn Cluster>>,
 }
 
 impl std::fmt::Debug for Stores {
@@ -65,14 +67,20 @@ impl std::fmt::Debug for Stores {
 
 impl StoreChoice {
     /// Opens the store; a SQLite store without a path lives in `data_dir` (created if missing)
-    /// and commits with `durability`.
-    pub async fn open(&self, data_dir: &Path, durability: Durability) -> Result<Stores, OpenError> {
+    /// and commits with `durability`. On PostgreSQL the server joins the database's replicas
+    /// with `cluster` (call this inside a Tokio runtime).
+    pub async fn open(
+        &self,
+        data_dir: &Path,
+        durability: Durability,
+        cluster: ClusterOptions,
+    ) -> Result<Stores, OpenError> {
         Ok(match self {
             StoreChoice::Memory => Stores {
                 tasks: Arc::new(CompactTaskStore::new()),
                 push_configs: Arc::new(InMemoryPushConfigStore::new()),
                 description: "memory (lost when the server exits)".into(),
-                lock: None,
+                cluster: None,
             },
             StoreChoice::Sqlite(path) => {
                 let path = path.clone().unwrap_or_else(|| data_dir.join(SQLITE_FILE));
@@ -81,22 +89,32 @@ impl StoreChoice {
                     tasks: store.clone(),
                     push_configs: store,
                     description: format!("SQLite file {} (durable against: {durability:?})", path.display()),
-                    // The store's lock file does this job for SQLite.
-                    lock: None,
+                    // One process per file (the store's lock file): no replicas.
+                    cluster: None,
                 }
             }
             StoreChoice::Postgres(url) => {
                 let store = Arc::new(PostgresStore::connect(url).await?);
-                let lock = Some(Arc::new(store.lock_single_server().await?));
+                let replica: Arc<dyn Cluster> = Arc::new(store.cluster(cluster).await?);
                 Stores {
-                    description: store.database().to_owned(),
+                    description: format!("{} (replica {})", store.database(), replica.replica_id()),
                     tasks: store.clone(),
                     push_configs: store,
-                    lock,
+                    cluster: Some(replica),
                 }
             }
         })
     }
+}
+
+/// Parses a duration in seconds (`10`, `2.5`): `--replica-ttl`.
+pub fn parse_seconds(value: &str) -> Result<std::time::Duration, String> {
+    value
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0 && *s <= 86_400.0)
+        .map(std::time::Duration::from_secs_f64)
+        .ok_or_else(|| format!("{value:?}: a number of seconds, more than 0 and at most 86400"))
 }
 
 /// Parses `--sqlite-durability`: `process` or `power-loss`.
@@ -111,27 +129,6 @@ pub fn parse_durability(value: &str) -> Result<Durability, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_second_server_on_one_postgres_database_is_refused_until_the_first_is_gone() {
-        let db = a2a_store_sql::testing::TestDatabase::create("one_server").await;
-        let choice = StoreChoice::Postgres(db.url().to_owned());
-        let dir = std::path::Path::new(".");
-        let first = choice.open(dir, Durability::Process).await.unwrap();
-        let error = choice.open(dir, Durability::Process).await.unwrap_err().to_string();
-        assert!(error.contains("another server is serving this database"), "{error}");
-        drop(first);
-        // The lock's connection closes asynchronously: the next start succeeds shortly after.
-        let mut again = choice.open(dir, Durability::Process).await;
-        for _ in 0..50 {
-            if again.is_ok() {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-            again = choice.open(dir, Durability::Process).await;
-        }
-        again.unwrap();
-    }
 
     #[test]
     fn choices_parse_as_the_docs_say() {

@@ -3,7 +3,6 @@
 //! that was running is resolved by the restart policy (FAILED, with a status message saying so).
 
 use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 
 use a2a_core::executor::RESTARTED;
@@ -14,40 +13,20 @@ use a2a_proto::v1::{
     Task, TaskState,
 };
 use futures::StreamExt;
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
 
-const LISTENING: &str = "a2a-server listening on ";
+mod common;
 
-/// The server binary as a child process on a loopback port of its own.
+/// The server binary on its data directory, and a JSON-RPC client of it.
 struct Process {
-    child: Child,
+    server: common::ServerProcess,
     client: JsonRpcClient,
 }
 
 async fn start(data_dir: &Path) -> Process {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_a2a-server"))
-        .args(["--listen", "127.0.0.1:0", "--log", "warn", "--data-dir"])
-        .arg(data_dir)
-        .env_remove("A2A_STORE")
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the a2a-server binary starts");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let url = tokio::time::timeout(Duration::from_secs(30), async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if let Some(url) = line.strip_prefix(LISTENING) {
-                return url.trim().to_owned();
-            }
-        }
-        panic!("the server exited before it listened")
-    })
-    .await
-    .expect("the server listens within 30 s");
-    // Keep draining stdout so the server never blocks on a full pipe.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    Process { child, client: JsonRpcClient::new(format!("{url}/")) }
+    let server =
+        common::ServerProcess::start([std::ffi::OsStr::new("--data-dir"), data_dir.as_os_str()]).await;
+    let client = JsonRpcClient::new(server.jsonrpc_url());
+    Process { server, client }
 }
 
 fn ctx() -> CallContext {
@@ -85,7 +64,7 @@ async fn acknowledged_state_survives_kill_9_and_the_running_task_fails_with_the_
         }
     }
     let running = running.expect("the client heard WORKING");
-    server.child.kill().await.unwrap(); // SIGKILL: no shutdown code runs.
+    server.server.kill_9().await;
     drop(stream);
 
     let server = start(dir.path()).await;

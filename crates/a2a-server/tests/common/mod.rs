@@ -1,0 +1,63 @@
+//! The reference server binary as a child process, for the tests that need a real process
+//! (kill -9, several replicas): started on a loopback port of its own, killed when dropped.
+
+#![allow(dead_code, unreachable_pub)] // Each test file uses its own part of this module.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+/// What the binary prints once it accepts connections.
+const LISTENING: &str = "a2a-server listening on ";
+
+/// A running `a2a-server` process.
+pub struct ServerProcess {
+    pub child: Child,
+    /// `http://127.0.0.1:PORT` (no trailing slash).
+    pub url: String,
+}
+
+impl ServerProcess {
+    /// Starts the binary with `--listen 127.0.0.1:0 --log warn` and `args`, and waits (30 s at
+    /// most) until it listens. `A2A_STORE` from the environment is ignored: the test chooses.
+    pub async fn start<I, S>(args: I) -> ServerProcess
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_a2a-server"))
+            .args(["--listen", "127.0.0.1:0", "--log", "warn"])
+            .args(args)
+            .env_remove("A2A_STORE")
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("the a2a-server binary starts");
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let url = tokio::time::timeout(Duration::from_secs(30), async {
+            while let Some(line) = lines.next_line().await.unwrap() {
+                if let Some(url) = line.strip_prefix(LISTENING) {
+                    return url.trim().to_owned();
+                }
+            }
+            panic!("the server exited before it listened")
+        })
+        .await
+        .expect("the server listens within 30 s");
+        // Keep draining stdout so the server never blocks on a full pipe.
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        ServerProcess { child, url }
+    }
+
+    /// The JSON-RPC endpoint (`POST /`).
+    pub fn jsonrpc_url(&self) -> String {
+        format!("{}/", self.url)
+    }
+
+    /// SIGKILL: no shutdown code runs.
+    pub async fn kill_9(&mut self) {
+        self.child.kill().await.unwrap();
+    }
+}
