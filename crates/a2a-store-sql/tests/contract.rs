@@ -173,3 +173,51 @@ async fn postgres_replicas_keep_the_cluster_contract() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_postgres_replica_whose_listening_connection_dies_reconnects_and_says_notes_may_be_lost() {
+    use a2a_core::cluster::{Cluster, Note};
+    use a2a_store_sql::ClusterOptions;
+    use std::time::Duration;
+    let db = TestDatabase::create("relisten").await;
+    let store = PostgresStore::connect(db.url()).await.unwrap();
+    let (a, b) = (
+        store.cluster(ClusterOptions::default()).await.unwrap(),
+        store.cluster(ClusterOptions::default()).await.unwrap(),
+    );
+    let mut notes = b.notes();
+
+    // The database ends both replicas' listening connections (as a restart or a failover would).
+    let (admin, connection) = tokio_postgres::connect(db.url(), tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    let ended = admin
+        .query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+             WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()",
+            &[],
+        )
+        .await
+        .unwrap();
+    assert_eq!(ended.len(), 2, "each replica listens on a connection of its own");
+
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while notes.recv().await.unwrap() != Note::Lost {}
+    })
+    .await
+    .expect("B says notes may have been lost once it has reconnected");
+    // Notes flow again: a cancel request from A reaches B (sent until heard: B may still be
+    // re-subscribing when the first one goes).
+    let wanted = Note::Cancel { task_id: "after-reconnect".into() };
+    tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            a.request_cancel("after-reconnect").await.unwrap();
+            if let Ok(Ok(note)) = tokio::time::timeout(Duration::from_millis(200), notes.recv()).await {
+                if note == wanted {
+                    return;
+                }
+            }
+        }
+    })
+    .await
+    .expect("notes reach B again after it reconnected");
+}
