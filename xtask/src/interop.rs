@@ -534,10 +534,10 @@ fn peer_command(peer: Peer, python: Option<&Path>, dir: &Path, program: &str, ar
 
 // --- installs --------------------------------------------------------------------------------
 
-/// Creates `tests/interop/{venv}` afresh and installs `{requirements}` into it (hash-checked),
+/// Creates `{dir}/{venv}` (e.g. `tests/interop/.venv`) afresh and installs `{requirements}` into it (hash-checked),
 /// unless the stamp says this exact file is installed with this interpreter; returns the venv's
 /// python.
-fn install_python(dir: &Path, venv: &str, requirements_file: &str) -> anyhow::Result<PathBuf> {
+pub(crate) fn install_python(dir: &Path, venv: &str, requirements_file: &str) -> anyhow::Result<PathBuf> {
     let venv = dir.join(venv);
     let python = venv.join("bin/python");
     let requirements = fs::read_to_string(dir.join(requirements_file))
@@ -563,7 +563,7 @@ fn install_python(dir: &Path, venv: &str, requirements_file: &str) -> anyhow::Re
             .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--require-hashes"])
             .args(["--no-deps", "-r"])
             .arg(dir.join(requirements_file)),
-        &format!("pip install -r tests/interop/{requirements_file}"),
+        &format!("pip install -r {}", dir.join(requirements_file).display()),
     )?;
     check(Command::new(&python).args(["-m", "pip", "check"]), "pip check (the pinned set is inconsistent)")?;
     fs::write(&stamp, wanted)?;
@@ -593,7 +593,7 @@ fn install_js(dir: &Path, package: &str) -> anyhow::Result<()> {
 }
 
 /// Runs `command` to completion, failing loudly with what it was doing.
-fn check(command: &mut Command, what: &str) -> anyhow::Result<()> {
+pub(crate) fn check(command: &mut Command, what: &str) -> anyhow::Result<()> {
     let status = command.status().with_context(|| format!("{what}: could not start {command:?}"))?;
     ensure!(status.success(), "{what} failed ({status})");
     Ok(())
@@ -605,7 +605,7 @@ fn output_of(command: &mut Command) -> anyhow::Result<String> {
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
-fn target_dir(root: &Path) -> PathBuf {
+pub(crate) fn target_dir(root: &Path) -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) => root.join(dir),
         None => root.join("target"),
@@ -694,14 +694,19 @@ impl Drop for Running {
 }
 
 /// A server the runner started; `url` is what it printed after `marker`.
-struct Service {
+pub(crate) struct Service {
     name: String,
-    url: String,
+    pub(crate) url: String,
     running: Running,
 }
 
 impl Service {
-    fn start(name: &str, command: &mut Command, marker: &str, logs: &Path) -> anyhow::Result<Self> {
+    pub(crate) fn start(
+        name: &str,
+        command: &mut Command,
+        marker: &str,
+        logs: &Path,
+    ) -> anyhow::Result<Self> {
         eprintln!("xtask: starting {name}");
         let mut running = Running::spawn(name, command, logs)?;
         let deadline = Instant::now() + START_TIMEOUT;
@@ -767,7 +772,7 @@ impl Service {
         records
     }
 
-    fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         eprintln!("xtask: stopping {}", self.name);
         self.running.kill();
     }

@@ -8,6 +8,8 @@
 //!   or any A2A agent (see `docs/conformance.md`).
 //! - `interop [--bless] [--line 1.0|0.3]`: the official SDKs (their 1.x and 0.3 lines) against
 //!   our server and our client against theirs (see `docs/interop.md`).
+//! - `stubs`: gRPC clients generated from `proto/` in other languages against the
+//!   reference server (see `docs/grpc-stubs.md`).
 //! - `bench [--quick] [--url URL]`: the benchmark harness (`crates/a2a-bench`).
 //! - `ci`: the same checks `.ci/run` performs, for running locally.
 
@@ -15,6 +17,7 @@ mod bench;
 mod codegen;
 mod conformance;
 mod interop;
+mod stubs;
 
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
@@ -27,9 +30,12 @@ fn main() -> ExitCode {
         Some("conformance") => conformance::run(&args[1..]),
         Some("interop") => interop::run(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
+        Some("stubs") => stubs::run(&args[1..]),
         Some("ci") => ci(),
         _ => {
-            eprintln!("usage: cargo xtask <codegen [--check] | test | conformance | interop | bench | ci>");
+            eprintln!(
+                "usage: cargo xtask <codegen [--check] | test | conformance | interop | stubs | bench | ci>"
+            );
             return ExitCode::from(2);
         }
     };
@@ -62,7 +68,9 @@ fn test() -> anyhow::Result<()> {
     run_cargo(&["test", "--workspace", "--all-features", "--doc"])?;
     // The official SDKs (1.x and 0.3 lines) against our server and our clients against theirs
     // (needs python3, node).
-    interop::run(&[])
+    interop::run(&[])?;
+    // Clients generated from proto/ in other languages against our server (needs python3).
+    stubs::run(&[])
 }
 
 /// Runs the local equivalent of CI (`.ci/run`), stopping at the first failure.

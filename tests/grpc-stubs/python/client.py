@@ -515,7 +515,8 @@ def main():
             except Exception as error:  # noqa: BLE001
                 failed += 1
                 kind = "" if isinstance(error, AssertionError) else f"{type(error).__name__}: "
-                print(f"FAIL {name}: {kind}{error}")
+                why = " ".join(str(error).split())  # one line, even for printed protobuf messages
+                print(f"FAIL {name}: {kind}{why}")
                 if not isinstance(error, (AssertionError, grpc.RpcError)):
                     traceback.print_exc()
             else:
