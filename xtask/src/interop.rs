@@ -571,7 +571,7 @@ pub(crate) fn install_python(dir: &Path, venv: &str, requirements_file: &str) ->
 }
 
 /// `npm ci` in `tests/interop/{package}` unless the stamp says this exact lock file is installed.
-fn install_js(dir: &Path, package: &str) -> anyhow::Result<()> {
+pub(crate) fn install_js(dir: &Path, package: &str) -> anyhow::Result<()> {
     let js = dir.join(package);
     let lock = fs::read_to_string(js.join("package-lock.json"))
         .with_context(|| format!("reading {package}/package-lock.json"))?;

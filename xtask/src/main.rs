@@ -69,7 +69,8 @@ fn test() -> anyhow::Result<()> {
     // The official SDKs (1.x and 0.3 lines) against our server and our clients against theirs
     // (needs python3, node).
     interop::run(&[])?;
-    // Clients generated from proto/ in other languages against our server (needs python3).
+    // Clients generated from proto/ in Python and TypeScript against our server (needs python3,
+    // node).
     stubs::run(&[])
 }
 

@@ -11,11 +11,18 @@
 //! 2. Generates the Python stubs from `proto/a2a.proto` with `grpc_tools.protoc`
 //!    (`tests/grpc-stubs/python/generate.py`) into `$CARGO_TARGET_DIR/grpc-stubs/python`: generated
 //!    code is never committed, so it cannot drift from `proto/`.
-//! 3. Builds `a2a-server` and starts it on `127.0.0.1:0` with `--store memory --push-allow
+//! 3. Installs the pinned TypeScript toolchain (`tests/grpc-stubs/node/package-lock.json`: buf,
+//!    protoc-gen-es, @bufbuild/protobuf, @connectrpc/connect-node, typescript) with `npm ci`
+//!    (again skipped when the lock file is unchanged), generates the TypeScript stubs from
+//!    `proto/a2a.proto` with buf and protoc-gen-es into `tests/grpc-stubs/node/generated`
+//!    (gitignored: node resolves their imports from the package's `node_modules` only there) and
+//!    compiles them with the client (`tsc`, strict) into `tests/grpc-stubs/node/build`.
+//! 4. Builds `a2a-server` and starts it on `127.0.0.1:0` with `--store memory --push-allow
 //!    127.0.0.0/8`, reading its URL from what it prints.
-//! 4. Runs the generated client (`tests/grpc-stubs/python/client.py`) against it. It must exit
-//!    successfully and close with `N passed, 0 failed`.
-//! 5. Stops the server (also on failure: the child is killed when dropped).
+//! 5. Runs each generated client (`tests/grpc-stubs/python/client.py`,
+//!    `tests/grpc-stubs/node/client.ts`) against it. Each must exit successfully and close with
+//!    `N passed, 0 failed`; both run even when the first fails.
+//! 6. Stops the server (also on failure: the child is killed when dropped).
 //!
 //! Logs (the server's, each client's output) are in `$CARGO_TARGET_DIR/grpc-stubs/`.
 
@@ -27,7 +34,7 @@ use std::time::Instant;
 
 use anyhow::{bail, ensure, Context as _};
 
-use crate::interop::{check, install_python, target_dir, Service};
+use crate::interop::{check, install_js, install_python, target_dir, Service};
 
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     if let Some(arg) = args.first() {
@@ -47,6 +54,21 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     check(
         Command::new(&python).arg(dir.join("python/generate.py")).arg("--out").arg(&python_stubs),
         "generating the Python stubs from proto/ (tests/grpc-stubs/python/generate.py)",
+    )?;
+
+    install_js(&dir, "node")?;
+    let node = dir.join("node");
+    check(
+        Command::new("node").arg("generate.mjs").current_dir(&node),
+        "generating the TypeScript stubs from proto/ (tests/grpc-stubs/node/generate.mjs)",
+    )?;
+    let build = node.join("build");
+    if build.exists() {
+        fs::remove_dir_all(&build).with_context(|| format!("clearing {}", build.display()))?;
+    }
+    check(
+        Command::new("node").args(["node_modules/typescript/bin/tsc", "-p", "."]).current_dir(&node),
+        "compiling the TypeScript client with its stubs (tsc -p tests/grpc-stubs/node)",
     )?;
 
     crate::run_cargo(&["build", "-p", "a2a-server", "--bin", "a2a-server"])?;
@@ -78,8 +100,14 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
             .arg(&python_stubs),
         &out,
     );
+    let node_result = run_client(
+        "typescript-client",
+        Command::new("node").arg(build.join("client.js")).arg("--url").arg(&url).current_dir(&node),
+        &out,
+    );
     server.stop();
     python_result?;
+    node_result?;
     eprintln!("xtask: stubs took {:.0?}; logs in {}", started.elapsed(), out.display());
     Ok(())
 }
