@@ -26,6 +26,7 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import {
   A2AService,
   MessageSchema,
+  PartSchema,
   Role,
   type SendMessageRequest,
   SendMessageRequestSchema,
@@ -347,6 +348,34 @@ function register(client: A2A, bare: A2A) {
       Code.FailedPrecondition,
       "UNSUPPORTED_OPERATION",
     );
+  });
+
+  check("error: a push config of an unknown task is NOT_FOUND / TASK_NOT_FOUND", async () => {
+    const unknown = `no-such-task-${randomUUID()}`;
+    await expectError(() => client.listTaskPushNotificationConfigs({ taskId: unknown }, options), Code.NotFound, "TASK_NOT_FOUND", {
+      taskId: unknown,
+    });
+  });
+
+  check("error: a push config to a private address is INVALID_ARGUMENT / INVALID_PARAMS (SSRF policy)", async () => {
+    const details = await expectError(
+      () => client.createTaskPushNotificationConfig({ taskId: echoTask().id, url: "http://10.1.2.3/webhook" }, options),
+      Code.InvalidArgument,
+      "INVALID_PARAMS",
+    );
+    const badRequest = details.find((d) => d.type === "google.rpc.BadRequest");
+    assert(badRequest, "no google.rpc.BadRequest in the details");
+    const violated = decodeBadRequestFields(badRequest.value);
+    assert(JSON.stringify(violated) === '["url"]', `violations ${JSON.stringify(violated)}`);
+  });
+
+  check("error: an unsupported output mode is INVALID_ARGUMENT / CONTENT_TYPE_NOT_SUPPORTED", async () => {
+    const request = sendRequest("hello");
+    request.message!.parts = [create(PartSchema, { content: { case: "raw", value: new Uint8Array([120]) }, mediaType: "image/png" })];
+    request.configuration!.acceptedOutputModes = ["image/png"];
+    await expectError(() => client.sendMessage(request, options), Code.InvalidArgument, "CONTENT_TYPE_NOT_SUPPORTED", {
+      mediaType: "image/png",
+    });
   });
 
   check("error: a message without parts is INVALID_ARGUMENT / INVALID_PARAMS with a BadRequest", async () => {
