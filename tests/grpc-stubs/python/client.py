@@ -514,11 +514,15 @@ def main():
                 function(stub, state)
             except Exception as error:  # noqa: BLE001
                 failed += 1
-                kind = "" if isinstance(error, AssertionError) else f"{type(error).__name__}: "
-                why = " ".join(str(error).split())  # one line, even for printed protobuf messages
-                print(f"FAIL {name}: {kind}{why}")
-                if not isinstance(error, (AssertionError, grpc.RpcError)):
+                if isinstance(error, grpc.RpcError):
+                    why = f"unexpected gRPC error {error.code().name}: {error.details()}"
+                elif isinstance(error, AssertionError):
+                    why = str(error)
+                else:
+                    why = f"{type(error).__name__}: {error}"
                     traceback.print_exc()
+                # One line, even for printed protobuf messages.
+                print(f"FAIL {name}: {' '.join(why.split())}")
             else:
                 passed += 1
                 print(f"PASS {name}")
