@@ -3,7 +3,8 @@
 //! - `codegen [--check]`: regenerate `crates/a2a-proto/src/generated/` from `proto/`; with `--check`,
 //!   fail if the checked-in files differ from what the protos produce (CI's drift check).
 //! - `test`: the whole test suite: nextest over the workspace (unit, integration and the
-//!   conformance suite), the doc tests, then the interop matrix with the official SDKs.
+//!   conformance suite), the doc tests, then the interop matrix with the official SDKs and the
+//!   gRPC clients generated from `proto/` (`stubs`).
 //! - `conformance [--url URL]`: the cross-binding conformance suite, against the reference server
 //!   or any A2A agent (see `docs/conformance.md`).
 //! - `interop [--bless] [--line 1.0|0.3]`: the official SDKs (their 1.x and 0.3 lines) against
@@ -55,7 +56,7 @@ pub(crate) fn workspace_root() -> PathBuf {
 
 /// The whole test suite: every crate's unit and integration tests under nextest (plain
 /// `cargo test` where nextest is not installed), the doc tests, which nextest does not run, and
-/// the interop matrix (`cargo xtask interop`).
+/// the interop matrix (`cargo xtask interop`) and the generated gRPC clients (`cargo xtask stubs`).
 fn test() -> anyhow::Result<()> {
     let nextest =
         Command::new(cargo()).args(["nextest", "--version"]).output().is_ok_and(|o| o.status.success());
