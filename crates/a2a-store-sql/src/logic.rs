@@ -185,6 +185,19 @@ pub(crate) async fn create<D: Db>(db: &mut D, scope: &Scope, task: &Task) -> Res
     count(db, &scope.tenant, &owner, state, &task.id, 1).await
 }
 
+/// `TaskStore::create_and_apply`: the change is checked against the new task before anything is
+/// written (a refusal writes nothing), then the task is created and the change applied.
+pub(crate) async fn create_and_apply<D: Db>(
+    db: &mut D,
+    scope: &Scope,
+    task: &Task,
+    first: TaskMutation<'_>,
+) -> Result<u64, Fail> {
+    check_mutation(&task.id, task.state(), &first)?;
+    create(db, scope, task).await?;
+    apply(db, &task.id, first).await
+}
+
 /// `TaskStore::apply`: reads the task's row (locked where several writers exist), checks the
 /// mutation against it, writes the change.
 pub(crate) async fn apply<D: Db>(db: &mut D, task_id: &str, mutation: TaskMutation<'_>) -> Result<u64, Fail> {

@@ -261,6 +261,10 @@ impl TaskStore for PostgresStore {
         in_transaction!(self, false, |db| logic::apply(&mut db, task_id, mutation))
     }
 
+    async fn create_and_apply(&self, scope: &Scope, task: &Task, first: TaskMutation<'_>) -> Result<u64> {
+        in_transaction!(self, false, |db| logic::create_and_apply(&mut db, scope, task, first))
+    }
+
     async fn get(&self, scope: &Scope, task_id: &str, view: TaskView) -> Result<Option<StoredTask>> {
         in_transaction!(self, true, |db| logic::get(&mut db, scope, task_id, view))
     }

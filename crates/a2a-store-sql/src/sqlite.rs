@@ -545,6 +545,11 @@ impl TaskStore for SqliteStore {
         self.write(move |db| run(logic::apply(db, &task_id, mutation.get()))).await
     }
 
+    async fn create_and_apply(&self, scope: &Scope, task: &Task, first: TaskMutation<'_>) -> Result<u64> {
+        let (scope, task, first) = (scope.clone(), task.clone(), OwnedMutation::new(first));
+        self.write(move |db| run(logic::create_and_apply(db, &scope, &task, first.get()))).await
+    }
+
     async fn get(&self, scope: &Scope, task_id: &str, view: TaskView) -> Result<Option<StoredTask>> {
         self.read(|db| run(logic::get(db, scope, task_id, view))).await
     }

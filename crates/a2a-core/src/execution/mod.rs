@@ -364,15 +364,20 @@ impl TaskRuntime {
             writing.state.pending = Some(pending);
             return Err(error);
         }
+        self.announce_created(writing, pending).await;
+        writing.armed = false;
+        Ok(1)
+    }
+
+    /// Hands out a task just stored as its event 1 (the caller holds the armed lock).
+    async fn announce_created(&self, writing: &mut Writing<'_>, pending: Task) {
         self.created.store(true, Ordering::Release);
         let event = StreamResponse::from(pending);
         self.dispatch_push(&event).await;
         let state = writing.state.state;
         let event = Arc::new(event);
         self.broadcast(&mut writing.state, 1, Arc::clone(&event), state);
-        writing.armed = false;
         self.tell_cluster(1, &event, state).await;
-        Ok(1)
     }
 
     /// Hands a stored event to this replica's subscribers, unless it was handed out already (fed
@@ -499,9 +504,25 @@ impl TaskRuntime {
                 return Err(error);
             }
         };
-        let mut sent = self.create_pending(&mut writing).await?;
+        let mut sent = 0;
         writing.armed = true;
-        let seq = match self.store.apply(&self.task_id, mutation).await {
+        // A new task is stored with its first event, in one write (spec 3.1.2: the Task is
+        // still handed out first, as event 1).
+        let stored = match writing.state.pending.take() {
+            Some(pending) => match self.store.create_and_apply(&self.scope, &pending, mutation).await {
+                Ok(seq) => {
+                    self.announce_created(&mut writing, pending).await;
+                    sent += 1;
+                    Ok(seq)
+                }
+                Err(error) => {
+                    writing.state.pending = Some(pending);
+                    Err(error)
+                }
+            },
+            None => self.store.apply(&self.task_id, mutation).await,
+        };
+        let seq = match stored {
             Ok(seq) => seq,
             Err(error) => {
                 // Refused by the store (another writer got there first) or not stored at all:

@@ -177,6 +177,17 @@ pub trait TaskStore: Send + Sync + 'static {
     /// internal error if a task with this id exists.
     async fn create(&self, scope: &Scope, task: &Task) -> Result<()>;
 
+    /// Creates a new task (event 1) and applies its first change (event 2) in one atomic step:
+    /// both or neither. The change is checked against the new task's state first; if it is
+    /// refused, nothing is written and its error is returned. Returns the `seq` after the change
+    /// (2). A new task's first event always comes with its creation, so a store that can do both
+    /// in one transaction saves a commit per task; the default creates, then applies.
+    async fn create_and_apply(&self, scope: &Scope, task: &Task, first: TaskMutation<'_>) -> Result<u64> {
+        check_mutation(&task.id, task.state(), &first)?;
+        self.create(scope, task).await?;
+        self.apply(&task.id, first).await
+    }
+
     /// Applies one change atomically, after checking it against the stored state with
     /// [`check_mutation`] (its error is returned unchanged and nothing is written). Returns the
     /// task's `seq` after the change. `Error::TaskNotFound` if there is no such task.

@@ -29,6 +29,7 @@ pub async fn task_store_suite(store: &dyn TaskStore) {
     create_and_get_keep_every_field(store).await;
     seq_counts_stream_events_only(store).await;
     apply_checks_the_stored_state(store).await;
+    create_and_apply_is_both_or_neither(store).await;
     artifacts_append_and_replace_by_id(store).await;
     status_messages_move_into_history(store).await;
     views_limit_history_and_omit_artifacts(store).await;
@@ -238,6 +239,28 @@ pub async fn apply_checks_the_stored_state(store: &dyn TaskStore) {
     assert_eq!(get(store, &check.scope, &id).await, before, "rules: a refused change writes nothing");
     let err = store.apply(&check.id("missing"), TaskMutation::Status(&working)).await.unwrap_err();
     assert!(matches!(err, Error::TaskNotFound { .. }), "rules: an unknown task is TaskNotFound: {err}");
+}
+
+/// `create_and_apply` stores the task and its first change as events 1 and 2, or, when the
+/// change is refused, nothing at all.
+pub async fn create_and_apply_is_both_or_neither(store: &dyn TaskStore) {
+    let check = Check::new("create-apply");
+    let id = check.id("t");
+    let task = check.task("t", "c", TaskState::Submitted, 1000);
+    let working = status(TaskState::Working, 1001, Some(Message::agent_text("on it")));
+    assert_eq!(store.create_and_apply(&check.scope, &task, TaskMutation::Status(&working)).await.unwrap(), 2);
+    let stored = get(store, &check.scope, &id).await;
+    assert_eq!((stored.seq, stored.task.state()), (2, TaskState::Working), "create-apply: both written");
+    assert_eq!(stored.task.history, task.history, "create-apply: the task's own history is kept");
+    let listed = store.list(&check.scope, &query(10)).await.unwrap();
+    assert_eq!(listed.total_size, 1, "create-apply: counted once, in its new state");
+
+    let refused = check.task("refused", "c", TaskState::Submitted, 1000);
+    let back = status(TaskState::Unspecified, 1001, None);
+    let err = store.create_and_apply(&check.scope, &refused, TaskMutation::Status(&back)).await.unwrap_err();
+    assert!(matches!(err, Error::InvalidAgentResponse { .. }), "create-apply: refused: {err}");
+    let missing = store.get(&check.scope, &check.id("refused"), TaskView::FULL).await.unwrap();
+    assert_eq!(missing, None, "create-apply: a refused change writes nothing, not even the task");
 }
 
 /// Artifact chunks: `append` extends the artifact of the same id in order, without it the
