@@ -87,6 +87,8 @@ pub struct ServerBuilder {
     push_configs: Option<Arc<dyn PushConfigStore>>,
     cluster: Option<Arc<dyn a2a_core::cluster::Cluster>>,
     policy: DestinationPolicy,
+    push_retry: Option<a2a_core::push::RetryPolicy>,
+    push_timeout: Option<std::time::Duration>,
     public_url: Option<String>,
     grpc_url: Option<String>,
     jsonrpc_path: Option<String>,
@@ -153,7 +155,19 @@ impl ServerBuilder {
         self
     }
 
-    /// Which webhook destinations push delivery may reach (default: public addresses only).
+    /// How failed webhook deliveries are retried (default `RetryPolicy::default()`).
+    pub fn push_retry_policy(mut self, retry: a2a_core::push::RetryPolicy) -> Self {
+        self.push_retry = Some(retry);
+        self
+    }
+
+    /// The timeout of each webhook request (default 10 s).
+    pub fn push_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.push_timeout = Some(timeout);
+        self
+    }
+
+    /// Which webhook destinations are allowed (default: public addresses only, spec 13.2).
     pub fn push_destination_policy(mut self, policy: DestinationPolicy) -> Self {
         self.policy = policy;
         self
@@ -291,6 +305,12 @@ impl ServerBuilder {
         }
         if card.capabilities.as_ref().and_then(|c| c.push_notifications) == Some(true) {
             handler = handler.push_transport(Arc::new(HttpPushTransport::new(self.policy.clone())));
+            if let Some(retry) = self.push_retry {
+                handler = handler.push_retry_policy(retry);
+            }
+            if let Some(timeout) = self.push_timeout {
+                handler = handler.push_timeout(timeout);
+            }
         }
         if let Some(mut extended) = self.extended_card.take() {
             // spec 3.1.11: the extended card is a complete card; 4.4.1 requires its interfaces.

@@ -77,6 +77,15 @@ struct Args {
     #[arg(long, default_value = "10", env = "A2A_REPLICA_TTL", value_parser = a2a_server::store::parse_seconds)]
     replica_ttl: std::time::Duration,
 
+    /// Attempts per push notification, the first included, before it is given up (retried on
+    /// connection errors, timeouts, 5xx and 429; `docs/push.md`).
+    #[arg(long, default_value_t = 8, env = "A2A_PUSH_MAX_ATTEMPTS", value_parser = clap::value_parser!(u32).range(1..))]
+    push_max_attempts: u32,
+
+    /// Seconds after its first attempt within which a push notification may be retried.
+    #[arg(long, default_value = "600", env = "A2A_PUSH_MAX_AGE", value_parser = a2a_server::store::parse_seconds)]
+    push_max_age: std::time::Duration,
+
     /// Log filter (tracing EnvFilter syntax), e.g. "info" or "a2a_core=debug".
     #[arg(long, default_value = "info", env = "A2A_LOG")]
     log: String,
@@ -114,6 +123,11 @@ async fn main() -> anyhow::Result<()> {
         .extended_agent_card(a2a_server::demo::demo_extended_card())
         .executor(a2a_server::demo::DemoAgent)
         .push_destination_policy(DestinationPolicy::public_only().allowing(args.push_allow))
+        .push_retry_policy(a2a_core::push::RetryPolicy {
+            max_attempts: args.push_max_attempts,
+            max_age: args.push_max_age,
+            ..Default::default()
+        })
         .task_store(stores.tasks)
         .push_config_store(stores.push_configs);
     if let Some(cluster) = stores.cluster {

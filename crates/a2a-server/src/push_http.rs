@@ -13,7 +13,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use a2a_core::push::{DestinationPolicy, PushPayload, PushRequest, PushTransport};
+use a2a_core::push::{DestinationPolicy, FailureKind, PushFailure, PushPayload, PushRequest, PushTransport};
 use a2a_v03::{Form, V03};
 use async_trait::async_trait;
 use bytes::Bytes;
@@ -40,16 +40,50 @@ impl Resolve for PolicyResolver {
                 resolved.iter().copied().filter(|a| policy.permits(a.ip())).collect();
             if permitted.is_empty() {
                 let refused: Vec<String> = resolved.iter().map(|a| a.ip().to_string()).collect();
-                return Err(format!(
+                return Err(Box::new(PolicyRefused(format!(
                     "{host} resolves only to addresses the destination policy refuses ({})",
                     refused.join(", ")
-                )
-                .into());
+                ))) as Box<dyn std::error::Error + Send + Sync>);
             }
             let addrs: Addrs = Box::new(permitted.into_iter());
             Ok(addrs)
         })
     }
+}
+
+/// The resolver's refusal, told apart from other connection failures (it is never retried).
+#[derive(Debug)]
+struct PolicyRefused(String);
+
+impl std::fmt::Display for PolicyRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PolicyRefused {}
+
+/// What a failed `send` was, for the dispatcher's retry rules.
+fn failure_of(error: &reqwest::Error) -> PushFailure {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(cause) = source {
+        if let Some(refused) = cause.downcast_ref::<PolicyRefused>() {
+            return PushFailure::new(FailureKind::Refused, refused.0.clone());
+        }
+        source = cause.source();
+    }
+    let kind = if error.is_timeout() { FailureKind::Timeout } else { FailureKind::Connect };
+    PushFailure::new(kind, format!("{error:#}"))
+}
+
+/// A `Retry-After` value: delay-seconds or an HTTP date (RFC 9110 10.2.3).
+fn retry_after(value: &str) -> Option<std::time::Duration> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(std::time::Duration::from_secs(seconds));
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    Some(at.duration_since(std::time::SystemTime::now()).unwrap_or_default())
 }
 
 impl HttpPushTransport {
@@ -68,24 +102,34 @@ impl HttpPushTransport {
 
 #[async_trait]
 impl PushTransport for HttpPushTransport {
-    async fn send(&self, request: PushRequest) -> Result<(), String> {
+    async fn send(&self, request: PushRequest) -> Result<(), PushFailure> {
         let body = match request.payload {
             PushPayload::StreamResponse(body) => body,
             PushPayload::TaskV0_3(task) => {
                 let json = task.to_v03(Form::Json);
-                Bytes::from(serde_json::to_vec(&json).map_err(|e| format!("cannot write the 0.3 task: {e}"))?)
+                Bytes::from(serde_json::to_vec(&json).map_err(|e| {
+                    PushFailure::new(FailureKind::Refused, format!("cannot write the 0.3 task: {e}"))
+                })?)
             }
         };
         let mut builder = self.client.post(&request.url).timeout(request.timeout).body(body);
         for (name, value) in &request.headers {
             builder = builder.header(name, value);
         }
-        let response = builder.send().await.map_err(|e| format!("{e:#}"))?;
+        let response = builder.send().await.map_err(|e| failure_of(&e))?;
         let status = response.status();
         if status.is_success() {
-            Ok(())
-        } else {
-            Err(format!("the webhook answered {status}"))
+            return Ok(());
         }
+        let retry_after = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(retry_after);
+        Err(PushFailure {
+            kind: FailureKind::Status(status.as_u16()),
+            retry_after,
+            reason: format!("the webhook answered {status}"),
+        })
     }
 }

@@ -27,7 +27,7 @@ use crate::error::{Error, Result};
 use crate::execution::{Backends, Registry, Step, StreamMode, Subscription, TaskRuntime};
 use crate::executor::{AgentExecutor, RequestContext, TaskUpdater};
 use crate::operation::Operation;
-use crate::push::{DestinationPolicy, PushDispatcher, PushTransport};
+use crate::push::{DestinationPolicy, PushDispatcher, PushStats, PushTransport, RetryPolicy};
 use crate::service::{A2aService, EventStream};
 use crate::store::memory::{InMemoryPushConfigStore, InMemoryTaskStore};
 use crate::store::{PushConfigStore, Scope, StoredTask, TaskQuery, TaskStore, TaskView};
@@ -71,6 +71,7 @@ pub struct HandlerBuilder {
     cluster: Option<Arc<dyn Cluster>>,
     policy: DestinationPolicy,
     push_timeout: Duration,
+    push_retry: RetryPolicy,
     extensions_required_for: Option<Vec<Operation>>,
 }
 
@@ -121,6 +122,13 @@ impl HandlerBuilder {
         self
     }
 
+    /// How failed webhook deliveries are retried (default [`RetryPolicy::default`]: 8 attempts
+    /// within 10 minutes, backoff from 1 s to 60 s).
+    pub fn push_retry_policy(mut self, retry: RetryPolicy) -> Self {
+        self.push_retry = retry;
+        self
+    }
+
     /// The timeout of each webhook request (default 10 s, spec 4.3.3 recommends 10-30 s).
     pub fn push_timeout(mut self, timeout: Duration) -> Self {
         self.push_timeout = timeout;
@@ -150,12 +158,15 @@ impl HandlerBuilder {
         }
         let push_configs = self.push_configs.unwrap_or_else(|| Arc::new(InMemoryPushConfigStore::new()));
         let push = self.push_transport.map(|transport| {
-            Arc::new(PushDispatcher::new(
-                transport,
-                Arc::clone(&push_configs),
-                self.policy.clone(),
-                self.push_timeout,
-            ))
+            Arc::new(
+                PushDispatcher::new(
+                    transport,
+                    Arc::clone(&push_configs),
+                    self.policy.clone(),
+                    self.push_timeout,
+                )
+                .with_retry_policy(self.push_retry),
+            )
         });
         let runtime = match &self.cluster {
             Some(_) => Some(tokio::runtime::Handle::try_current().map_err(|_| {
@@ -194,10 +205,16 @@ impl DefaultRequestHandler {
             push_configs: None,
             push_transport: None,
             cluster: None,
+            push_retry: RetryPolicy::default(),
             policy: DestinationPolicy::public_only(),
             push_timeout: Duration::from_secs(10),
             extensions_required_for: None,
         }
+    }
+
+    /// What push delivery has done so far (`None` without a push transport).
+    pub fn push_stats(&self) -> Option<PushStats> {
+        self.inner.push.as_ref().map(|push| push.stats())
     }
 
     /// The public agent card this handler validates capabilities against.
@@ -442,9 +459,12 @@ impl Inner {
             if !self.push_enabled() {
                 return Err(Error::PushNotificationNotSupported);
             }
-            if let Err(reason) = self.policy.check_url(&push.url) {
-                violations.add("configuration.taskPushNotificationConfig.url", reason);
-            }
+            validate::push_config(
+                push,
+                "configuration.taskPushNotificationConfig",
+                &self.policy,
+                &mut violations,
+            );
         }
         violations.finish()?;
         let mut message = request.message.expect("validated");
@@ -756,15 +776,7 @@ impl A2aService for DefaultRequestHandler {
         inner.admit(ctx, Operation::CreateTaskPushNotificationConfig)?;
         let mut violations = Violations::default();
         violations.require(&request.task_id, "taskId");
-        violations.require(&request.url, "url");
-        if !request.url.is_empty() {
-            if let Err(reason) = inner.policy.check_url(&request.url) {
-                violations.add("url", reason);
-            }
-        }
-        if let Some(auth) = &request.authentication {
-            violations.require(&auth.scheme, "authentication.scheme");
-        }
+        validate::push_config(&request, "", &inner.policy, &mut violations);
         violations.finish()?;
         inner.visible_task(&scope(ctx, &request.tenant), &request.task_id, STATE_ONLY).await?;
         if request.id.is_empty() {

@@ -106,7 +106,7 @@ struct RecordingTransport(Mutex<Vec<PushRequest>>);
 
 #[async_trait]
 impl PushTransport for RecordingTransport {
-    async fn send(&self, request: PushRequest) -> std::result::Result<(), String> {
+    async fn send(&self, request: PushRequest) -> std::result::Result<(), crate::push::PushFailure> {
         self.0.lock().unwrap().push(request);
         Ok(())
     }

@@ -1,10 +1,11 @@
 //! Request validation (spec 5.7: required fields; 3.1.4: ranges), collecting every violation with
 //! the field's camelCase path so the client can fix them all at once.
 
-use a2a_proto::v1::{AgentCard, ListTasksRequest, Message, TaskState};
+use a2a_proto::v1::{AgentCard, ListTasksRequest, Message, TaskPushNotificationConfig, TaskState};
 use base64::Engine as _;
 
 use crate::error::{Error, FieldViolation, Result};
+use crate::push::DestinationPolicy;
 use crate::store::Cursor;
 
 /// Collected violations.
@@ -53,6 +54,42 @@ pub(crate) fn message(message: Option<&Message>, field: &str, violations: &mut V
     for (i, part) in message.parts.iter().enumerate() {
         if part.content.is_none() {
             violations.add(format!("{field}.parts[{i}]"), "must hold one of text, raw, url or data");
+        }
+    }
+}
+
+/// A push notification config as a client sends it, in CreateTaskPushNotificationConfig or in a
+/// send's configuration (`prefix`): a URL (spec 4.3.1: required) the destination policy admits
+/// (spec 13.2), a scheme with any authentication, and no control characters in what becomes part
+/// of our webhook requests (URL, token, scheme, credentials): a CR/LF there would let a client
+/// write headers of its own into them.
+pub(crate) fn push_config(
+    config: &TaskPushNotificationConfig,
+    prefix: &str,
+    policy: &DestinationPolicy,
+    violations: &mut Violations,
+) {
+    let field = |name: &str| if prefix.is_empty() { name.to_owned() } else { format!("{prefix}.{name}") };
+    violations.require(&config.url, &field("url"));
+    let mut sent = vec![("url", config.url.as_str()), ("token", config.token.as_str())];
+    if let Some(auth) = &config.authentication {
+        violations.require(&auth.scheme, &field("authentication.scheme"));
+        sent.extend([
+            ("authentication.scheme", auth.scheme.as_str()),
+            ("authentication.credentials", auth.credentials.as_str()),
+        ]);
+    }
+    let mut clean_url = true;
+    for (name, value) in sent {
+        if let Some(c) = value.chars().find(|c| c.is_control()) {
+            clean_url &= name != "url";
+            violations
+                .add(field(name), format!("must not contain control characters (found U+{:04X})", c as u32));
+        }
+    }
+    if clean_url && !config.url.is_empty() {
+        if let Err(reason) = policy.check_url(&config.url) {
+            violations.add(field("url"), reason);
         }
     }
 }
@@ -205,6 +242,54 @@ mod tests {
         assert!(media_type_matches("Text/Plain", "text/plain"));
         assert!(!media_type_matches("image/*", "text/plain"));
         assert!(!media_type_matches("application/json", "application/xml"));
+    }
+
+    #[test]
+    fn push_configs_with_control_characters_are_refused_naming_each_field() {
+        let config = TaskPushNotificationConfig {
+            url: "https://hooks.example.com/a\r\nX-Injected: 1".into(),
+            token: "tok\n".into(),
+            authentication: Some(a2a_proto::v1::AuthenticationInfo {
+                scheme: "Bearer\r".into(),
+                credentials: "secret\u{7f}".into(),
+            }),
+            ..Default::default()
+        };
+        let mut violations = Violations::default();
+        push_config(
+            &config,
+            "configuration.taskPushNotificationConfig",
+            &DestinationPolicy::public_only(),
+            &mut violations,
+        );
+        let fields: Vec<&str> = violations.0.iter().map(|v| v.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            [
+                "configuration.taskPushNotificationConfig.url",
+                "configuration.taskPushNotificationConfig.token",
+                "configuration.taskPushNotificationConfig.authentication.scheme",
+                "configuration.taskPushNotificationConfig.authentication.credentials",
+            ]
+        );
+        assert!(violations.0[0].description.contains("U+000D"), "{:?}", violations.0[0]);
+
+        let mut clean = Violations::default();
+        let ok = TaskPushNotificationConfig {
+            url: "https://hooks.example.com/a".into(),
+            token: "t".into(),
+            ..Default::default()
+        };
+        push_config(&ok, "", &DestinationPolicy::public_only(), &mut clean);
+        assert!(clean.0.is_empty(), "{:?}", clean.0);
+        let mut missing = Violations::default();
+        push_config(
+            &TaskPushNotificationConfig::default(),
+            "",
+            &DestinationPolicy::public_only(),
+            &mut missing,
+        );
+        assert_eq!(missing.0.iter().map(|v| v.field.as_str()).collect::<Vec<_>>(), ["url"]);
     }
 
     #[test]

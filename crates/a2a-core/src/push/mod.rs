@@ -11,10 +11,18 @@
 //! [`PushTransport`] (the reference server provides one over HTTP that checks every resolved
 //! address against the [`DestinationPolicy`] and writes the 0.3 body, which core cannot: the 0.3
 //! JSON lives in `a2a-v03`, above core). Each config has one worker draining an ordered queue, so
-//! a slow webhook delays only its own notifications, never the agent or other webhooks. Each
-//! attempt has a timeout. A failed delivery is logged and not retried: retries with backoff and
-//! durable queues plug in at [`PushTransport`] (or by replacing the worker loop in
-//! [`PushDispatcher`]) without touching the handler.
+//! a slow webhook delays only its own notifications, never the agent or other webhooks.
+//!
+//! # Delivery
+//!
+//! At least once, in order per config: each attempt has a timeout; a connection failure, a
+//! timeout, a 5xx or a 429 is retried after an exponential backoff with jitter (a `Retry-After`
+//! the receiver sends is honoured), other answers are final. Notification n+1 of a config is
+//! not sent before n is delivered or given up. A notification is given up when its
+//! [`RetryPolicy`] budget (attempts, age) is spent: a warning names the task, the config, the
+//! URL's host and the last failure, and [`PushDispatcher::stats`] counts it. A receiver may get
+//! a notification twice (a delivery whose answer was lost is retried): the task id, the event's
+//! kind and its status timestamp or artifact id tell duplicates apart (`docs/push.md`).
 
 pub mod destination;
 
@@ -39,8 +47,124 @@ use crate::store::{PushConfigStore, StoredPushConfig};
 /// AuthenticationInfo), and the 1.x SDKs (Python, JS) keep sending this one (INTEROP-NOTES: a2a-rs
 /// spells it `A2A-Notification-Token`; receivers should accept both).
 pub const TOKEN_HEADER: &str = "X-A2A-Notification-Token";
-/// How many notifications may wait per config before new ones are dropped (and logged).
+/// How many notifications may wait per config before new ones are dropped (logged and counted).
 pub const QUEUE_CAPACITY: usize = 1024;
+
+/// Why one attempt to deliver a notification failed, as the transport saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PushFailure {
+    /// What went wrong.
+    pub kind: FailureKind,
+    /// The receiver's `Retry-After`, when it sent one.
+    pub retry_after: Option<Duration>,
+    /// What happened, for the log.
+    pub reason: String,
+}
+
+/// The kinds of [`PushFailure`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureKind {
+    /// No connection (refused, reset, DNS failure): retried.
+    Connect,
+    /// No answer in time: retried.
+    Timeout,
+    /// The receiver answered this non-2xx status: retried for 5xx and 429, final otherwise.
+    Status(u16),
+    /// The notification cannot be sent at all (the destination policy refuses every address the
+    /// name resolves to, or the body cannot be written): final.
+    Refused,
+}
+
+impl PushFailure {
+    /// A failure of `kind`, without `Retry-After`.
+    pub fn new(kind: FailureKind, reason: impl Into<String>) -> Self {
+        PushFailure { kind, retry_after: None, reason: reason.into() }
+    }
+
+    /// Whether another attempt may succeed.
+    pub fn retryable(&self) -> bool {
+        match self.kind {
+            FailureKind::Connect | FailureKind::Timeout => true,
+            FailureKind::Status(status) => status == 429 || status >= 500,
+            FailureKind::Refused => false,
+        }
+    }
+}
+
+impl std::fmt::Display for PushFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.reason)
+    }
+}
+
+/// How long a notification is retried before it is given up (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Attempts in all, the first included (default 8).
+    pub max_attempts: u32,
+    /// No attempt starts later than this after the first (default 10 minutes).
+    pub max_age: Duration,
+    /// The wait before the second attempt (default 1 s); each further wait doubles, up to
+    /// `max_backoff`, and is drawn between half and all of that (jitter).
+    pub first_backoff: Duration,
+    /// The longest wait between two attempts (default 60 s), `Retry-After` included.
+    pub max_backoff: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            max_attempts: 8,
+            max_age: Duration::from_secs(600),
+            first_backoff: Duration::from_secs(1),
+            max_backoff: Duration::from_secs(60),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// The wait after failed attempt number `attempt` (1 for the first), before jitter.
+    fn backoff(&self, attempt: u32) -> Duration {
+        let doubled = self.first_backoff.saturating_mul(1u32 << attempt.saturating_sub(1).min(20));
+        doubled.min(self.max_backoff)
+    }
+}
+
+/// A number in [0.5, 1): the jitter factor (RandomState's keys are random per process).
+fn jitter() -> f64 {
+    use std::hash::{BuildHasher, Hasher};
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    0.5 + (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64 / 2.0
+}
+
+/// What the dispatcher has done so far (for metrics and tests).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PushStats {
+    /// Notifications delivered (a 2xx answer).
+    pub delivered: u64,
+    /// Attempts that failed and were retried.
+    pub retried: u64,
+    /// Notifications given up: a final failure, or the retry budget spent.
+    pub given_up: u64,
+    /// Notifications dropped because their config's queue was full.
+    pub dropped: u64,
+}
+
+#[derive(Debug, Default)]
+struct Counters {
+    delivered: std::sync::atomic::AtomicU64,
+    retried: std::sync::atomic::AtomicU64,
+    given_up: std::sync::atomic::AtomicU64,
+    dropped: std::sync::atomic::AtomicU64,
+}
+
+impl Counters {
+    fn add(counter: &std::sync::atomic::AtomicU64) {
+        counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
 
 /// The body of one notification, in the format of the version its config was registered with.
 #[derive(Debug, Clone)]
@@ -84,13 +208,15 @@ pub struct PushRequest {
 /// body of every [`PushPayload`] variant.
 #[async_trait]
 pub trait PushTransport: Send + Sync + 'static {
-    /// POSTs `request`; `Err` with a reason when it failed or the receiver answered non-2xx.
-    async fn send(&self, request: PushRequest) -> std::result::Result<(), String>;
+    /// POSTs `request` once; `Err` says why it failed (or which non-2xx status the receiver
+    /// answered, with its `Retry-After`), so the dispatcher can tell what to retry.
+    async fn send(&self, request: PushRequest) -> std::result::Result<(), PushFailure>;
 }
 
 /// One queued notification: the config as it was when the event was dispatched (so a config
 /// replaced under the same id is used from its next event on), and the body.
 struct Queued {
+    task_id: Arc<str>,
     config: StoredPushConfig,
     payload: PushPayload,
 }
@@ -101,6 +227,8 @@ pub struct PushDispatcher {
     store: Arc<dyn PushConfigStore>,
     policy: DestinationPolicy,
     timeout: Duration,
+    retry: RetryPolicy,
+    counters: Arc<Counters>,
     workers: Mutex<HashMap<(String, String), mpsc::Sender<Queued>>>,
 }
 
@@ -121,7 +249,33 @@ impl PushDispatcher {
         policy: DestinationPolicy,
         timeout: Duration,
     ) -> Self {
-        PushDispatcher { transport, store, policy, timeout, workers: Mutex::new(HashMap::new()) }
+        PushDispatcher {
+            transport,
+            store,
+            policy,
+            timeout,
+            retry: RetryPolicy::default(),
+            counters: Arc::default(),
+            workers: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Retries failed deliveries within `retry` (default [`RetryPolicy::default`]).
+    pub fn with_retry_policy(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// What has been delivered, retried, given up and dropped so far.
+    pub fn stats(&self) -> PushStats {
+        let read = |c: &std::sync::atomic::AtomicU64| c.load(std::sync::atomic::Ordering::Relaxed);
+        let c = &self.counters;
+        PushStats {
+            delivered: read(&c.delivered),
+            retried: read(&c.retried),
+            given_up: read(&c.given_up),
+            dropped: read(&c.dropped),
+        }
     }
 
     /// The destination policy in force.
@@ -181,6 +335,7 @@ impl PushDispatcher {
         } else {
             None
         };
+        let task: Arc<str> = Arc::from(task_id);
         let mut workers = self.workers.lock().expect("push workers lock");
         for config in configs {
             let payload = match config.version {
@@ -191,7 +346,9 @@ impl PushDispatcher {
             let config_id = config.config.id.clone();
             let key = (task_id.to_owned(), config_id.clone());
             let sender = workers.entry(key).or_insert_with(|| self.spawn_worker());
-            if let Err(mpsc::error::TrySendError::Full(_)) = sender.try_send(Queued { config, payload }) {
+            let queued = Queued { task_id: Arc::clone(&task), config, payload };
+            if let Err(mpsc::error::TrySendError::Full(_)) = sender.try_send(queued) {
+                Counters::add(&self.counters.dropped);
                 tracing::warn!(task_id, config_id, "push: queue full, notification dropped");
             }
         }
@@ -209,31 +366,84 @@ impl PushDispatcher {
 
     fn spawn_worker(&self) -> mpsc::Sender<Queued> {
         let (tx, mut rx) = mpsc::channel::<Queued>(QUEUE_CAPACITY);
-        let transport = Arc::clone(&self.transport);
-        let policy = self.policy.clone();
-        let timeout = self.timeout;
+        let worker = Worker {
+            transport: Arc::clone(&self.transport),
+            policy: self.policy.clone(),
+            timeout: self.timeout,
+            retry: self.retry,
+            counters: Arc::clone(&self.counters),
+        };
         tokio::spawn(async move {
-            while let Some(Queued { config: StoredPushConfig { config, version }, payload }) = rx.recv().await
-            {
-                if let Err(reason) = policy.check_url(&config.url) {
-                    tracing::warn!(config_id = %config.id, url = %config.url, %reason, "push: destination refused");
-                    continue;
-                }
-                let headers = headers_for(&config, version);
-                let request = PushRequest { url: config.url.clone(), headers, payload, timeout };
-                let outcome = tokio::time::timeout(timeout, transport.send(request)).await;
-                match outcome {
-                    Ok(Ok(())) => {}
-                    Ok(Err(reason)) => {
-                        tracing::warn!(config_id = %config.id, url = %config.url, %reason, "push: delivery failed")
-                    }
-                    Err(_) => {
-                        tracing::warn!(config_id = %config.id, url = %config.url, "push: delivery timed out")
-                    }
-                }
+            while let Some(queued) = rx.recv().await {
+                worker.deliver(queued).await;
             }
         });
         tx
+    }
+}
+
+/// One config's worker: delivers its notifications one at a time, in order.
+struct Worker {
+    transport: Arc<dyn PushTransport>,
+    policy: DestinationPolicy,
+    timeout: Duration,
+    retry: RetryPolicy,
+    counters: Arc<Counters>,
+}
+
+impl Worker {
+    /// Delivers one notification, retrying within the policy; returns when it is delivered or
+    /// given up.
+    async fn deliver(
+        &self,
+        Queued { task_id, config: StoredPushConfig { config, version }, payload }: Queued,
+    ) {
+        let host = url::Url::parse(&config.url).ok().and_then(|u| u.host_str().map(str::to_owned));
+        let host = host.unwrap_or_default();
+        if let Err(reason) = self.policy.check_url(&config.url) {
+            Counters::add(&self.counters.given_up);
+            tracing::warn!(%task_id, config_id = %config.id, %host, %reason, "push: destination refused, notification given up");
+            return;
+        }
+        let request = PushRequest {
+            url: config.url.clone(),
+            headers: headers_for(&config, version),
+            payload,
+            timeout: self.timeout,
+        };
+        let started = tokio::time::Instant::now();
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let failure = match tokio::time::timeout(self.timeout, self.transport.send(request.clone())).await
+            {
+                Ok(Ok(())) => {
+                    Counters::add(&self.counters.delivered);
+                    return;
+                }
+                Ok(Err(failure)) => failure,
+                Err(_) => {
+                    PushFailure::new(FailureKind::Timeout, format!("no answer within {:?}", self.timeout))
+                }
+            };
+            let wait = failure.retry_after.unwrap_or_else(|| self.retry.backoff(attempt).mul_f64(jitter()));
+            let wait = wait.min(self.retry.max_backoff);
+            let within_budget =
+                attempt < self.retry.max_attempts && started.elapsed() + wait <= self.retry.max_age;
+            if failure.retryable() && within_budget {
+                Counters::add(&self.counters.retried);
+                tracing::debug!(%task_id, config_id = %config.id, %host, attempt, %failure, ?wait, "push: attempt failed, retrying");
+                tokio::time::sleep(wait).await;
+                continue;
+            }
+            Counters::add(&self.counters.given_up);
+            let why = if failure.retryable() { "retry budget spent" } else { "final failure" };
+            tracing::warn!(
+                %task_id, config_id = %config.id, %host, attempts = attempt, last = %failure, why,
+                "push: notification given up"
+            );
+            return;
+        }
     }
 }
 
@@ -300,6 +510,147 @@ mod tests {
         assert_eq!(header(&v03, "Content-Type").as_deref(), Some("application/json"), "0.3 spec 9.5");
         assert_eq!(header(&v03, "Authorization").as_deref(), Some("Bearer secret"));
         assert_eq!(header(&v03, "X-A2A-Notification-Token").as_deref(), Some("tok"), "0.3 spec 9.5");
+    }
+
+    /// Answers each attempt from a script (then 2xx), recording when each came and its body.
+    #[derive(Default)]
+    struct Scripted {
+        script: Mutex<std::collections::VecDeque<std::result::Result<(), PushFailure>>>,
+        attempts: Mutex<Vec<(tokio::time::Instant, String)>>,
+    }
+
+    #[async_trait]
+    impl PushTransport for Scripted {
+        async fn send(&self, request: PushRequest) -> std::result::Result<(), PushFailure> {
+            let PushPayload::StreamResponse(body) = &request.payload else { panic!("1.0 configs only") };
+            let body = String::from_utf8(body.to_vec()).unwrap();
+            self.attempts.lock().unwrap().push((tokio::time::Instant::now(), body));
+            self.script.lock().unwrap().pop_front().unwrap_or(Ok(()))
+        }
+    }
+
+    fn status(code: u16) -> std::result::Result<(), PushFailure> {
+        Err(PushFailure::new(FailureKind::Status(code), format!("answered {code}")))
+    }
+
+    /// A dispatcher with one 1.0 config on task `t`, whose transport answers with `script`.
+    async fn dispatcher(
+        script: Vec<std::result::Result<(), PushFailure>>,
+        retry: RetryPolicy,
+    ) -> (PushDispatcher, Arc<Scripted>) {
+        let store = Arc::new(crate::store::memory::InMemoryPushConfigStore::new());
+        let config = TaskPushNotificationConfig {
+            task_id: "t".into(),
+            id: "c".into(),
+            url: "https://hooks.example.com/a2a".into(),
+            ..Default::default()
+        };
+        store.put(config, ProtocolVersion::V1_0).await.unwrap();
+        let transport = Arc::new(Scripted { script: Mutex::new(script.into()), ..Default::default() });
+        let dispatcher = PushDispatcher::new(
+            transport.clone(),
+            store,
+            DestinationPolicy::public_only(),
+            Duration::from_secs(10),
+        )
+        .with_retry_policy(retry);
+        (dispatcher, transport)
+    }
+
+    fn event(n: u32) -> StreamResponse {
+        a2a_proto::v1::TaskStatusUpdateEvent {
+            task_id: "t".into(),
+            context_id: format!("event-{n}"),
+            ..Default::default()
+        }
+        .into()
+    }
+
+    async fn settle(dispatcher: &PushDispatcher, delivered_or_given_up: u64) -> PushStats {
+        for _ in 0..10_000 {
+            let stats = dispatcher.stats();
+            if stats.delivered + stats.given_up >= delivered_or_given_up {
+                return stats;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("not settled: {:?}", dispatcher.stats())
+    }
+
+    fn order(transport: &Scripted) -> Vec<String> {
+        let attempts = transport.attempts.lock().unwrap();
+        attempts.iter().map(|(_, body)| body.split("event-").nth(1).unwrap()[..1].to_owned()).collect()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn retryable_failures_are_retried_with_growing_backoff_and_order_is_kept() {
+        let connect = Err(PushFailure::new(FailureKind::Connect, "refused"));
+        let timeout = Err(PushFailure::new(FailureKind::Timeout, "slow"));
+        let (dispatcher, transport) =
+            dispatcher(vec![status(500), connect, timeout, status(429)], RetryPolicy::default()).await;
+        for n in 1..=2 {
+            dispatcher.dispatch("t", &event(n), || async { Ok(None) }).await;
+        }
+        let stats = settle(&dispatcher, 2).await;
+        assert_eq!(stats, PushStats { delivered: 2, retried: 4, given_up: 0, dropped: 0 });
+        assert_eq!(
+            order(&transport),
+            ["1", "1", "1", "1", "1", "2"],
+            "event 2 waits until event 1 is delivered"
+        );
+        let attempts = transport.attempts.lock().unwrap();
+        let waits: Vec<Duration> = attempts.windows(2).map(|w| w[1].0 - w[0].0).collect();
+        for (i, wait) in waits.iter().take(4).enumerate() {
+            let full = RetryPolicy::default().backoff(i as u32 + 1);
+            assert!(
+                *wait >= full / 2 && *wait <= full,
+                "wait {i}: {wait:?} within [{:?}, {full:?}] (jitter)",
+                full / 2
+            );
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn retry_after_is_honoured_and_a_client_error_is_final() {
+        let mut throttled = PushFailure::new(FailureKind::Status(429), "slow down");
+        throttled.retry_after = Some(Duration::from_secs(7));
+        let (dispatcher, transport) =
+            dispatcher(vec![Err(throttled), status(404)], RetryPolicy::default()).await;
+        for n in 1..=3 {
+            dispatcher.dispatch("t", &event(n), || async { Ok(None) }).await;
+        }
+        let stats = settle(&dispatcher, 3).await;
+        assert_eq!(
+            stats,
+            PushStats { delivered: 2, retried: 1, given_up: 1, dropped: 0 },
+            "404 is not retried"
+        );
+        assert_eq!(order(&transport), ["1", "1", "2", "3"]);
+        let attempts = transport.attempts.lock().unwrap();
+        assert_eq!(attempts[1].0 - attempts[0].0, Duration::from_secs(7), "Retry-After, exactly");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_notification_is_given_up_when_its_budget_is_spent_and_the_next_one_goes() {
+        let retry = RetryPolicy { max_attempts: 3, ..RetryPolicy::default() };
+        let (dispatcher, transport) = dispatcher(vec![status(503); 3], retry).await;
+        for n in 1..=2 {
+            dispatcher.dispatch("t", &event(n), || async { Ok(None) }).await;
+        }
+        let stats = settle(&dispatcher, 2).await;
+        assert_eq!(stats, PushStats { delivered: 1, retried: 2, given_up: 1, dropped: 0 });
+        assert_eq!(order(&transport), ["1", "1", "1", "2"], "three attempts, then the next notification");
+
+        let by_age = RetryPolicy { max_age: Duration::from_secs(2), ..RetryPolicy::default() };
+        let (dispatcher, transport) = dispatcher_with_failures(by_age).await;
+        dispatcher.dispatch("t", &event(1), || async { Ok(None) }).await;
+        assert_eq!(settle(&dispatcher, 1).await.given_up, 1);
+        let attempts = transport.attempts.lock().unwrap();
+        assert!(attempts.len() >= 2 && attempts.last().unwrap().0 - attempts[0].0 <= Duration::from_secs(2));
+    }
+
+    async fn dispatcher_with_failures(retry: RetryPolicy) -> (PushDispatcher, Arc<Scripted>) {
+        dispatcher(vec![status(500); 100], retry).await
     }
 
     #[test]

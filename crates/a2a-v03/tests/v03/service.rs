@@ -63,7 +63,7 @@ struct NoDelivery;
 
 #[async_trait::async_trait]
 impl PushTransport for NoDelivery {
-    async fn send(&self, _request: PushRequest) -> Result<(), String> {
+    async fn send(&self, _request: PushRequest) -> Result<(), a2a_core::push::PushFailure> {
         Ok(())
     }
 }
