@@ -70,7 +70,10 @@ impl InMemoryCluster {
         let id = {
             let mut state = self.shared.state.lock().expect("cluster lock");
             state.next_replica += 1;
-            format!("replica-{}", state.next_replica)
+            let id = format!("replica-{}", state.next_replica);
+            // Joining is the first heartbeat.
+            state.heartbeats.insert(id.clone(), Instant::now());
+            id
         };
         Arc::new(Replica { id, shared: Arc::clone(&self.shared) })
     }

@@ -100,7 +100,9 @@ pub trait Cluster: Send + Sync + 'static {
 
     /// Proves this replica alive, and claims the running tasks whose runner is not (its
     /// heartbeat is older than the cluster's time-to-live): each orphan is returned to exactly
-    /// one replica, which becomes its runner. Called every [`heartbeat_interval`].
+    /// one replica, which becomes its runner. Called every [`heartbeat_interval`]. A replica is
+    /// alive from the moment it joins (making the value that implements this trait is its first
+    /// heartbeat), so it may publish before its first call here.
     ///
     /// [`heartbeat_interval`]: Cluster::heartbeat_interval
     async fn heartbeat(&self) -> Result<Vec<Orphan>>;

@@ -143,7 +143,9 @@ pub async fn orphans_are_claimed_once_and_live_runners_keep_their_tasks(
     for id in [&orphan, &live, &finished, &unowned] {
         store.create(&scope(), &task(id, "ctx", TaskState::Working, now_ms())).await.unwrap();
     }
-    // `dead` never heartbeats: its task is an orphan. `b` runs `live` and heartbeats.
+    // `dead` stops heartbeating once it has joined: after one time-to-live its task is an
+    // orphan. `b` runs `live` and heartbeats; it publishes before its first heartbeat call (a
+    // replica is alive from when it joins).
     dead.publish(&orphan, 2, &status_event(&orphan, TaskState::Working), TaskState::Working).await.unwrap();
     b.publish(&live, 2, &status_event(&live, TaskState::Working), TaskState::Working).await.unwrap();
     dead.publish(&finished, 2, &status_event(&finished, TaskState::Working), TaskState::Working)
@@ -173,6 +175,7 @@ pub async fn orphans_are_claimed_once_and_live_runners_keep_their_tasks(
                 !claims.contains_key(&unowned),
                 "a task without a runner is given the time-to-live first"
             );
+            assert!(!claims.contains_key(&orphan), "a replica is alive for one time-to-live after it joined");
         }
         tokio::time::sleep(ttl / 6).await;
     }
