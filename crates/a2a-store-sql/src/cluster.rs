@@ -181,9 +181,13 @@ impl PostgresStore {
         })?;
         let id = a2a_proto::new_id();
         // Joining is the first heartbeat: a replica is alive from the moment it can run a task.
-        client.execute("INSERT INTO a2a_replicas (id, heartbeat) VALUES ($1, now())", &[&id]).await.map_err(
-            |e| OpenError::new(format!("{}: cannot join the replicas: {}", self.database, error_chain(&e))),
-        )?;
+        let join = |e: String| OpenError::new(format!("{}: cannot join the replicas: {e}", self.database));
+        self.client()
+            .await
+            .map_err(|e| join(e.into_error().to_string()))?
+            .execute("INSERT INTO a2a_replicas (id, heartbeat) VALUES ($1, now())", &[&id])
+            .await
+            .map_err(|e| join(error_chain(&e)))?;
         let (stop, stopped) = oneshot::channel();
         tokio::spawn(keep_listening(config, notes.clone(), client, driver, stopped));
         Ok(PostgresCluster { id, store: self.clone(), options, notes, _stop: stop })
