@@ -6,7 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use a2a_core::context::VERSION_PARAM;
-use a2a_core::{A2aService, CallContext, Error, EventStream, ProtocolVersion, Result};
+use a2a_core::{A2aService, CallContext, Error, EventStream, ProtocolVersion, Result, ServiceParams};
 use a2a_proto::v1::{
     AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
     GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
@@ -29,12 +29,15 @@ pub const AGENT_CARD_PATH: &str = "/.well-known/agent-card.json";
 ///
 /// Requests whose `tenant` is empty carry the selected interface's tenant, if it declares one
 /// (spec 8.3.2); the `A2A-Version` sent is always the negotiated version, whatever the
-/// [`CallContext`] says. Cloning is cheap (the binding client is shared).
+/// [`CallContext`] says; the builder's [default parameters](ClientBuilder::service_params)
+/// (credentials, extensions, any service parameter) go with every call on every binding, under
+/// the call's own. Cloning is cheap (the binding client is shared).
 #[derive(Clone)]
 pub struct Client {
     inner: Arc<dyn A2aService>,
     selected: Selected,
     card: Arc<AgentCard>,
+    defaults: Arc<ServiceParams>,
 }
 
 impl Client {
@@ -69,19 +72,33 @@ impl Client {
         }
     }
 
-    /// `ctx` asking for the negotiated version: a 1.0 client must not send a caller's
-    /// `A2A-Version: 0.3` with 1.0 requests (the 0.3 clients set 0.3 themselves).
+    /// The service parameters sent with every call (see
+    /// [`ClientBuilder::service_params`]).
+    pub fn service_params(&self) -> &ServiceParams {
+        &self.defaults
+    }
+
+    /// `ctx` with the builder's default parameters under its own, asking for the negotiated
+    /// version: a 1.0 client must not send a caller's `A2A-Version: 0.3` with 1.0 requests (the
+    /// 0.3 clients set 0.3 themselves).
     fn ctx<'a>(&self, ctx: &'a CallContext) -> Cow<'a, CallContext> {
         let version = self.selected.protocol_version();
         let asked = ctx.params.version().map(|v| ProtocolVersion::resolve(Some(v), &[version]));
-        match asked {
-            Some(Err(_)) if version == ProtocolVersion::V1_0 => {
-                let mut ctx = ctx.clone();
-                ctx.params.insert(VERSION_PARAM, version.as_str());
-                Cow::Owned(ctx)
-            }
-            _ => Cow::Borrowed(ctx),
+        let fix_version = version == ProtocolVersion::V1_0 && matches!(asked, Some(Err(_)));
+        let missing_default = self.defaults.iter().any(|(name, _)| ctx.params.get(name).is_none());
+        if !fix_version && !missing_default {
+            return Cow::Borrowed(ctx);
         }
+        let mut ctx = ctx.clone();
+        for (name, value) in self.defaults.iter() {
+            if ctx.params.get(name).is_none() {
+                ctx.params.insert(name, value);
+            }
+        }
+        if fix_version {
+            ctx.params.insert(VERSION_PARAM, version.as_str());
+        }
+        Cow::Owned(ctx)
     }
 }
 
@@ -102,6 +119,7 @@ pub struct ClientBuilder {
     bindings: Option<Vec<Binding>>,
     version: Option<ProtocolVersion>,
     http: Option<reqwest::Client>,
+    params: ServiceParams,
 }
 
 impl ClientBuilder {
@@ -137,6 +155,17 @@ impl ClientBuilder {
         self
     }
 
+    /// Service parameters sent with every call of the clients this builder makes, on every
+    /// binding (HTTP headers for JSON-RPC and REST, metadata for gRPC): the one place for a
+    /// client's defaults, e.g. `authorization`, an API key header, `A2A-Extensions`. A call's
+    /// own [`CallContext`] parameter of the same name wins. `A2A-Version` is always the
+    /// negotiated version whatever is given here. They are not sent when fetching the card.
+    #[must_use]
+    pub fn service_params(mut self, params: ServiceParams) -> Self {
+        self.params = params;
+        self
+    }
+
     /// The interface this builder would use for `card`, without building anything
     /// (see [`negotiate`](crate::negotiate)).
     ///
@@ -163,7 +192,7 @@ impl ClientBuilder {
     pub fn from_card(&self, card: &AgentCard) -> Result<Client> {
         let selected = self.select(card)?;
         let inner = self.build(&selected)?;
-        Ok(Client { inner, selected, card: Arc::new(card.clone()) })
+        Ok(Client { inner, selected, card: Arc::new(card.clone()), defaults: Arc::new(self.params.clone()) })
     }
 
     /// Fetches the agent card at `{base_url}/.well-known/agent-card.json` (spec 8.2; a URL that
@@ -186,7 +215,28 @@ impl ClientBuilder {
     /// - [`Error::InvalidAgentResponse`]: the body is not JSON or not an agent card, naming the
     ///   field.
     pub async fn fetch_card(&self, base_url: impl AsRef<str>) -> Result<AgentCard> {
-        let url = card_url(base_url.as_ref())?;
+        self.fetch_card_from(card_url(base_url.as_ref())?).await
+    }
+
+    /// Fetches and reads the agent card at exactly `url` (no well-known path appended: for a card
+    /// published elsewhere), in any form (1.0, 0.3, union).
+    ///
+    /// # Errors
+    /// As [`fetch_card`](Self::fetch_card); a `url` that is not `http(s)` is
+    /// [`Error::Transport`].
+    pub async fn fetch_card_at(&self, url: &str) -> Result<AgentCard> {
+        let parsed = reqwest::Url::parse(url.trim()).map_err(|e| Error::Transport {
+            reason: format!("{url:?} is not an agent card URL: {e}"),
+        })?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(Error::Transport {
+                reason: format!("{url:?} is not an agent card URL: scheme {:?}, not http or https", parsed.scheme()),
+            });
+        }
+        self.fetch_card_from(parsed).await
+    }
+
+    async fn fetch_card_from(&self, url: reqwest::Url) -> Result<AgentCard> {
         let http = self.http.clone().unwrap_or_default();
         let transport = |what: &str, error: &dyn std::error::Error| Error::Transport {
             reason: format!("{what} the agent card at {url}: {}", a2a_core::error::error_chain(error)),
@@ -477,5 +527,22 @@ mod tests {
         let mut own = "mine".to_owned();
         client.tenant(&mut own);
         assert_eq!(own, "mine", "the caller's tenant is kept");
+    }
+
+    #[test]
+    fn default_params_go_under_the_call_s_own() {
+        let defaults = ServiceParams::new().with("Authorization", "Bearer a").with("x-api-key", "k");
+        let client = Client::builder()
+            .service_params(defaults)
+            .from_card(&card("JSONRPC", "1.0", "http://h/", ""))
+            .unwrap();
+        let ctx = CallContext::new(ServiceParams::v1().with("authorization", "Bearer mine"));
+        let sent = client.ctx(&ctx);
+        assert_eq!(sent.params.get("authorization"), Some("Bearer mine"), "the call's own wins");
+        assert_eq!(sent.params.get("X-API-KEY"), Some("k"));
+        assert_eq!(sent.params.version(), Some("1.0"));
+        assert_eq!(client.service_params().get("authorization"), Some("Bearer a"));
+        let plain = Client::builder().from_card(&card("JSONRPC", "1.0", "http://h/", "")).unwrap();
+        assert!(matches!(plain.ctx(&ctx), Cow::Borrowed(_)), "nothing to add: no copy");
     }
 }
