@@ -49,7 +49,8 @@ impl CardRef {
                 CardRef::Url(reference.to_owned())
             });
         }
-        if Path::new(reference).exists() || reference.ends_with(".json") || reference.starts_with(['.', '/']) {
+        if Path::new(reference).exists() || reference.ends_with(".json") || reference.starts_with(['.', '/'])
+        {
             return Ok(CardRef::File(reference.to_owned()));
         }
         let host = reference.split(['/', ':']).next().unwrap_or_default();
@@ -86,7 +87,9 @@ impl Agent {
 /// Fetches or reads the card `--agent-card` names.
 pub(crate) async fn resolve_card(global: &Global, out: &Out) -> Result<(String, AgentCard), CliError> {
     let Some(reference) = global.agent_card.clone() else {
-        return Err(CliError::usage("no agent: pass -a/--agent-card <host|url|file> (or set A2ACLI_AGENT_CARD)"));
+        return Err(CliError::usage(
+            "no agent: pass -a/--agent-card <host|url|file> (or set A2ACLI_AGENT_CARD)",
+        ));
     };
     let card_ref = CardRef::parse(&reference)?;
     out.debug(format_args!("agent card reference {reference:?} read as {card_ref:?}"));
@@ -112,7 +115,11 @@ pub(crate) async fn resolve_card(global: &Global, out: &Out) -> Result<(String, 
 
 fn read_card_file(path: &str) -> Result<AgentCard, CliError> {
     let bytes = std::fs::read(path).map_err(|e| {
-        CliError::local("A2ACLI_ERR_CARD_NOT_FOUND", exit::UNREACHABLE, format!("cannot read the card file {path}: {e}"))
+        CliError::local(
+            "A2ACLI_ERR_CARD_NOT_FOUND",
+            exit::UNREACHABLE,
+            format!("cannot read the card file {path}: {e}"),
+        )
     })?;
     let invalid = |why: String| {
         CliError::local("A2ACLI_ERR_CARD_INVALID", exit::FAILURE, format!("the card file {path} {why}"))
@@ -127,11 +134,14 @@ fn read_card_file(path: &str) -> Result<AgentCard, CliError> {
 fn card_error(error: &Error, reference: &str) -> CliError {
     match error {
         Error::Transport { reason } if reason.contains(": HTTP ") => {
-            CliError::local("A2ACLI_ERR_CARD_NOT_FOUND", exit::UNREACHABLE, error.to_string())
-                .hint(format!("no agent card at {reference:?}: give the agent's origin or the card's full URL"))
+            CliError::local("A2ACLI_ERR_CARD_NOT_FOUND", exit::UNREACHABLE, error.to_string()).hint(format!(
+                "no agent card at {reference:?}: give the agent's origin or the card's full URL"
+            ))
         }
-        Error::Transport { .. } => CliError::local("A2ACLI_ERR_UNREACHABLE", exit::UNREACHABLE, error.to_string())
-            .hint(format!("is the agent running and reachable at {reference:?}?")),
+        Error::Transport { .. } => {
+            CliError::local("A2ACLI_ERR_UNREACHABLE", exit::UNREACHABLE, error.to_string())
+                .hint(format!("is the agent running and reachable at {reference:?}?"))
+        }
         Error::InvalidAgentResponse { .. } => {
             CliError::local("A2ACLI_ERR_CARD_INVALID", exit::FAILURE, error.to_string())
         }
@@ -140,11 +150,20 @@ fn card_error(error: &Error, reference: &str) -> CliError {
 }
 
 /// Builds the client for `card` with the caller's transport, version and credentials.
-pub(crate) fn connect(global: &Global, reference: String, card: &AgentCard, out: &Out) -> Result<Agent, CliError> {
+pub(crate) fn connect(
+    global: &Global,
+    reference: String,
+    card: &AgentCard,
+    out: &Out,
+) -> Result<Agent, CliError> {
     let version = match &global.a2a_version {
         None => ProtocolVersion::V1_0,
         Some(raw) => ProtocolVersion::resolve(Some(raw), &[ProtocolVersion::V1_0, ProtocolVersion::V0_3])
-            .map_err(|_| CliError::usage(format!("--a2a-version {raw:?} is not supported: use 1.0 (or 0.3 for legacy agents)")))?,
+            .map_err(|_| {
+                CliError::usage(format!(
+                    "--a2a-version {raw:?} is not supported: use 1.0 (or 0.3 for legacy agents)"
+                ))
+            })?,
     };
     let (params, credentials) = service_params(global, card)?;
     let builder = Client::builder()
@@ -180,7 +199,8 @@ fn binding_order(preferred: &[Transport], card: &AgentCard) -> Vec<Binding> {
             Transport::Grpc => Binding::Grpc,
         })
         .collect();
-    let from_card = card.supported_interfaces.iter().filter_map(|i| Binding::from_protocol_binding(&i.protocol_binding));
+    let from_card =
+        card.supported_interfaces.iter().filter_map(|i| Binding::from_protocol_binding(&i.protocol_binding));
     for binding in from_card.chain(Binding::ALL) {
         if !order.contains(&binding) {
             order.push(binding);
@@ -277,9 +297,15 @@ mod tests {
     #[test]
     fn card_references() {
         assert_eq!(CardRef::parse("localhost:8080").unwrap(), CardRef::Base("http://localhost:8080".into()));
-        assert_eq!(CardRef::parse("agent.example.com").unwrap(), CardRef::Base("https://agent.example.com".into()));
+        assert_eq!(
+            CardRef::parse("agent.example.com").unwrap(),
+            CardRef::Base("https://agent.example.com".into())
+        );
         assert_eq!(CardRef::parse("http://h:1/").unwrap(), CardRef::Base("http://h:1/".into()));
-        assert_eq!(CardRef::parse("https://h/cards/a.json").unwrap(), CardRef::Url("https://h/cards/a.json".into()));
+        assert_eq!(
+            CardRef::parse("https://h/cards/a.json").unwrap(),
+            CardRef::Url("https://h/cards/a.json".into())
+        );
         assert_eq!(CardRef::parse("file:///tmp/c.json").unwrap(), CardRef::File("/tmp/c.json".into()));
         assert_eq!(CardRef::parse("./card.json").unwrap(), CardRef::File("./card.json".into()));
         assert_eq!(CardRef::parse("ftp://h").unwrap_err().exit, exit::USAGE);
@@ -295,7 +321,10 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(binding_order(&[], &card), [Binding::Grpc, Binding::Rest, Binding::JsonRpc]);
-        assert_eq!(binding_order(&[Transport::Jsonrpc], &card), [Binding::JsonRpc, Binding::Grpc, Binding::Rest]);
+        assert_eq!(
+            binding_order(&[Transport::Jsonrpc], &card),
+            [Binding::JsonRpc, Binding::Grpc, Binding::Rest]
+        );
     }
 
     #[test]

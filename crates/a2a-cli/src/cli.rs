@@ -290,7 +290,8 @@ pub(crate) fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
-    let number: f64 = number.parse().map_err(|_| format!("{text:?} is not a duration (e.g. 30s, 2m, 500ms)"))?;
+    let number: f64 =
+        number.parse().map_err(|_| format!("{text:?} is not a duration (e.g. 30s, 2m, 500ms)"))?;
     let seconds = match unit.trim() {
         "" | "s" => number,
         "ms" => number / 1000.0,

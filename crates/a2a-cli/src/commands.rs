@@ -86,7 +86,11 @@ impl Run<'_> {
     }
 
     /// `send`.
-    pub(crate) async fn send(&self, args: &SendArgs, parts: Vec<a2a_proto::v1::Part>) -> Result<(), CliError> {
+    pub(crate) async fn send(
+        &self,
+        args: &SendArgs,
+        parts: Vec<a2a_proto::v1::Part>,
+    ) -> Result<(), CliError> {
         if parts.is_empty() {
             return Err(CliError::usage("nothing to send: give the message text, --text, --file or --data"));
         }
@@ -116,7 +120,12 @@ impl Run<'_> {
             let streaming = agent.client.card().capabilities.as_ref().and_then(|c| c.streaming) == Some(true);
             if streaming {
                 let events = self
-                    .call(&agent, deadline, "SendStreamingMessage", agent.client.send_streaming_message(&Self::ctx(), request(false)))
+                    .call(
+                        &agent,
+                        deadline,
+                        "SendStreamingMessage",
+                        agent.client.send_streaming_message(&Self::ctx(), request(false)),
+                    )
                     .await
                     .map_err(|e| resend_hint(e, args))?;
                 return self.follow(&agent, events, deadline, true).await;
@@ -140,7 +149,14 @@ impl Run<'_> {
                 return Ok(());
             }
             Some(send_message_response::Payload::Task(task)) => task,
-            None => return Err(CliError::from_a2a(&a2a_core::Error::InvalidAgentResponse { reason: "SendMessage answered with neither a task nor a message".into() }, false)),
+            None => {
+                return Err(CliError::from_a2a(
+                    &a2a_core::Error::InvalidAgentResponse {
+                        reason: "SendMessage answered with neither a task nor a message".into(),
+                    },
+                    false,
+                ))
+            }
         };
         let task = if args.no_wait { task } else { self.wait(&agent, task, deadline).await? };
         if args.stream && self.out.json() {
@@ -174,17 +190,19 @@ impl Run<'_> {
         ));
         let _spinner = self.out.spinner(format!("{} {}", task.id, state_name(task.state())));
         loop {
-            let sleep = match deadline {
-                Some(deadline) => {
-                    let left = deadline.saturating_duration_since(Instant::now());
-                    if left.is_zero() {
-                        return Err(timeout_error(&format!("waiting for task {}", task.id))
-                            .hint(format!("a2a-cli task get -a {} --wait {}", quote(&agent.reference), task.id)));
+            let sleep =
+                match deadline {
+                    Some(deadline) => {
+                        let left = deadline.saturating_duration_since(Instant::now());
+                        if left.is_zero() {
+                            return Err(timeout_error(&format!("waiting for task {}", task.id)).hint(
+                                format!("a2a-cli task get -a {} --wait {}", quote(&agent.reference), task.id),
+                            ));
+                        }
+                        delay.min(left)
                     }
-                    delay.min(left)
-                }
-                None => delay,
-            };
+                    None => delay,
+                };
             tokio::time::sleep(sleep).await;
             let request = GetTaskRequest { id: task.id.clone(), ..Default::default() };
             task = self
@@ -192,8 +210,11 @@ impl Run<'_> {
                 .await
                 .map_err(|e| {
                     if e.code == "A2ACLI_ERR_TIMEOUT" {
-                        timeout_error(&format!("waiting for task {}", task.id))
-                            .hint(format!("a2a-cli task get -a {} --wait {}", quote(&agent.reference), task.id))
+                        timeout_error(&format!("waiting for task {}", task.id)).hint(format!(
+                            "a2a-cli task get -a {} --wait {}",
+                            quote(&agent.reference),
+                            task.id
+                        ))
                     } else {
                         e
                     }
@@ -208,7 +229,13 @@ impl Run<'_> {
     /// Renders a stream live until it ends; when it ends before a terminal or interrupted state,
     /// falls back to polling the task (SPEC.md §9.3). `stream`: `--stream` (live output) or not
     /// (only the terminal task is shown, as for `task subscribe` without `--stream`).
-    async fn follow(&self, agent: &Agent, mut events: EventStream, deadline: Option<Instant>, stream: bool) -> Result<(), CliError> {
+    async fn follow(
+        &self,
+        agent: &Agent,
+        mut events: EventStream,
+        deadline: Option<Instant>,
+        stream: bool,
+    ) -> Result<(), CliError> {
         let mut render = Render::default();
         let mut task: Option<Task> = None;
         let mut last_message: Option<Message> = None;
@@ -222,7 +249,11 @@ impl Run<'_> {
                         drop(spinner.take());
                         let mut error = timeout_error("following the stream");
                         if let Some(task) = &task {
-                            error = error.hint(format!("a2a-cli task get -a {} --wait {}", quote(&agent.reference), task.id));
+                            error = error.hint(format!(
+                                "a2a-cli task get -a {} --wait {}",
+                                quote(&agent.reference),
+                                task.id
+                            ));
                         }
                         if stream {
                             self.out.error(&error, true);
@@ -282,13 +313,19 @@ impl Run<'_> {
                     Ok(())
                 }
                 None => Err(CliError::from_a2a(
-                    &a2a_core::Error::InvalidAgentResponse { reason: "the stream ended without an event".into() },
+                    &a2a_core::Error::InvalidAgentResponse {
+                        reason: "the stream ended without an event".into(),
+                    },
                     false,
                 )),
             };
         };
         if !settled(task.state()) {
-            self.out.warn(&format!("the stream ended while task {} was {}: polling it instead", task.id, state_name(task.state())));
+            self.out.warn(&format!(
+                "the stream ended while task {} was {}: polling it instead",
+                task.id,
+                state_name(task.state())
+            ));
             task = self.wait(agent, task, deadline).await?;
             if stream && self.out.json() {
                 self.out.line(&to_json(&StreamResponse::from(task.clone()))?);
@@ -355,20 +392,27 @@ impl Run<'_> {
         let ctx = Self::ctx();
         match command {
             TaskCommand::Get { id, history, wait } => {
-                let request = GetTaskRequest { id: id.clone(), history_length: *history, ..Default::default() };
-                let mut task = self.call(&agent, deadline, "GetTask", agent.client.get_task(&ctx, request)).await?;
+                let request =
+                    GetTaskRequest { id: id.clone(), history_length: *history, ..Default::default() };
+                let mut task =
+                    self.call(&agent, deadline, "GetTask", agent.client.get_task(&ctx, request)).await?;
                 if *wait {
                     task = self.wait(&agent, task, deadline).await?;
                     if history.is_some() {
-                        let request = GetTaskRequest { id: id.clone(), history_length: *history, ..Default::default() };
-                        task = self.call(&agent, deadline, "GetTask", agent.client.get_task(&ctx, request)).await?;
+                        let request =
+                            GetTaskRequest { id: id.clone(), history_length: *history, ..Default::default() };
+                        task = self
+                            .call(&agent, deadline, "GetTask", agent.client.get_task(&ctx, request))
+                            .await?;
                     }
                 }
                 self.show_task(&agent, &task, history.is_some())?;
             }
             TaskCommand::Cancel { id } => {
                 let request = CancelTaskRequest { id: id.clone(), ..Default::default() };
-                let task = self.call(&agent, deadline, "CancelTask", agent.client.cancel_task(&ctx, request)).await?;
+                let task = self
+                    .call(&agent, deadline, "CancelTask", agent.client.cancel_task(&ctx, request))
+                    .await?;
                 self.show_task(&agent, &task, false)?;
             }
             TaskCommand::List { context_id, status, page_size, page_token, history } => {
@@ -380,7 +424,8 @@ impl Run<'_> {
                     history_length: *history,
                     ..Default::default()
                 };
-                let response = self.call(&agent, deadline, "ListTasks", agent.client.list_tasks(&ctx, request)).await?;
+                let response =
+                    self.call(&agent, deadline, "ListTasks", agent.client.list_tasks(&ctx, request)).await?;
                 if self.out.json() {
                     self.out.document(&to_json(&response)?);
                 } else {
@@ -401,7 +446,10 @@ impl Run<'_> {
             }
             TaskCommand::Subscribe { id, stream } => {
                 let request = SubscribeToTaskRequest { id: id.clone(), ..Default::default() };
-                let events = match self.call(&agent, deadline, "SubscribeToTask", agent.client.subscribe_to_task(&ctx, request)).await {
+                let events = match self
+                    .call(&agent, deadline, "SubscribeToTask", agent.client.subscribe_to_task(&ctx, request))
+                    .await
+                {
                     Ok(events) => events,
                     Err(error) if *stream => {
                         self.out.error(&error, true);
@@ -427,7 +475,12 @@ impl Run<'_> {
         Ok(())
     }
 
-    async fn push(&self, agent: &Agent, command: &PushCommand, deadline: Option<Instant>) -> Result<(), CliError> {
+    async fn push(
+        &self,
+        agent: &Agent,
+        command: &PushCommand,
+        deadline: Option<Instant>,
+    ) -> Result<(), CliError> {
         let ctx = Self::ctx();
         let config = match command {
             PushCommand::Create { task_id, url, token, id, auth_scheme, auth_credentials } => {
@@ -442,11 +495,27 @@ impl Run<'_> {
                     }),
                     ..Default::default()
                 };
-                self.call(agent, deadline, "CreateTaskPushNotificationConfig", agent.client.create_task_push_notification_config(&ctx, request)).await?
+                self.call(
+                    agent,
+                    deadline,
+                    "CreateTaskPushNotificationConfig",
+                    agent.client.create_task_push_notification_config(&ctx, request),
+                )
+                .await?
             }
             PushCommand::Get { task_id, config_id } => {
-                let request = GetTaskPushNotificationConfigRequest { task_id: task_id.clone(), id: config_id.clone(), ..Default::default() };
-                self.call(agent, deadline, "GetTaskPushNotificationConfig", agent.client.get_task_push_notification_config(&ctx, request)).await?
+                let request = GetTaskPushNotificationConfigRequest {
+                    task_id: task_id.clone(),
+                    id: config_id.clone(),
+                    ..Default::default()
+                };
+                self.call(
+                    agent,
+                    deadline,
+                    "GetTaskPushNotificationConfig",
+                    agent.client.get_task_push_notification_config(&ctx, request),
+                )
+                .await?
             }
             PushCommand::List { task_id, page_size, page_token } => {
                 let request = ListTaskPushNotificationConfigsRequest {
@@ -456,7 +525,12 @@ impl Run<'_> {
                     ..Default::default()
                 };
                 let response = self
-                    .call(agent, deadline, "ListTaskPushNotificationConfigs", agent.client.list_task_push_notification_configs(&ctx, request))
+                    .call(
+                        agent,
+                        deadline,
+                        "ListTaskPushNotificationConfigs",
+                        agent.client.list_task_push_notification_configs(&ctx, request),
+                    )
                     .await?;
                 if self.out.json() {
                     self.out.document(&to_json(&response)?);
@@ -475,13 +549,28 @@ impl Run<'_> {
                 return Ok(());
             }
             PushCommand::Delete { task_id, config_id } => {
-                let request = DeleteTaskPushNotificationConfigRequest { task_id: task_id.clone(), id: config_id.clone(), ..Default::default() };
-                self.call(agent, deadline, "DeleteTaskPushNotificationConfig", agent.client.delete_task_push_notification_config(&ctx, request)).await?;
+                let request = DeleteTaskPushNotificationConfigRequest {
+                    task_id: task_id.clone(),
+                    id: config_id.clone(),
+                    ..Default::default()
+                };
+                self.call(
+                    agent,
+                    deadline,
+                    "DeleteTaskPushNotificationConfig",
+                    agent.client.delete_task_push_notification_config(&ctx, request),
+                )
+                .await?;
                 if self.out.json() {
                     // The protocol answers with an empty message.
                     self.out.document(&json!({}));
                 } else {
-                    self.out.print(&format!("{}{}{}", field("Task ID", task_id), field("Config ID", config_id), field("Deleted", "yes")));
+                    self.out.print(&format!(
+                        "{}{}{}",
+                        field("Task ID", task_id),
+                        field("Config ID", config_id),
+                        field("Deleted", "yes")
+                    ));
                 }
                 return Ok(());
             }
@@ -520,7 +609,10 @@ fn timeout_error(what: &str) -> CliError {
 /// A rejected `--task-id` or `--context-id` is an error to surface, never a new task (SPEC.md
 /// §8.1): say so and point at `--debug`.
 fn resend_hint(error: CliError, args: &SendArgs) -> CliError {
-    if (args.task_id.is_some() || args.context_id.is_some()) && error.hint.is_none() && error.exit == exit::FAILURE {
+    if (args.task_id.is_some() || args.context_id.is_some())
+        && error.hint.is_none()
+        && error.exit == exit::FAILURE
+    {
         error.hint("the agent rejected the --task-id/--context-id given; no new task was started (--debug shows the exchange)")
     } else {
         error
@@ -546,7 +638,11 @@ fn quote(s: &str) -> String {
 }
 
 /// Folds one stream event into the task it describes; returns the task's state after it.
-fn apply(task: &mut Option<Task>, last_message: &mut Option<Message>, event: &StreamResponse) -> Option<TaskState> {
+fn apply(
+    task: &mut Option<Task>,
+    last_message: &mut Option<Message>,
+    event: &StreamResponse,
+) -> Option<TaskState> {
     match event.payload.as_ref()? {
         stream_response::Payload::Task(t) => *task = Some(t.clone()),
         stream_response::Payload::Message(m) => {
@@ -554,11 +650,19 @@ fn apply(task: &mut Option<Task>, last_message: &mut Option<Message>, event: &St
             return task.as_ref().map(Task::state);
         }
         stream_response::Payload::StatusUpdate(update) => {
-            let t = task.get_or_insert_with(|| Task { id: update.task_id.clone(), context_id: update.context_id.clone(), ..Default::default() });
+            let t = task.get_or_insert_with(|| Task {
+                id: update.task_id.clone(),
+                context_id: update.context_id.clone(),
+                ..Default::default()
+            });
             t.status = update.status.clone();
         }
         stream_response::Payload::ArtifactUpdate(update) => {
-            let t = task.get_or_insert_with(|| Task { id: update.task_id.clone(), context_id: update.context_id.clone(), ..Default::default() });
+            let t = task.get_or_insert_with(|| Task {
+                id: update.task_id.clone(),
+                context_id: update.context_id.clone(),
+                ..Default::default()
+            });
             if let Some(artifact) = &update.artifact {
                 match t.artifacts.iter_mut().find(|a| a.artifact_id == artifact.artifact_id) {
                     Some(existing) if update.append => existing.parts.extend(artifact.parts.iter().cloned()),
@@ -651,7 +755,12 @@ mod tests {
         TaskArtifactUpdateEvent {
             task_id: "t".into(),
             context_id: "c".into(),
-            artifact: Some(Artifact { artifact_id: "a".into(), name: "s".into(), parts: vec![Part::text(text)], ..Default::default() }),
+            artifact: Some(Artifact {
+                artifact_id: "a".into(),
+                name: "s".into(),
+                parts: vec![Part::text(text)],
+                ..Default::default()
+            }),
             append,
             last_chunk,
             ..Default::default()

@@ -60,7 +60,9 @@ fn run(cli: &Cli, matches: &ArgMatches, out: &Out) -> Result<(), CliError> {
         match &cli.command {
             Command::Card { command } => run.card(command).await,
             Command::Send(args) => {
-                let send = matches.subcommand_matches("send").ok_or_else(|| CliError::internal("no send arguments"))?;
+                let send = matches
+                    .subcommand_matches("send")
+                    .ok_or_else(|| CliError::internal("no send arguments"))?;
                 let parts = message_parts(args, send)?;
                 run.send(args, parts).await
             }
@@ -176,12 +178,13 @@ fn file_part(reference: &str) -> Result<Part, CliError> {
 /// `--data`: a JSON file, or `-` for stdin.
 fn data_part(reference: &str) -> Result<Part, CliError> {
     let text = if reference == "-" {
-        std::io::read_to_string(std::io::stdin()).map_err(|e| CliError::usage(format!("--data -: cannot read stdin: {e}")))?
+        std::io::read_to_string(std::io::stdin())
+            .map_err(|e| CliError::usage(format!("--data -: cannot read stdin: {e}")))?
     } else {
         std::fs::read_to_string(reference).map_err(|e| CliError::usage(format!("--data {reference}: {e}")))?
     };
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| CliError::usage(format!("--data {reference}: not JSON: {e}")))?;
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| CliError::usage(format!("--data {reference}: not JSON: {e}")))?;
     Ok(Part::json(&value))
 }
 
@@ -231,8 +234,18 @@ mod tests {
         std::fs::write(&data, br#"{"k": 1}"#).unwrap();
         let (file, data) = (file.to_str().unwrap(), data.to_str().unwrap());
         let got = parts(&[
-            "a2a-cli", "send", "--text", "first", "--file", file, "--media-type", "application/pdf", "--data", data,
-            "--text", "last",
+            "a2a-cli",
+            "send",
+            "--text",
+            "first",
+            "--file",
+            file,
+            "--media-type",
+            "application/pdf",
+            "--data",
+            data,
+            "--text",
+            "last",
         ])
         .unwrap();
         assert_eq!(got.len(), 4);
@@ -252,7 +265,8 @@ mod tests {
     fn a_media_type_without_a_part_is_a_usage_error() {
         let error = parts(&["a2a-cli", "send", "--media-type", "text/plain", "--text", "x"]).unwrap_err();
         assert_eq!(error.exit, error::exit::USAGE);
-        let error = parts(&["a2a-cli", "send", "--text", "x", "--media-type", "a/b", "--media-type", "c/d"]).unwrap_err();
+        let error = parts(&["a2a-cli", "send", "--text", "x", "--media-type", "a/b", "--media-type", "c/d"])
+            .unwrap_err();
         assert_eq!(error.exit, error::exit::USAGE);
     }
 

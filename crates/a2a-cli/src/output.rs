@@ -289,7 +289,8 @@ pub(crate) fn card(card: &AgentCard, selected: Option<&str>, verbose: bool) -> S
         text.push_str(&field("Extension", format!("{}{required}", extension.uri)));
     }
     for interface in &card.supported_interfaces {
-        let mut line = format!("{} {} {}", interface.protocol_binding, interface.protocol_version, interface.url);
+        let mut line =
+            format!("{} {} {}", interface.protocol_binding, interface.protocol_version, interface.url);
         if !interface.tenant.is_empty() {
             line.push_str(&format!(" tenant={}", interface.tenant));
         }
@@ -315,7 +316,8 @@ pub(crate) fn card(card: &AgentCard, selected: Option<&str>, verbose: bool) -> S
 
 /// A message's JSON, or an internal error when it cannot be written.
 pub(crate) fn to_json<T: serde::Serialize + prost::Name>(message: &T) -> Result<Value, CliError> {
-    a2a_proto::json::to_value(message).map_err(|e| CliError::internal(format!("cannot write {} as JSON: {e}", T::NAME)))
+    a2a_proto::json::to_value(message)
+        .map_err(|e| CliError::internal(format!("cannot write {} as JSON: {e}", T::NAME)))
 }
 
 #[cfg(test)]
@@ -327,7 +329,10 @@ mod tests {
     fn text_is_labelled_lines_and_closed_blocks() {
         let mut t = Task { id: "t1".into(), context_id: "c1".into(), ..Default::default() };
         t.status = Some(TaskStatus { state: TaskState::Completed as i32, ..Default::default() });
-        t.artifacts.push(Artifact::new(vec![Part::text("hi\nthere"), Part::raw(vec![1, 2, 3], "image/png")]).with_name("echo"));
+        t.artifacts.push(
+            Artifact::new(vec![Part::text("hi\nthere"), Part::raw(vec![1, 2, 3], "image/png")])
+                .with_name("echo"),
+        );
         let text = task(&t, false);
         assert!(text.starts_with("Task ID: t1\nContext ID: c1\nState: COMPLETED\nArtifact echo ("), "{text}");
         assert!(text.ends_with("hi\nthere\n[file size=3 bytes mediaType=image/png]\n\n"), "{text}");

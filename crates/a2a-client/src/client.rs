@@ -225,12 +225,14 @@ impl ClientBuilder {
     /// As [`fetch_card`](Self::fetch_card); a `url` that is not `http(s)` is
     /// [`Error::Transport`].
     pub async fn fetch_card_at(&self, url: &str) -> Result<AgentCard> {
-        let parsed = reqwest::Url::parse(url.trim()).map_err(|e| Error::Transport {
-            reason: format!("{url:?} is not an agent card URL: {e}"),
-        })?;
+        let parsed = reqwest::Url::parse(url.trim())
+            .map_err(|e| Error::Transport { reason: format!("{url:?} is not an agent card URL: {e}") })?;
         if !matches!(parsed.scheme(), "http" | "https") {
             return Err(Error::Transport {
-                reason: format!("{url:?} is not an agent card URL: scheme {:?}, not http or https", parsed.scheme()),
+                reason: format!(
+                    "{url:?} is not an agent card URL: scheme {:?}, not http or https",
+                    parsed.scheme()
+                ),
             });
         }
         self.fetch_card_from(parsed).await

@@ -1,0 +1,604 @@
+//! The built `a2a-cli` binary, run as a subprocess against the reference server started in this
+//! process on 127.0.0.1:0 (the demo agent): every command, both output formats, the exit codes.
+
+use std::process::Output;
+use std::time::Duration;
+
+use a2a_core::push::DestinationPolicy;
+use a2a_server::{RunningServer, Server};
+use serde_json::Value;
+
+async fn start() -> RunningServer {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    Server::builder()
+        .agent_card(a2a_server::demo::demo_card())
+        .executor(a2a_server::demo::DemoAgent)
+        .push_destination_policy(DestinationPolicy::public_only().allowing(["127.0.0.0/8".parse().unwrap()]))
+        .spawn(listener)
+        .await
+        .unwrap()
+}
+
+/// Runs `a2a-cli args...` with a clean environment (no `A2ACLI_*`, no colour); fails the test if it
+/// does not end within a minute.
+async fn cli(args: &[&str]) -> Output {
+    cli_with_stdin(args, None).await
+}
+
+async fn cli_with_stdin(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_a2a-cli"));
+    command.args(args).env("NO_COLOR", "1").kill_on_drop(true);
+    for (name, _) in std::env::vars() {
+        if name.starts_with("A2ACLI_") {
+            command.env_remove(name);
+        }
+    }
+    command.stdin(if stdin.is_some() { std::process::Stdio::piped() } else { std::process::Stdio::null() });
+    command.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    let mut child = command.spawn().expect("the a2a-cli binary runs");
+    if let Some(input) = stdin {
+        use tokio::io::AsyncWriteExt;
+        let mut pipe = child.stdin.take().unwrap();
+        pipe.write_all(input.as_bytes()).await.unwrap();
+    }
+    tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
+        .await
+        .unwrap_or_else(|_| panic!("a2a-cli {args:?} hung"))
+        .unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+#[track_caller]
+fn code(output: &Output, expected: i32) {
+    assert_eq!(
+        output.status.code(),
+        Some(expected),
+        "exit status\nstdout:\n{}\nstderr:\n{}",
+        stdout(output),
+        stderr(output)
+    );
+}
+
+/// The single JSON document on stdout.
+#[track_caller]
+fn json(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!("stdout is not one JSON document ({e}):\n{}\nstderr:\n{}", stdout(output), stderr(output))
+    })
+}
+
+/// The JSON Lines on stdout: each line one complete object.
+#[track_caller]
+fn lines(output: &Output) -> Vec<Value> {
+    stdout(output)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("not a JSON line ({e}): {line}")))
+        .collect()
+}
+
+/// A `Label: value` field of text output (the first one).
+#[track_caller]
+fn text_field(text: &str, label: &str) -> String {
+    let prefix = format!("{label}: ");
+    text.lines()
+        .find_map(|line| line.strip_prefix(&prefix))
+        .unwrap_or_else(|| panic!("no {label:?} field in:\n{text}"))
+        .to_owned()
+}
+
+/// A port nothing listens on (bound, then released).
+fn dead_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn card_get_from_an_origin_a_full_url_and_a_file() {
+    let server = start().await;
+    let url = server.url();
+    let output = cli(&["card", "get", "-a", &url]).await;
+    code(&output, 0);
+    let text = stdout(&output);
+    assert_eq!(text_field(&text, "Name"), "A2A Rust reference agent");
+    assert_eq!(text_field(&text, "Streaming"), "yes");
+    assert_eq!(text_field(&text, "Selected Interface"), format!("JSONRPC 1.0 at {url}"));
+    assert!(text.contains("Skill: stream: Stream"), "{text}");
+    assert!(!text.contains('\x1b'), "no control sequences");
+
+    let full = format!("{url}/.well-known/agent-card.json");
+    let output = cli(&["card", "get", "-a", &full, "-o", "json"]).await;
+    code(&output, 0);
+    let card = json(&output);
+    assert_eq!(card["name"], "A2A Rust reference agent");
+    assert!(card["supportedInterfaces"].as_array().unwrap().len() >= 3);
+
+    // A bare host:port (http for loopback) and a local file.
+    let output = cli(&["card", "get", "-a", &url["http://".len()..]]).await;
+    code(&output, 0);
+    let dir = tempdir();
+    let path = dir.join("card.json");
+    std::fs::write(&path, serde_json::to_vec(&card).unwrap()).unwrap();
+    let output = cli(&["card", "get", "-a", path.to_str().unwrap()]).await;
+    code(&output, 0);
+    assert_eq!(text_field(&stdout(&output), "Name"), "A2A Rust reference agent");
+    let file_url = format!("file://{}", path.display());
+    let output = cli(&["send", "-a", &file_url, "from a file card"]).await;
+    code(&output, 0);
+    assert_eq!(text_field(&stdout(&output), "State"), "COMPLETED");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn send_waits_and_renders_text_and_json() {
+    let server = start().await;
+    let url = server.url();
+    let output = cli(&["send", "-a", &url, "hello", "world"]).await;
+    code(&output, 0);
+    let text = stdout(&output);
+    assert_eq!(text_field(&text, "State"), "COMPLETED");
+    assert!(!text_field(&text, "Task ID").is_empty());
+    assert!(!text_field(&text, "Context ID").is_empty());
+    assert!(text.contains("\nhello world\n\n"), "the artifact's text as a block:\n{text}");
+    assert!(stderr(&output).is_empty(), "nothing to say on stderr: {}", stderr(&output));
+
+    let output = cli(&["send", "-a", &url, "-o", "json", "--text", "first", "--text", "second"]).await;
+    code(&output, 0);
+    let response = json(&output);
+    let task = &response["task"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED");
+    assert!(task["id"].is_string() && task["contextId"].is_string());
+    let sent: Vec<&str> =
+        task["history"][0]["parts"].as_array().unwrap().iter().map(|p| p["text"].as_str().unwrap()).collect();
+    assert_eq!(sent, ["first", "second"], "both parts, in order");
+    assert_eq!(task["artifacts"][0]["parts"][0]["text"], "firstsecond", "the echo of the message's text");
+
+    // A data part from stdin.
+    let output = cli_with_stdin(
+        &["send", "-a", &url, "-o", "json", "--text", "x", "--data", "-"],
+        Some(r#"{"k":[1,2]}"#),
+    )
+    .await;
+    code(&output, 0);
+    let history = &json(&output)["task"]["history"][0]["parts"];
+    assert_eq!(history[1]["data"], serde_json::json!({"k": [1.0, 2.0]}), "{history}");
+
+    // A direct message reply: no task, exits cleanly.
+    let output = cli(&["send", "-a", &url, "reply", "hi", "there"]).await;
+    code(&output, 0);
+    assert!(stdout(&output).contains("Message:\nhi there\n\n"), "{}", stdout(&output));
+    let output = cli(&["send", "-a", &url, "-o", "json", "reply", "hi"]).await;
+    code(&output, 0);
+    assert_eq!(json(&output)["message"]["parts"][0]["text"], "hi");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn send_stream_renders_live_text_and_json_lines() {
+    let server = start().await;
+    let url = server.url();
+    let output = cli(&["send", "-a", &url, "--stream", "stream 3"]).await;
+    code(&output, 0);
+    let text = stdout(&output);
+    let chunks =
+        text.find("chunk 0\nchunk 1\nchunk 2\n").unwrap_or_else(|| panic!("chunks in order:\n{text}"));
+    assert!(text[..chunks].contains("State: WORKING"), "{text}");
+    let tail: Vec<&str> = text.trim_end().lines().rev().take(3).collect();
+    assert_eq!(tail[0], "State: COMPLETED", "the tail restates the state:\n{text}");
+    assert!(tail[1].starts_with("Context ID: ") && tail[2].starts_with("Task ID: "), "{text}");
+
+    let output = cli(&["send", "-a", &url, "-o", "json", "--stream", "stream 3"]).await;
+    code(&output, 0);
+    let events = lines(&output);
+    assert!(events[0]["task"].is_object(), "the first event is the task");
+    let artifacts = events.iter().filter(|e| e["artifactUpdate"].is_object()).count();
+    assert_eq!(artifacts, 3);
+    let last = events.last().unwrap();
+    assert_eq!(last["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED");
+    assert!(last["statusUpdate"]["taskId"].is_string() && last["statusUpdate"]["contextId"].is_string());
+    for event in &events {
+        assert_eq!(event.as_object().unwrap().len(), 1, "a StreamResponse, no field of our own: {event}");
+    }
+
+    // A direct reply on a stream is that one message.
+    let output = cli(&["send", "-a", &url, "-o", "json", "--stream", "reply", "yo"]).await;
+    code(&output, 0);
+    let events = lines(&output);
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0]["message"]["parts"][0]["text"], "yo");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_agent_without_streaming_falls_back_to_one_json_line() {
+    let server = start().await;
+    let url = server.url();
+    let mut card = json(&cli(&["card", "get", "-a", &url, "-o", "json"]).await);
+    card["capabilities"]["streaming"] = Value::Bool(false);
+    let dir = tempdir();
+    let path = dir.join("no-streaming.json");
+    std::fs::write(&path, serde_json::to_vec(&card).unwrap()).unwrap();
+    let output = cli(&["send", "-a", path.to_str().unwrap(), "-o", "json", "--stream", "stream 2"]).await;
+    code(&output, 0);
+    let events = lines(&output);
+    assert_eq!(events.len(), 1, "one line: {events:?}");
+    assert_eq!(events[0]["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+    assert!(stderr(&output).contains("does not advertise streaming"), "{}", stderr(&output));
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn input_required_stops_with_a_resume_hint_and_the_task_id_continues_it() {
+    let server = start().await;
+    let url = server.url();
+    let output = cli(&["send", "-a", &url, "ask"]).await;
+    code(&output, 0);
+    let text = stdout(&output);
+    assert_eq!(text_field(&text, "State"), "INPUT_REQUIRED");
+    let id = text_field(&text, "Task ID");
+    let context = text_field(&text, "Context ID");
+    assert!(text.contains("What is your name?"), "{text}");
+    assert_eq!(text_field(&text, "Resume"), format!("a2a-cli send -a {url} --task-id {id} '<reply>'"));
+    assert!(stderr(&output).contains("INPUT_REQUIRED"), "named on stderr: {}", stderr(&output));
+
+    let output =
+        cli(&["send", "-a", &url, "-o", "json", "--task-id", &id, "--context-id", &context, "Ada"]).await;
+    code(&output, 0);
+    let task = &json(&output)["task"];
+    assert_eq!(task["id"], id.as_str());
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED");
+    assert_eq!(task["artifacts"][0]["parts"][0]["text"], "Hello, Ada!");
+
+    // A new task in the same context.
+    let output = cli(&["send", "-a", &url, "-o", "json", "--context-id", &context, "again"]).await;
+    code(&output, 0);
+    let task = &json(&output)["task"];
+    assert_eq!(task["contextId"], context.as_str());
+    assert_ne!(task["id"], id.as_str());
+
+    // A task id the agent does not know fails, and starts no task.
+    let before =
+        json(&cli(&["task", "list", "-a", &url, "-o", "json"]).await)["tasks"].as_array().unwrap().len();
+    let output = cli(&["send", "-a", &url, "-o", "json", "--task-id", "no-such-task", "hi"]).await;
+    code(&output, 1);
+    let error = &json(&output)["error"];
+    assert_eq!(error["code"], "TaskNotFoundError");
+    assert!(error["hint"].as_str().unwrap().contains("--debug"), "{error}");
+    let after =
+        json(&cli(&["task", "list", "-a", &url, "-o", "json"]).await)["tasks"].as_array().unwrap().len();
+    assert_eq!(before, after, "no new task");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn failed_and_rejected_tasks_exit_zero_with_a_warning() {
+    let server = start().await;
+    let url = server.url();
+    for (skill, state) in [("fail", "FAILED"), ("reject", "REJECTED")] {
+        let output = cli(&["send", "-a", &url, skill]).await;
+        code(&output, 0);
+        assert_eq!(text_field(&stdout(&output), "State"), state);
+        assert!(stderr(&output).contains(&format!("warning: task ")), "{}", stderr(&output));
+        assert!(stderr(&output).contains(state));
+    }
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn async_send_then_poll_cancel_and_list() {
+    let server = start().await;
+    let url = server.url();
+    let output = cli(&["send", "-a", &url, "-o", "json", "--async", "wait 60"]).await;
+    code(&output, 0);
+    let task = json(&output)["task"].clone();
+    let id = task["id"].as_str().unwrap().to_owned();
+    assert!(task["contextId"].is_string());
+
+    // Polling with a timeout: exit 5, the timeout code, a hint naming the task.
+    let started = std::time::Instant::now();
+    let output = cli(&[
+        "task",
+        "get",
+        "-a",
+        &url,
+        "-o",
+        "json",
+        "--wait",
+        "--timeout",
+        "700ms",
+        "--poll-interval",
+        "100ms",
+        &id,
+    ])
+    .await;
+    code(&output, 5);
+    assert!(started.elapsed() < Duration::from_secs(20));
+    let error = &json(&output)["error"];
+    assert_eq!(error["code"], "A2ACLI_ERR_TIMEOUT");
+    assert!(error["hint"].as_str().unwrap().contains(&id), "{error}");
+
+    let output = cli(&["task", "get", "-a", &url, &id]).await;
+    code(&output, 0);
+    assert_eq!(text_field(&stdout(&output), "State"), "WORKING");
+
+    let output = cli(&["task", "list", "-a", &url, "-o", "json", "--status", "working"]).await;
+    code(&output, 0);
+    let listed = json(&output);
+    assert!(listed["tasks"].as_array().unwrap().iter().any(|t| t["id"] == id.as_str()), "{listed}");
+
+    let output = cli(&["task", "cancel", "-a", &url, "-o", "json", &id]).await;
+    code(&output, 0);
+    assert_eq!(json(&output)["status"]["state"], "TASK_STATE_CANCELED");
+
+    // A poll now returns at once.
+    let output = cli(&["task", "get", "-a", &url, "--wait", &id]).await;
+    code(&output, 0);
+    assert_eq!(text_field(&stdout(&output), "State"), "CANCELED");
+
+    let output = cli(&["task", "list", "-a", &url, "--status", "canceled"]).await;
+    code(&output, 0);
+    assert!(stdout(&output).contains(&format!("Task ID: {id}\n")), "{}", stdout(&output));
+
+    // A wait that ends by itself: send blocks until the task completes.
+    let output = cli(&["send", "-a", &url, "--poll-interval", "200ms", "wait 1"]).await;
+    code(&output, 0);
+    assert_eq!(text_field(&stdout(&output), "State"), "COMPLETED");
+    assert!(
+        stderr(&output).contains("waiting"),
+        "the identifiers are on stderr before the wait: {}",
+        stderr(&output)
+    );
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn subscribe_follows_a_running_task() {
+    let server = start().await;
+    let url = server.url();
+    let start = |seconds: &'static str| {
+        let url = url.clone();
+        async move {
+            let output = cli(&["send", "-a", &url, "-o", "json", "--async", seconds]).await;
+            json(&output)["task"]["id"].as_str().unwrap().to_owned()
+        }
+    };
+    let id = start("wait 1").await;
+    let output = cli(&["task", "subscribe", "-a", &url, "-o", "json", "--stream", &id]).await;
+    code(&output, 0);
+    let events = lines(&output);
+    assert_eq!(events[0]["task"]["id"], id.as_str(), "the first event is the task");
+    assert_eq!(events.last().unwrap()["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED");
+
+    let id = start("wait 1").await;
+    let output = cli(&["task", "subscribe", "-a", &url, "-o", "json", &id]).await;
+    code(&output, 0);
+    let task = json(&output);
+    assert_eq!(task["id"], id.as_str());
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "the terminal task");
+
+    let id = start("wait 1").await;
+    let output = cli(&["task", "subscribe", "-a", &url, "--stream", &id]).await;
+    code(&output, 0);
+    let text = stdout(&output);
+    assert_eq!(text.trim_end().lines().last(), Some("State: COMPLETED"), "{text}");
+
+    // A finished task cannot be subscribed to: the protocol's error.
+    let output = cli(&["task", "subscribe", "-a", &url, "-o", "json", "--stream", &id]).await;
+    code(&output, 1);
+    let events = lines(&output);
+    assert_eq!(events.len(), 1);
+    assert!(events[0]["error"]["code"].as_str().unwrap().ends_with("Error"), "{events:?}");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn push_config_create_get_list_delete() {
+    let server = start().await;
+    let url = server.url();
+    let output = cli(&["send", "-a", &url, "-o", "json", "--async", "wait 60"]).await;
+    let id = json(&output)["task"]["id"].as_str().unwrap().to_owned();
+    let hook = format!("http://127.0.0.1:{}/hook", dead_port());
+
+    let output = cli(&[
+        "task",
+        "push-config",
+        "create",
+        "-a",
+        &url,
+        "-o",
+        "json",
+        &id,
+        "--url",
+        &hook,
+        "--id",
+        "c1",
+        "--token",
+        "secret",
+    ])
+    .await;
+    code(&output, 0);
+    let created = json(&output);
+    assert_eq!(created["id"], "c1");
+    assert_eq!(created["url"], hook.as_str());
+
+    let output = cli(&["task", "push-config", "get", "-a", &url, &id, "c1"]).await;
+    code(&output, 0);
+    let text = stdout(&output);
+    assert_eq!(text_field(&text, "Config ID"), "c1");
+    assert_eq!(text_field(&text, "URL"), hook);
+    assert!(!text.contains("secret"), "the token is not printed: {text}");
+
+    let output = cli(&["task", "push-config", "list", "-a", &url, "-o", "json", &id]).await;
+    code(&output, 0);
+    assert_eq!(json(&output)["configs"].as_array().unwrap().len(), 1);
+
+    let output = cli(&["task", "push-config", "delete", "-a", &url, &id, "c1"]).await;
+    code(&output, 0);
+    assert_eq!(text_field(&stdout(&output), "Deleted"), "yes");
+
+    let output = cli(&["task", "push-config", "list", "-a", &url, "-o", "json", &id]).await;
+    code(&output, 0);
+    assert!(json(&output)["configs"].as_array().is_none_or(Vec::is_empty));
+    let output = cli(&["task", "push-config", "get", "-a", &url, "-o", "json", &id, "c1"]).await;
+    code(&output, 1);
+    assert!(json(&output)["error"]["code"].as_str().unwrap().ends_with("Error"));
+    let _ = cli(&["task", "cancel", "-a", &url, &id]).await;
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn errors_carry_their_name_and_exit_status() {
+    let server = start().await;
+    let url = server.url();
+    // A protocol error: its A2A name, exit 1.
+    let output = cli(&["task", "get", "-a", &url, "no-such-task"]).await;
+    code(&output, 1);
+    assert!(
+        stderr(&output).contains("error: TaskNotFoundError: task no-such-task not found"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(stdout(&output).is_empty());
+    let output = cli(&["task", "get", "-a", &url, "-o", "json", "no-such-task"]).await;
+    code(&output, 1);
+    let error = json(&output);
+    assert_eq!(error["error"]["code"], "TaskNotFoundError");
+    assert_eq!(error["error"]["a2aCode"], "TASK_NOT_FOUND");
+
+    // Unreachable agent: exit 3.
+    let dead = format!("http://127.0.0.1:{}", dead_port());
+    let output = cli(&["card", "get", "-a", &dead, "-o", "json"]).await;
+    code(&output, 3);
+    assert_eq!(json(&output)["error"]["code"], "A2ACLI_ERR_UNREACHABLE");
+    // No card at that URL: exit 3.
+    let output = cli(&["card", "get", "-a", &format!("{url}/no/card.json"), "-o", "json"]).await;
+    code(&output, 3);
+    assert_eq!(json(&output)["error"]["code"], "A2ACLI_ERR_CARD_NOT_FOUND");
+    // A card file that is not a card: exit 1.
+    let dir = tempdir();
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "[1, 2]").unwrap();
+    let output = cli(&["card", "get", "-a", bad.to_str().unwrap(), "-o", "json"]).await;
+    code(&output, 1);
+    assert_eq!(json(&output)["error"]["code"], "A2ACLI_ERR_CARD_INVALID");
+    // The card's interfaces point at a dead agent: unreachable on the call.
+    let mut card = json(&cli(&["card", "get", "-a", &url, "-o", "json"]).await);
+    for interface in card["supportedInterfaces"].as_array_mut().unwrap() {
+        interface["url"] = Value::String(dead.clone());
+    }
+    let moved = dir.join("moved.json");
+    std::fs::write(&moved, serde_json::to_vec(&card).unwrap()).unwrap();
+    let output = cli(&["task", "get", "-a", moved.to_str().unwrap(), "-o", "json", "x"]).await;
+    code(&output, 3);
+    assert_eq!(json(&output)["error"]["code"], "A2ACLI_ERR_UNREACHABLE");
+
+    // Usage errors: exit 2, the envelope in JSON.
+    let output = cli(&["send", "hello"]).await;
+    code(&output, 2);
+    assert!(stderr(&output).contains("A2ACLI_ERR_USAGE"), "{}", stderr(&output));
+    let output = cli(&["task", "get", "-o", "json", "--no-such-flag"]).await;
+    code(&output, 2);
+    assert_eq!(json(&output)["error"]["code"], "A2ACLI_ERR_USAGE");
+    let output = cli(&["send", "-a", &url, "--media-type", "text/plain", "--text", "x"]).await;
+    code(&output, 2);
+    let output = cli(&["send", "-a", &url, "--a2a-version", "0.1", "x"]).await;
+    code(&output, 2);
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn transport_version_and_credentials_are_chosen_by_flags() {
+    let server = start().await;
+    let url = server.url();
+    for (transport, selected) in
+        [("http+json", "HTTP+JSON 1.0"), ("grpc", "GRPC 1.0"), ("jsonrpc", "JSONRPC 1.0")]
+    {
+        let output =
+            cli(&["send", "-a", &url, "--transport", transport, "--debug", "over one binding"]).await;
+        code(&output, 0);
+        assert!(stderr(&output).contains(&format!("selected interface: {selected}")), "{}", stderr(&output));
+        assert_eq!(text_field(&stdout(&output), "State"), "COMPLETED");
+    }
+    // A preferred binding the card lacks is skipped (here: none lacking, so the order decides).
+    let output = cli(&["card", "get", "-a", &url, "--transport", "grpc", "--transport", "jsonrpc"]).await;
+    assert!(text_field(&stdout(&output), "Selected Interface").starts_with("GRPC 1.0"));
+
+    let output = cli(&["send", "-a", &url, "--a2a-version", "0.3", "--debug", "legacy"]).await;
+    code(&output, 0);
+    assert!(stderr(&output).contains("selected interface: JSONRPC 0.3"), "{}", stderr(&output));
+
+    let output = cli(&[
+        "task",
+        "list",
+        "-a",
+        &url,
+        "--bearer",
+        "t0p-s3cret",
+        "--api-key",
+        "k3y-s3cret",
+        "--svc-param",
+        "x-trace:abc",
+        "--debug",
+    ])
+    .await;
+    code(&output, 0);
+    let diagnostics = stderr(&output);
+    assert!(!diagnostics.contains("t0p-s3cret") && !diagnostics.contains("k3y-s3cret"), "{diagnostics}");
+    assert!(diagnostics.contains("service parameter authorization: <redacted"), "{diagnostics}");
+    assert!(diagnostics.contains("service parameter x-trace: abc"), "{diagnostics}");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn help_version_and_completions() {
+    let output = cli(&["--help"]).await;
+    code(&output, 0);
+    let help = stdout(&output);
+    assert!(
+        help.contains("Examples:") && help.contains("Exit codes:") && help.contains("Defaults"),
+        "{help}"
+    );
+    let output = cli(&["send", "--help"]).await;
+    code(&output, 0);
+    assert!(stdout(&output).contains("--async"));
+    let output = cli(&["help", "task"]).await;
+    code(&output, 0);
+    let output = cli(&["-v"]).await;
+    code(&output, 0);
+    assert_eq!(stdout(&output).trim(), format!("a2a-cli {}", env!("CARGO_PKG_VERSION")));
+    for shell in ["bash", "zsh", "fish"] {
+        let output = cli(&["completion", shell]).await;
+        code(&output, 0);
+        assert!(stdout(&output).contains("push-config"), "{shell}");
+    }
+}
+
+/// A fresh directory under the system temp dir, removed when dropped.
+struct TempDir(std::path::PathBuf);
+
+impl std::ops::Deref for TempDir {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn tempdir() -> TempDir {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = std::env::temp_dir().join(format!("a2a-cli-test-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&path).unwrap();
+    TempDir(path)
+}
