@@ -288,7 +288,11 @@ impl Run<'_> {
                 drop(spinner.take());
                 self.out.print(&render.event(&event, self.out.verbose()));
                 if state == Some(TaskState::Working) || state == Some(TaskState::Submitted) {
-                    spinner = Some(self.out.spinner(format!("{}", state_name(state.unwrap_or_default()))));
+                    spinner = Some(self.out.spinner(format!(
+                        "{} {}",
+                        task.as_ref().map_or("", |t| t.id.as_str()),
+                        state_name(state.unwrap_or_default())
+                    )));
                 }
             }
             if state.is_some_and(settled) {

@@ -284,7 +284,7 @@ async fn failed_and_rejected_tasks_exit_zero_with_a_warning() {
         let output = cli(&["send", "-a", &url, skill]).await;
         code(&output, 0);
         assert_eq!(text_field(&stdout(&output), "State"), state);
-        assert!(stderr(&output).contains(&format!("warning: task ")), "{}", stderr(&output));
+        assert!(stderr(&output).contains("warning: task "), "{}", stderr(&output));
         assert!(stderr(&output).contains(state));
     }
     server.shutdown().await.unwrap();
