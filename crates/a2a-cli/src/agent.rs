@@ -97,10 +97,8 @@ pub(crate) async fn resolve_card(global: &Global, out: &Out) -> Result<(String, 
     let card = match &card_ref {
         CardRef::File(path) => read_card_file(path)?,
         CardRef::Base(url) | CardRef::Url(url) => {
-            let http = reqwest::Client::builder()
-                .timeout(global.timeout.unwrap_or(std::time::Duration::from_secs(30)))
-                .build()
-                .map_err(|e| CliError::internal(format!("cannot build the HTTP client: {e}")))?;
+            let http =
+                http_client(global, Some(global.timeout.unwrap_or(std::time::Duration::from_secs(30))))?;
             let builder = Client::builder().http_client(http);
             let fetched = match card_ref {
                 CardRef::Url(_) => builder.fetch_card_at(url).await,
@@ -149,6 +147,26 @@ fn card_error(error: &Error, reference: &str) -> CliError {
     }
 }
 
+/// The HTTP client for the card and the HTTP bindings: certificate verification off only with
+/// `--insecure`.
+fn http_client(global: &Global, timeout: Option<std::time::Duration>) -> Result<reqwest::Client, CliError> {
+    let mut builder = reqwest::Client::builder().danger_accept_invalid_certs(global.insecure);
+    if let Some(timeout) = timeout {
+        builder = builder.timeout(timeout);
+    }
+    builder.build().map_err(|e| CliError::internal(format!("cannot build the HTTP client: {e}")))
+}
+
+/// The `--insecure` warning (SPEC.md §6.5, §12.1): never silent, louder with credentials.
+pub(crate) fn warn_insecure(global: &Global, out: &Out) {
+    if global.insecure {
+        out.warn("--insecure: TLS certificate verification is OFF; anyone on the path can impersonate the agent (development only)");
+        if global.bearer.is_some() || global.api_key.is_some() {
+            out.warn("--insecure: your credentials are being sent over a connection whose certificate is NOT verified");
+        }
+    }
+}
+
 /// Builds the client for `card` with the caller's transport, version and credentials.
 pub(crate) fn connect(
     global: &Global,
@@ -166,7 +184,11 @@ pub(crate) fn connect(
             })?,
     };
     let (params, credentials) = service_params(global, card)?;
-    let builder = Client::builder()
+    let mut builder = Client::builder();
+    if global.insecure {
+        builder = builder.http_client(http_client(global, None)?);
+    }
+    let builder = builder
         .protocol_version(version)
         .bindings(binding_order(&global.transport, card))
         .service_params(params.clone());

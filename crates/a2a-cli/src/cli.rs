@@ -83,6 +83,10 @@ pub(crate) struct Global {
         value_name = "DURATION"
     )]
     pub(crate) poll_interval: Duration,
+    /// Do not verify TLS certificates (development only; always warned about). Applies to the
+    /// card fetch and the JSON-RPC and HTTP+JSON bindings, not to gRPC.
+    #[arg(long, global = true)]
+    pub(crate) insecure: bool,
     /// Show every part of messages and task history, not only the essentials.
     #[arg(long, global = true)]
     pub(crate) verbose: bool,

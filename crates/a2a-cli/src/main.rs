@@ -55,6 +55,7 @@ fn run(cli: &Cli, matches: &ArgMatches, out: &Out) -> Result<(), CliError> {
         .enable_all()
         .build()
         .map_err(|e| CliError::internal(format!("cannot start the async runtime: {e}")))?;
+    agent::warn_insecure(&cli.global, out);
     let run = Run { global: &cli.global, out };
     runtime.block_on(async {
         match &cli.command {

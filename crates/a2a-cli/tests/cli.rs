@@ -552,6 +552,13 @@ async fn transport_version_and_credentials_are_chosen_by_flags() {
     assert!(!diagnostics.contains("t0p-s3cret") && !diagnostics.contains("k3y-s3cret"), "{diagnostics}");
     assert!(diagnostics.contains("service parameter authorization: <redacted"), "{diagnostics}");
     assert!(diagnostics.contains("service parameter x-trace: abc"), "{diagnostics}");
+
+    // --insecure is never silent, and louder with a credential.
+    let output = cli(&["task", "list", "-a", &url, "--insecure", "--bearer", "t"]).await;
+    code(&output, 0);
+    let warnings = stderr(&output);
+    assert!(warnings.contains("TLS certificate verification is OFF"), "{warnings}");
+    assert!(warnings.contains("credentials are being sent"), "{warnings}");
     server.shutdown().await.unwrap();
 }
 
