@@ -609,3 +609,64 @@ fn tempdir() -> TempDir {
     std::fs::create_dir_all(&path).unwrap();
     TempDir(path)
 }
+
+/// In a real terminal (tmux): the stream renders live, the spinner runs on stderr while the task
+/// works and is erased afterwards, diagnostics are coloured, and `NO_COLOR` turns colour off.
+/// Needs `tmux`; without it the test says so on stderr and checks nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_terminal_gets_live_rendering_a_spinner_and_colour() {
+    if std::process::Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("tmux is not installed: the terminal rendering is not checked");
+        return;
+    }
+    let server = start().await;
+    let url = server.url();
+    let socket = format!("a2a-cli-test-{}", std::process::id());
+    let tmux = |args: &[&str]| {
+        let output = std::process::Command::new("tmux").arg("-L").arg(&socket).args(args).output().unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let bin = env!("CARGO_BIN_EXE_a2a-cli");
+    tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        "t",
+        "-x",
+        "200",
+        "-y",
+        "50",
+        "env -u NO_COLOR TERM=xterm bash --norc --noprofile",
+    ]);
+    let script = format!(
+        "{bin} send -a {url} --stream 'stream 3'; {bin} send -a {url} --poll-interval 300ms 'wait 2'; \
+         {bin} task get -a {url} nope; NO_COLOR=1 {bin} task get -a {url} nope2; echo DONE-MARK"
+    );
+    tmux(&["send-keys", "-t", "t", &script, "Enter"]);
+    let mut saw_spinner = false;
+    let mut screen = String::new();
+    for _ in 0..150 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        screen = tmux(&["capture-pane", "-t", "t", "-p", "-e", "-J"]);
+        saw_spinner |= screen.lines().any(|l| {
+            l.contains(" WORKING") && l.starts_with(['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'])
+        });
+        if screen.lines().any(|l| l.trim() == "DONE-MARK") {
+            break;
+        }
+    }
+    tmux(&["kill-server"]);
+    server.shutdown().await.unwrap();
+    assert!(screen.contains("chunk 0\nchunk 1\nchunk 2\n"), "{screen}");
+    assert!(saw_spinner, "a spinner while the task was WORKING:\n{screen}");
+    assert!(!screen.contains('⠋') && !screen.contains('⠏'), "the spinner is erased:\n{screen}");
+    assert!(screen.contains("Done waiting"), "{screen}");
+    assert!(
+        screen.contains("\x1b[1m\x1b[31merror:")
+            || screen.contains("\x1b[31;1merror:")
+            || screen.contains("\x1b[31m"),
+        "coloured on a terminal:\n{screen:?}"
+    );
+    let plain = screen.lines().find(|l| l.contains("nope2 not found")).unwrap_or_default();
+    assert!(plain.starts_with("error: TaskNotFoundError"), "NO_COLOR: {plain:?}");
+}
