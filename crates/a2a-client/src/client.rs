@@ -18,6 +18,7 @@ use async_trait::async_trait;
 
 use crate::binding::Binding;
 use crate::negotiate::{self, Selected};
+use crate::resilience::RetryPolicy;
 
 /// The well-known path of the agent card (spec 8.2), appended to the base URL by
 /// [`ClientBuilder::connect`].
@@ -38,6 +39,7 @@ pub struct Client {
     selected: Selected,
     card: Arc<AgentCard>,
     defaults: Arc<ServiceParams>,
+    pub(crate) retry: RetryPolicy,
 }
 
 impl Client {
@@ -120,6 +122,7 @@ pub struct ClientBuilder {
     version: Option<ProtocolVersion>,
     http: Option<reqwest::Client>,
     params: ServiceParams,
+    retry: RetryPolicy,
 }
 
 impl ClientBuilder {
@@ -166,6 +169,15 @@ impl ClientBuilder {
         self
     }
 
+    /// How idempotent operations are retried after a transport failure, and how
+    /// [`Client::follow_task`] reconnects (see [`RetryPolicy`]). Default:
+    /// [`RetryPolicy::default`] (3 attempts); [`RetryPolicy::none`] turns retries off.
+    #[must_use]
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
     /// The interface this builder would use for `card`, without building anything
     /// (see [`negotiate`](crate::negotiate)).
     ///
@@ -192,7 +204,13 @@ impl ClientBuilder {
     pub fn from_card(&self, card: &AgentCard) -> Result<Client> {
         let selected = self.select(card)?;
         let inner = self.build(&selected)?;
-        Ok(Client { inner, selected, card: Arc::new(card.clone()), defaults: Arc::new(self.params.clone()) })
+        Ok(Client {
+            inner,
+            selected,
+            card: Arc::new(card.clone()),
+            defaults: Arc::new(self.params.clone()),
+            retry: self.retry,
+        })
     }
 
     /// Fetches the agent card at `{base_url}/.well-known/agent-card.json` (spec 8.2; a URL that
@@ -390,7 +408,8 @@ impl A2aService for Client {
 
     async fn get_task(&self, ctx: &CallContext, mut request: GetTaskRequest) -> Result<Task> {
         self.tenant(&mut request.tenant);
-        self.inner.get_task(&self.ctx(ctx), request).await
+        let ctx = self.ctx(ctx);
+        self.retry.run(|| self.inner.get_task(&ctx, request.clone())).await
     }
 
     async fn list_tasks(
@@ -399,7 +418,8 @@ impl A2aService for Client {
         mut request: ListTasksRequest,
     ) -> Result<ListTasksResponse> {
         self.tenant(&mut request.tenant);
-        self.inner.list_tasks(&self.ctx(ctx), request).await
+        let ctx = self.ctx(ctx);
+        self.retry.run(|| self.inner.list_tasks(&ctx, request.clone())).await
     }
 
     async fn cancel_task(&self, ctx: &CallContext, mut request: CancelTaskRequest) -> Result<Task> {
@@ -431,7 +451,8 @@ impl A2aService for Client {
         mut request: GetTaskPushNotificationConfigRequest,
     ) -> Result<TaskPushNotificationConfig> {
         self.tenant(&mut request.tenant);
-        self.inner.get_task_push_notification_config(&self.ctx(ctx), request).await
+        let ctx = self.ctx(ctx);
+        self.retry.run(|| self.inner.get_task_push_notification_config(&ctx, request.clone())).await
     }
 
     async fn list_task_push_notification_configs(
@@ -440,7 +461,8 @@ impl A2aService for Client {
         mut request: ListTaskPushNotificationConfigsRequest,
     ) -> Result<ListTaskPushNotificationConfigsResponse> {
         self.tenant(&mut request.tenant);
-        self.inner.list_task_push_notification_configs(&self.ctx(ctx), request).await
+        let ctx = self.ctx(ctx);
+        self.retry.run(|| self.inner.list_task_push_notification_configs(&ctx, request.clone())).await
     }
 
     async fn delete_task_push_notification_config(
@@ -458,7 +480,8 @@ impl A2aService for Client {
         mut request: GetExtendedAgentCardRequest,
     ) -> Result<AgentCard> {
         self.tenant(&mut request.tenant);
-        self.inner.get_extended_agent_card(&self.ctx(ctx), request).await
+        let ctx = self.ctx(ctx);
+        self.retry.run(|| self.inner.get_extended_agent_card(&ctx, request.clone())).await
     }
 }
 
