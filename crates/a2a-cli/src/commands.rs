@@ -450,8 +450,9 @@ impl Run<'_> {
             }
             TaskCommand::Subscribe { id, stream } => {
                 let request = SubscribeToTaskRequest { id: id.clone(), ..Default::default() };
+                // Resubscribes by itself when the stream drops (a2a-client's follow_task).
                 let events = match self
-                    .call(&agent, deadline, "SubscribeToTask", agent.client.subscribe_to_task(&ctx, request))
+                    .call(&agent, deadline, "SubscribeToTask", agent.client.follow_task(&ctx, request))
                     .await
                 {
                     Ok(events) => events,

@@ -670,3 +670,82 @@ async fn a_terminal_gets_live_rendering_a_spinner_and_colour() {
     let plain = screen.lines().find(|l| l.contains("nope2 not found")).unwrap_or_default();
     assert!(plain.starts_with("error: TaskNotFoundError"), "NO_COLOR: {plain:?}");
 }
+
+/// A TCP proxy to `target` that passes every connection through, except that the first one is
+/// cut after `cut_after`; returns its address.
+async fn cutting_proxy(target: std::net::SocketAddr, cut_after: Duration) -> std::net::SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let mut n = 0;
+        while let Ok((mut inbound, _)) = listener.accept().await {
+            let first = n == 0;
+            n += 1;
+            tokio::spawn(async move {
+                let forward = async {
+                    let Ok(mut outbound) = tokio::net::TcpStream::connect(target).await else { return };
+                    let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                };
+                if first {
+                    let _ = tokio::time::timeout(cut_after, forward).await;
+                } else {
+                    forward.await;
+                }
+            });
+        }
+    });
+    addr
+}
+
+/// A card file whose only interface is JSON-RPC 1.0 at `addr`.
+fn card_file(dir: &std::path::Path, addr: std::net::SocketAddr) -> String {
+    let card = serde_json::json!({
+        "name": "behind a proxy",
+        "description": "the demo agent",
+        "version": "1",
+        "capabilities": {"streaming": true, "pushNotifications": true},
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [],
+        "supportedInterfaces": [{"url": format!("http://{addr}"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+    });
+    let path = dir.join(format!("proxy-{}.json", addr.port()));
+    std::fs::write(&path, serde_json::to_vec(&card).unwrap()).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn subscribe_resumes_after_a_dropped_stream() {
+    let server = start().await;
+    let url = server.url();
+    let output = cli(&["send", "-a", &url, "-o", "json", "--async", "wait 2"]).await;
+    let id = json(&output)["task"]["id"].as_str().unwrap().to_owned();
+    let dir = tempdir();
+    let card = card_file(&dir, cutting_proxy(server.addr(), Duration::from_millis(500)).await);
+    let output = cli(&["task", "subscribe", "-a", &card, "-o", "json", "--stream", &id]).await;
+    code(&output, 0);
+    let events = lines(&output);
+    let snapshots = events.iter().filter(|e| e["task"].is_object()).count();
+    assert_eq!(snapshots, 2, "the task again on resubscription, nothing else repeated: {events:?}");
+    assert_eq!(events.last().unwrap()["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stream_that_drops_falls_back_to_polling() {
+    let server = start().await;
+    let dir = tempdir();
+    let card = card_file(&dir, cutting_proxy(server.addr(), Duration::from_millis(500)).await);
+    let output =
+        cli(&["send", "-a", &card, "-o", "json", "--stream", "--poll-interval", "200ms", "wait 2"]).await;
+    code(&output, 0);
+    let events = lines(&output);
+    assert!(events[0]["task"].is_object(), "{events:?}");
+    let last = events.last().unwrap();
+    assert_eq!(
+        last["task"]["status"]["state"], "TASK_STATE_COMPLETED",
+        "the polled task closes the stream: {events:?}"
+    );
+    assert!(stderr(&output).contains("polling it instead"), "{}", stderr(&output));
+    server.shutdown().await.unwrap();
+}
