@@ -17,6 +17,7 @@ use a2a_v03::V03;
 use async_trait::async_trait;
 
 use crate::binding::Binding;
+use crate::card_cache::CardCache;
 use crate::negotiate::{self, Selected};
 use crate::resilience::RetryPolicy;
 
@@ -123,6 +124,7 @@ pub struct ClientBuilder {
     http: Option<reqwest::Client>,
     params: ServiceParams,
     retry: RetryPolicy,
+    cache: Option<CardCache>,
 }
 
 impl ClientBuilder {
@@ -166,6 +168,15 @@ impl ClientBuilder {
     #[must_use]
     pub fn service_params(mut self, params: ServiceParams) -> Self {
         self.params = params;
+        self
+    }
+
+    /// Keeps the cards this builder fetches in `cache`, per their HTTP caching headers (spec
+    /// 8.6; see [`CardCache`]): a fresh card is not fetched again, a stale one is revalidated
+    /// with its `ETag` / `Last-Modified`. Default: no cache (every fetch is a request).
+    #[must_use]
+    pub fn card_cache(mut self, cache: CardCache) -> Self {
+        self.cache = Some(cache);
         self
     }
 
@@ -261,13 +272,28 @@ impl ClientBuilder {
         let transport = |what: &str, error: &dyn std::error::Error| Error::Transport {
             reason: format!("{what} the agent card at {url}: {}", a2a_core::error::error_chain(error)),
         };
-        let response = http
-            .get(url.clone())
-            .header(reqwest::header::ACCEPT, "application/json")
-            .send()
-            .await
-            .map_err(|e| transport("fetching", &e))?;
+        let cached = self.cache.as_ref().and_then(|cache| cache.get(url.as_str()));
+        let mut request = http.get(url.clone()).header(reqwest::header::ACCEPT, "application/json");
+        if let Some(entry) = &cached {
+            if entry.is_fresh() {
+                return Ok(entry.card.clone());
+            }
+            if let Some(etag) = &entry.etag {
+                request = request.header(reqwest::header::IF_NONE_MATCH, etag);
+            }
+            if let Some(modified) = &entry.last_modified {
+                request = request.header(reqwest::header::IF_MODIFIED_SINCE, modified);
+            }
+        }
+        let response = request.send().await.map_err(|e| transport("fetching", &e))?;
         let status = response.status();
+        if status == reqwest::StatusCode::NOT_MODIFIED {
+            if let Some(card) = self.cache.as_ref().and_then(|c| c.refresh(url.as_str(), response.headers()))
+            {
+                return Ok(card);
+            }
+        }
+        let headers = response.headers().clone();
         if !status.is_success() {
             let reason = format!("fetching the agent card at {url}: HTTP {status}");
             return Err(match status.as_u16() {
@@ -282,7 +308,7 @@ impl ClientBuilder {
         };
         let value: serde_json::Value =
             serde_json::from_slice(&body).map_err(|e| invalid(format!("is not JSON: {e}")))?;
-        AgentCard::from_v03(&value).map_err(|error| {
+        let card = AgentCard::from_v03(&value).map_err(|error| {
             let violations = error.field_violations();
             let what = if violations.is_empty() {
                 error.to_string()
@@ -294,7 +320,11 @@ impl ClientBuilder {
                     .join("; ")
             };
             invalid(format!("is not a valid agent card: {what}"))
-        })
+        })?;
+        if let Some(cache) = &self.cache {
+            cache.store(url.as_str(), &card, &headers);
+        }
+        Ok(card)
     }
 
     /// The binding client for `selected`.
