@@ -179,16 +179,8 @@ impl Run<'_> {
         if settled(task.state()) {
             return Ok(task);
         }
-        // The identifiers first, so that an interrupted wait loses nothing (SPEC.md §9.3).
-        self.out.note(&format!(
-            "task {} (context {}) is {}; waiting (resume the wait with: a2a-cli task get -a {} --wait {})",
-            task.id,
-            task.context_id,
-            state_name(task.state()),
-            quote(&agent.reference),
-            task.id
-        ));
         let _spinner = self.out.spinner(format!("{} {}", task.id, state_name(task.state())));
+        let mut first = true;
         loop {
             let sleep =
                 match deadline {
@@ -221,6 +213,18 @@ impl Run<'_> {
                 })?;
             if settled(task.state()) {
                 return Ok(task);
+            }
+            if std::mem::take(&mut first) {
+                // Still running after the first poll: the identifiers now, on stderr, so that an
+                // interrupted wait loses nothing (SPEC.md §9.3).
+                self.out.note(&format!(
+                    "task {} (context {}) is {}; waiting (resume the wait with: a2a-cli task get -a {} --wait {})",
+                    task.id,
+                    task.context_id,
+                    state_name(task.state()),
+                    quote(&agent.reference),
+                    task.id
+                ));
             }
             delay = (delay * 2).min(interval);
         }
@@ -793,6 +797,17 @@ mod tests {
         assert_eq!(state, Some(TaskState::Completed));
         assert_eq!(task.unwrap().artifacts[0].parts.len(), 2);
         assert_eq!(text, "Artifact s (a):\na\nb\n\nState: COMPLETED\n");
+    }
+
+    #[test]
+    fn waits_stop_on_terminal_and_interrupted_states_only() {
+        for state in [TaskState::Completed, TaskState::Failed, TaskState::Canceled, TaskState::Rejected] {
+            assert!(settled(state), "{state:?}");
+        }
+        assert!(settled(TaskState::InputRequired) && settled(TaskState::AuthRequired));
+        for state in [TaskState::Unspecified, TaskState::Submitted, TaskState::Working] {
+            assert!(!settled(state), "{state:?} keeps the wait going");
+        }
     }
 
     #[test]

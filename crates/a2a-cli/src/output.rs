@@ -333,9 +333,11 @@ mod tests {
             Artifact::new(vec![Part::text("hi\nthere"), Part::raw(vec![1, 2, 3], "image/png")])
                 .with_name("echo"),
         );
+        t.artifacts.push(Artifact::new(vec![Part::json(&serde_json::json!({"k": "v"}))]).with_name("data"));
         let text = task(&t, false);
         assert!(text.starts_with("Task ID: t1\nContext ID: c1\nState: COMPLETED\nArtifact echo ("), "{text}");
-        assert!(text.ends_with("hi\nthere\n[file size=3 bytes mediaType=image/png]\n\n"), "{text}");
+        assert!(text.contains("hi\nthere\n[file size=3 bytes mediaType=image/png]\n\n"), "{text}");
+        assert!(text.ends_with("):\n{\n  \"k\": \"v\"\n}\n\n"), "a data part as formatted JSON: {text}");
         assert!(!text.contains('\x1b'));
         assert_eq!(field("Label", "a\nb"), "Label: a b\n");
     }

@@ -26,12 +26,26 @@ async fn cli(args: &[&str]) -> Output {
 }
 
 async fn cli_with_stdin(args: &[&str], stdin: Option<&str>) -> Output {
+    cli_in(args, stdin, &[], None).await
+}
+
+/// `cli`, with `env` set and in `dir` (the test's directory when `None`).
+async fn cli_in(
+    args: &[&str],
+    stdin: Option<&str>,
+    env: &[(&str, &str)],
+    dir: Option<&std::path::Path>,
+) -> Output {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_a2a-cli"));
     command.args(args).env("NO_COLOR", "1").kill_on_drop(true);
     for (name, _) in std::env::vars() {
         if name.starts_with("A2ACLI_") {
             command.env_remove(name);
         }
+    }
+    command.envs(env.iter().copied());
+    if let Some(dir) = dir {
+        command.current_dir(dir);
     }
     command.stdin(if stdin.is_some() { std::process::Stdio::piped() } else { std::process::Stdio::null() });
     command.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
@@ -747,5 +761,206 @@ async fn a_stream_that_drops_falls_back_to_polling() {
         "the polled task closes the stream: {events:?}"
     );
     assert!(stderr(&output).contains("polling it instead"), "{}", stderr(&output));
+    server.shutdown().await.unwrap();
+}
+
+/// The reference server behind a layer that wants `Authorization: Bearer good`, the header
+/// `X-Agent-Key: k1` or the cookie `session=c1` on every call (the card is public). Returns the
+/// base URL and the served card.
+async fn start_guarded() -> (String, Value) {
+    async fn guard(
+        request: axum::extract::Request,
+        next: axum::middleware::Next,
+    ) -> axum::response::Response {
+        let allowed = {
+            let headers = request.headers();
+            let header =
+                |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+            request.uri().path().starts_with("/.well-known/")
+                || header("authorization") == "Bearer good"
+                || header("x-agent-key") == "k1"
+                || header("cookie").split(';').any(|c| c.trim() == "session=c1")
+        };
+        if allowed {
+            next.run(request).await
+        } else {
+            axum::http::StatusCode::UNAUTHORIZED.into_response()
+        }
+    }
+    use axum::response::IntoResponse;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = Server::builder()
+        .agent_card(a2a_server::demo::demo_card())
+        .executor(a2a_server::demo::DemoAgent)
+        .into_app(addr)
+        .unwrap();
+    let card = a2a_proto::json::to_value(&app.card).unwrap();
+    let router = app.router.layer(axum::middleware::from_fn(guard));
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    (format!("http://{addr}"), card)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn credentials_reach_the_agent_per_its_declared_scheme_and_refusals_exit_4() {
+    let (_url, served) = start_guarded().await;
+    let dir = tempdir();
+    let write = |name: &str, schemes: Value| {
+        let mut card = served.clone();
+        card["securitySchemes"] = schemes;
+        let path = dir.join(name);
+        std::fs::write(&path, serde_json::to_vec(&card).unwrap()).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let header_card = write(
+        "header.json",
+        serde_json::json!({"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}},
+                           "key": {"apiKeySecurityScheme": {"location": "header", "name": "X-Agent-Key"}}}),
+    );
+    let cookie_card = write(
+        "cookie.json",
+        serde_json::json!({"key": {"apiKeySecurityScheme": {"location": "cookie", "name": "session"}}}),
+    );
+
+    // None given: missing, with a hint naming the card's schemes.
+    let output = cli(&["task", "list", "-a", &header_card, "-o", "json"]).await;
+    code(&output, 4);
+    let error = &json(&output)["error"];
+    assert_eq!(error["code"], "A2ACLI_ERR_CREDENTIALS_MISSING");
+    assert!(error["hint"].as_str().unwrap().contains("--bearer"), "{error}");
+    // Rejected.
+    let output = cli(&["task", "list", "-a", &header_card, "-o", "json", "--bearer", "bad"]).await;
+    code(&output, 4);
+    assert_eq!(json(&output)["error"]["code"], "A2ACLI_ERR_AUTH_FAILED");
+    // Accepted, over both HTTP bindings, as a flag and from the environment (the flag wins).
+    for transport in ["jsonrpc", "http+json"] {
+        let output =
+            cli(&["send", "-a", &header_card, "--transport", transport, "--bearer", "good", "hi"]).await;
+        code(&output, 0);
+        assert_eq!(text_field(&stdout(&output), "State"), "COMPLETED");
+    }
+    let output =
+        cli_in(&["task", "list", "-a", &header_card], None, &[("A2ACLI_BEARER", "good")], None).await;
+    code(&output, 0);
+    let output = cli_in(
+        &["task", "list", "-a", &header_card, "--bearer", "good"],
+        None,
+        &[("A2ACLI_BEARER", "bad")],
+        None,
+    )
+    .await;
+    code(&output, 0);
+    // An API key where the card says: a header, or a cookie; also from the environment.
+    let output = cli(&["task", "list", "-a", &header_card, "--api-key", "k1"]).await;
+    code(&output, 0);
+    let output = cli_in(&["task", "list", "-a", &cookie_card], None, &[("A2ACLI_API_KEY", "c1")], None).await;
+    code(&output, 0);
+    let output = cli(&["task", "list", "-a", &cookie_card, "--api-key", "wrong"]).await;
+    code(&output, 4);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_interface_s_tenant_goes_with_every_request() {
+    let server = start().await;
+    let url = server.url();
+    let mut card = json(&cli(&["card", "get", "-a", &url, "-o", "json"]).await);
+    for interface in card["supportedInterfaces"].as_array_mut().unwrap() {
+        interface["tenant"] = Value::String("acme".into());
+    }
+    let dir = tempdir();
+    let path = dir.join("tenant.json");
+    std::fs::write(&path, serde_json::to_vec(&card).unwrap()).unwrap();
+    let tenant_card = path.to_str().unwrap();
+    let output = cli(&["send", "-a", tenant_card, "-o", "json", "tenant work"]).await;
+    code(&output, 0);
+    let id = json(&output)["task"]["id"].as_str().unwrap().to_owned();
+    // Tasks are scoped by tenant: found through the tenant's interface only.
+    code(&cli(&["task", "get", "-a", tenant_card, &id]).await, 0);
+    let output = cli(&["task", "get", "-a", &url, "-o", "json", &id]).await;
+    code(&output, 1);
+    assert_eq!(json(&output)["error"]["code"], "TaskNotFoundError");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn version_1_0_by_default_and_0_3_only_when_asked() {
+    let server = start().await;
+    let url = server.url();
+    let mut card = json(&cli(&["card", "get", "-a", &url, "-o", "json"]).await);
+    card["supportedInterfaces"].as_array_mut().unwrap().retain(|i| i["protocolVersion"] == "0.3");
+    let dir = tempdir();
+    let path = dir.join("legacy.json");
+    std::fs::write(&path, serde_json::to_vec(&card).unwrap()).unwrap();
+    let legacy = path.to_str().unwrap();
+    let output = cli(&["send", "-a", legacy, "-o", "json", "hi"]).await;
+    code(&output, 1);
+    let error = &json(&output)["error"];
+    assert!(error["hint"].as_str().unwrap().contains("--a2a-version"), "never a silent downgrade: {error}");
+    let output = cli(&["send", "-a", legacy, "--a2a-version", "0.3", "hi"]).await;
+    code(&output, 0);
+    assert_eq!(text_field(&stdout(&output), "State"), "COMPLETED");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn list_pages_filters_and_history() {
+    let server = start().await;
+    let url = server.url();
+    let first = json(&cli(&["send", "-a", &url, "-o", "json", "one"]).await)["task"].clone();
+    let context = first["contextId"].as_str().unwrap();
+    cli(&["send", "-a", &url, "-o", "json", "--context-id", context, "two"]).await;
+    cli(&["send", "-a", &url, "-o", "json", "three"]).await;
+    let output = cli(&["task", "list", "-a", &url, "--context-id", context, "-o", "json"]).await;
+    code(&output, 0);
+    assert_eq!(json(&output)["tasks"].as_array().unwrap().len(), 2, "filtered by context");
+
+    let output = cli(&["task", "list", "-a", &url, "--page-size", "2"]).await;
+    code(&output, 0);
+    let text = stdout(&output);
+    assert_eq!(text_field(&text, "Tasks"), "2");
+    let token = text_field(&text, "Next Page Token");
+    let output = cli(&["task", "list", "-a", &url, "--page-size", "2", "--page-token", &token]).await;
+    code(&output, 0);
+    assert_eq!(text_field(&stdout(&output), "Tasks"), "1", "the last page");
+
+    let id = first["id"].as_str().unwrap();
+    let output = cli(&["task", "get", "-a", &url, id]).await;
+    assert!(!stdout(&output).contains("History user:"), "concise by default");
+    let output = cli(&["task", "get", "-a", &url, "--history", "5", id]).await;
+    assert!(stdout(&output).contains("History user:\none\n\n"), "{}", stdout(&output));
+    let output = cli(&["task", "get", "-a", &url, "--verbose", id]).await;
+    assert!(stdout(&output).contains("History user:"), "{}", stdout(&output));
+    // Cancel is idempotent for the caller: a second cancel of a finished task is reported, not a crash.
+    let output = cli(&["task", "cancel", "-a", &url, "-o", "json", id]).await;
+    assert!(matches!(output.status.code(), Some(0 | 1)), "{}", stderr(&output));
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_same_error_on_every_transport_and_no_state_is_written() {
+    let server = start().await;
+    let url = server.url();
+    for transport in ["jsonrpc", "http+json", "grpc"] {
+        let output = cli(&["task", "get", "-a", &url, "-o", "json", "--transport", transport, "nope"]).await;
+        code(&output, 1);
+        let error = &json(&output)["error"];
+        assert_eq!(error["code"], "TaskNotFoundError", "{transport}");
+        assert_eq!(error["a2aCode"], "TASK_NOT_FOUND", "{transport}");
+    }
+    // Stateless: a run writes nothing, in the working directory or the home directory.
+    let dir = tempdir();
+    let home = dir.to_str().unwrap();
+    let output =
+        cli_in(&["send", "-a", &url, "ask"], None, &[("HOME", home), ("XDG_CONFIG_HOME", home)], Some(&dir))
+            .await;
+    code(&output, 0);
+    let id = text_field(&stdout(&output), "Task ID");
+    let output =
+        cli_in(&["send", "-a", &url, "--task-id", &id, "Bo"], None, &[("HOME", home)], Some(&dir)).await;
+    code(&output, 0);
+    assert_eq!(std::fs::read_dir(&*dir).unwrap().count(), 0, "nothing persisted");
+    // Without --task-id the next send is a new task: nothing was remembered.
+    let output = cli_in(&["send", "-a", &url, "Cy"], None, &[("HOME", home)], Some(&dir)).await;
+    assert_ne!(text_field(&stdout(&output), "Task ID"), id);
     server.shutdown().await.unwrap();
 }
