@@ -764,6 +764,10 @@ async fn a_stream_that_drops_falls_back_to_polling() {
     server.shutdown().await.unwrap();
 }
 
+/// Calls the guarded server received, and those without `A2A-Version: 1.0`.
+static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static WITHOUT_VERSION: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// The reference server behind a layer that wants `Authorization: Bearer good`, the header
 /// `X-Agent-Key: k1` or the cookie `session=c1` on every call (the card is public). Returns the
 /// base URL and the served card.
@@ -774,6 +778,12 @@ async fn start_guarded() -> (String, Value) {
     ) -> axum::response::Response {
         let allowed = {
             let headers = request.headers();
+            if !request.uri().path().starts_with("/.well-known/") {
+                CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                if headers.get("a2a-version").is_none_or(|v| v != "1.0") {
+                    WITHOUT_VERSION.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                }
+            }
             let header =
                 |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
             request.uri().path().starts_with("/.well-known/")
@@ -857,6 +867,13 @@ async fn credentials_reach_the_agent_per_its_declared_scheme_and_refusals_exit_4
     code(&output, 0);
     let output = cli(&["task", "list", "-a", &cookie_card, "--api-key", "wrong"]).await;
     code(&output, 4);
+    // Every call said which protocol version it speaks.
+    assert!(CALLS.load(std::sync::atomic::Ordering::SeqCst) >= 5);
+    assert_eq!(
+        WITHOUT_VERSION.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "A2A-Version: 1.0 on every request"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
