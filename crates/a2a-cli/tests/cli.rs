@@ -160,7 +160,8 @@ async fn send_waits_and_renders_text_and_json() {
     assert!(!text_field(&text, "Task ID").is_empty());
     assert!(!text_field(&text, "Context ID").is_empty());
     assert!(text.contains("\nhello world\n\n"), "the artifact's text as a block:\n{text}");
-    assert!(stderr(&output).is_empty(), "nothing to say on stderr: {}", stderr(&output));
+    let diagnostics = stderr(&output);
+    assert!(!diagnostics.contains("error") && !diagnostics.contains("warning"), "{diagnostics}");
 
     let output = cli(&["send", "-a", &url, "-o", "json", "--text", "first", "--text", "second"]).await;
     code(&output, 0);
@@ -767,6 +768,8 @@ async fn a_stream_that_drops_falls_back_to_polling() {
 /// Calls the guarded server received, and those without `A2A-Version: 1.0`.
 static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 static WITHOUT_VERSION: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+/// Card fetches that carried a credential.
+static CARD_WITH_CREDENTIALS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// The reference server behind a layer that wants `Authorization: Bearer good`, the header
 /// `X-Agent-Key: k1` or the cookie `session=c1` on every call (the card is public). Returns the
@@ -778,6 +781,11 @@ async fn start_guarded() -> (String, Value) {
     ) -> axum::response::Response {
         let allowed = {
             let headers = request.headers();
+            let credentials =
+                ["authorization", "x-agent-key", "cookie"].iter().any(|h| headers.contains_key(*h));
+            if request.uri().path().starts_with("/.well-known/") && credentials {
+                CARD_WITH_CREDENTIALS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
             if !request.uri().path().starts_with("/.well-known/") {
                 CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 if headers.get("a2a-version").is_none_or(|v| v != "1.0") {
@@ -979,5 +987,41 @@ async fn the_same_error_on_every_transport_and_no_state_is_written() {
     // Without --task-id the next send is a new task: nothing was remembered.
     let output = cli_in(&["send", "-a", &url, "Cy"], None, &[("HOME", home)], Some(&dir)).await;
     assert_ne!(text_field(&stdout(&output), "Task ID"), id);
+    server.shutdown().await.unwrap();
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn an_interrupted_wait_has_already_printed_the_task_id() {
+    let server = start().await;
+    let url = server.url();
+    let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_a2a-cli"))
+        .args(["send", "-a", &url, "--poll-interval", "100ms", "wait 60"])
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let pid = child.id().unwrap().to_string();
+    let killed = std::process::Command::new("kill").args(["-INT", &pid]).status().unwrap();
+    assert!(killed.success());
+    let output = tokio::time::timeout(Duration::from_secs(10), child.wait_with_output())
+        .await
+        .expect("Ctrl-C ends the wait at once")
+        .unwrap();
+    assert!(!output.status.success());
+    let diagnostics = stderr(&output);
+    let hint = diagnostics
+        .lines()
+        .find(|l| l.contains("resume the wait with: a2a-cli task get"))
+        .unwrap_or_else(|| panic!("the identifiers were on stderr before the interrupt: {diagnostics}"));
+    let id = hint.split_whitespace().nth(2).unwrap();
+    // The task is still there to resume.
+    let output = cli(&["task", "get", "-a", &url, id]).await;
+    code(&output, 0);
+    assert_eq!(text_field(&stdout(&output), "State"), "WORKING");
+    let _ = cli(&["task", "cancel", "-a", &url, id]).await;
     server.shutdown().await.unwrap();
 }
