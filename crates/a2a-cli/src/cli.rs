@@ -232,6 +232,16 @@ pub(crate) enum TaskCommand {
         #[arg(long)]
         stream: bool,
     },
+    /// Save a task's artifacts to files: an all-text artifact as one `.txt`, otherwise one file
+    /// per part (data as `.json`, inline files under their name); parts that are URLs are listed,
+    /// not fetched.
+    Download {
+        /// The task id.
+        id: String,
+        /// The directory to write to (created if missing).
+        #[arg(long, default_value = ".", value_name = "DIR")]
+        dir: std::path::PathBuf,
+    },
     /// Manage a task's push notification configs.
     PushConfig {
         #[command(subcommand)]

@@ -468,6 +468,36 @@ impl Run<'_> {
                 };
                 self.follow(&agent, events, deadline, *stream).await?;
             }
+            TaskCommand::Download { id, dir } => {
+                let request = GetTaskRequest { id: id.clone(), ..Default::default() };
+                let task =
+                    self.call(&agent, deadline, "GetTask", agent.client.get_task(&ctx, request)).await?;
+                let saved = download(&task, dir)?;
+                if self.out.json() {
+                    self.out.document(&to_json(&task)?);
+                } else {
+                    let mut text = field("Task ID", &task.id);
+                    text.push_str(&field("Context ID", &task.context_id));
+                    text.push_str(&field("State", state_name(task.state())));
+                    for (what, path, size) in &saved {
+                        match size {
+                            Some(size) => {
+                                text.push_str(&field("Saved", format!("{} ({size} bytes)", path.display())))
+                            }
+                            None => {
+                                text.push_str(&field("Not Fetched", format!("{what} {}", path.display())))
+                            }
+                        }
+                    }
+                    text.push_str(&field("Files", saved.iter().filter(|s| s.2.is_some()).count()));
+                    self.out.print(&text);
+                }
+                for (what, path, size) in &saved {
+                    if size.is_some() {
+                        self.out.debug(format_args!("{what} saved as {}", path.display()));
+                    }
+                }
+            }
             TaskCommand::PushConfig { command } => self.push(&agent, command, deadline).await?,
         }
         Ok(())
@@ -590,6 +620,70 @@ impl Run<'_> {
             self.out.print(&push_text(&config));
         }
         Ok(())
+    }
+}
+
+/// What `task download` did with each part: (`artifact label`, path or URL, bytes written; `None`
+/// for a URL part, which is not fetched).
+type Saved = Vec<(String, std::path::PathBuf, Option<usize>)>;
+
+/// Writes `task`'s artifacts under `dir` (SPEC.md §7.1 `task download`).
+fn download(task: &Task, dir: &std::path::Path) -> Result<Saved, CliError> {
+    use a2a_proto::v1::part::Content;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| CliError::internal(format!("cannot create {}: {e}", dir.display())))?;
+    let mut saved = Saved::new();
+    let write = |saved: &mut Saved, label: &str, name: String, bytes: &[u8]| -> Result<(), CliError> {
+        let path = dir.join(safe_name(&name));
+        std::fs::write(&path, bytes)
+            .map_err(|e| CliError::internal(format!("cannot write {}: {e}", path.display())))?;
+        saved.push((label.to_owned(), path, Some(bytes.len())));
+        Ok(())
+    };
+    for (n, artifact) in task.artifacts.iter().enumerate() {
+        let base = if artifact.name.is_empty() { format!("artifact-{n}") } else { artifact.name.clone() };
+        let base = format!("{base}-{}", &artifact.artifact_id.chars().take(8).collect::<String>());
+        let label = output::artifact_label(artifact);
+        let texts: Option<Vec<&str>> = artifact.parts.iter().map(|p| p.as_text()).collect();
+        if let Some(texts) = texts.filter(|t| !t.is_empty()) {
+            write(&mut saved, &label, format!("{base}.txt"), texts.concat().as_bytes())?;
+            continue;
+        }
+        for (i, part) in artifact.parts.iter().enumerate() {
+            match &part.content {
+                Some(Content::Text(text)) => {
+                    write(&mut saved, &label, format!("{base}-{i}.txt"), text.as_bytes())?
+                }
+                Some(Content::Data(value)) => {
+                    let json =
+                        serde_json::to_vec_pretty(&a2a_proto::json::from_pb_value(value)).unwrap_or_default();
+                    write(&mut saved, &label, format!("{base}-{i}.json"), &json)?;
+                }
+                Some(Content::Raw(bytes)) => {
+                    let name = if part.filename.is_empty() {
+                        format!("{base}-{i}.bin")
+                    } else {
+                        part.filename.clone()
+                    };
+                    write(&mut saved, &label, name, bytes)?;
+                }
+                Some(Content::Url(url)) => saved.push((label.clone(), std::path::PathBuf::from(url), None)),
+                None => {}
+            }
+        }
+    }
+    Ok(saved)
+}
+
+/// A file name an agent chose, made safe: no directories, no hidden or parent names.
+fn safe_name(name: &str) -> String {
+    let name: String =
+        name.chars().map(|c| if c.is_ascii_alphanumeric() || "._-+".contains(c) { c } else { '_' }).collect();
+    let name = name.trim_start_matches('.');
+    if name.is_empty() {
+        "artifact".into()
+    } else {
+        name.to_owned()
     }
 }
 
@@ -808,6 +902,42 @@ mod tests {
         for state in [TaskState::Unspecified, TaskState::Submitted, TaskState::Working] {
             assert!(!settled(state), "{state:?} keeps the wait going");
         }
+    }
+
+    #[test]
+    fn downloads_stay_in_their_directory() {
+        assert_eq!(safe_name("../../etc/passwd"), "_.._etc_passwd");
+        assert_eq!(safe_name(".hidden"), "hidden");
+        assert_eq!(safe_name("report v2.pdf"), "report_v2.pdf");
+        assert_eq!(safe_name("..."), "artifact");
+        let dir = std::env::temp_dir().join(format!("a2a-cli-download-{}", std::process::id()));
+        let task = Task {
+            artifacts: vec![
+                Artifact {
+                    artifact_id: "a1".into(),
+                    name: "s".into(),
+                    parts: vec![Part::text("x"), Part::text("y")],
+                    ..Default::default()
+                },
+                Artifact {
+                    artifact_id: "a2".into(),
+                    parts: vec![
+                        Part::raw(vec![1, 2], "image/png").with_filename("../p.png"),
+                        Part::json(&serde_json::json!([1])),
+                        Part::url("https://h/f", "text/plain"),
+                    ],
+                    ..Default::default()
+                },
+            ],
+            ..Default::default()
+        };
+        let saved = download(&task, &dir).unwrap();
+        let names: Vec<String> =
+            saved.iter().map(|s| s.1.file_name().unwrap().to_string_lossy().into_owned()).collect();
+        assert_eq!(names, ["s-a1.txt", "_p.png", "artifact-1-a2-1.json", "f"]);
+        assert_eq!(std::fs::read_to_string(dir.join("s-a1.txt")).unwrap(), "xy");
+        assert_eq!(saved[3].2, None, "a URL is not fetched");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -1025,3 +1025,22 @@ async fn an_interrupted_wait_has_already_printed_the_task_id() {
     let _ = cli(&["task", "cancel", "-a", &url, id]).await;
     server.shutdown().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn task_download_saves_the_artifacts() {
+    let server = start().await;
+    let url = server.url();
+    let output = cli(&["send", "-a", &url, "-o", "json", "stream 3"]).await;
+    let id = json(&output)["task"]["id"].as_str().unwrap().to_owned();
+    let dir = tempdir();
+    let target = dir.join("out");
+    let output = cli(&["task", "download", "-a", &url, "--dir", target.to_str().unwrap(), &id]).await;
+    code(&output, 0);
+    let text = stdout(&output);
+    assert_eq!(text_field(&text, "Files"), "1");
+    assert_eq!(text_field(&text, "State"), "COMPLETED");
+    let files: Vec<_> = std::fs::read_dir(&target).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(files.len(), 1);
+    assert_eq!(std::fs::read_to_string(&files[0]).unwrap(), "chunk 0\nchunk 1\nchunk 2\n");
+    server.shutdown().await.unwrap();
+}
