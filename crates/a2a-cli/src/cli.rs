@@ -146,7 +146,12 @@ pub(crate) enum Command {
 #[derive(Debug, Subcommand)]
 pub(crate) enum CardCommand {
     /// Fetch the agent card and show identity, capabilities, interfaces, security and skills.
-    Get,
+    Get {
+        /// Check the fields the A2A 1.0 card requires (fails with A2ACLI_ERR_CARD_INVALID,
+        /// listing every problem).
+        #[arg(long)]
+        validate: bool,
+    },
 }
 
 /// `send`.

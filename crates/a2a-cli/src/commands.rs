@@ -67,8 +67,19 @@ impl Run<'_> {
 
     /// `card get`.
     pub(crate) async fn card(&self, command: &CardCommand) -> Result<(), CliError> {
-        let CardCommand::Get = command;
+        let CardCommand::Get { validate } = command;
         let (reference, card) = agent::resolve_card(self.global, self.out).await?;
+        if *validate {
+            let problems = card_problems(&card);
+            if !problems.is_empty() {
+                return Err(CliError::local(
+                    "A2ACLI_ERR_CARD_INVALID",
+                    exit::FAILURE,
+                    format!("the agent card is not a valid A2A 1.0 card: {}", problems.join("; ")),
+                ));
+            }
+            self.out.note("the agent card has every field A2A 1.0 requires");
+        }
         // The card is also what selects the transport (SPEC.md §10.1): say which one.
         let selected = match agent::connect(self.global, reference, &card, self.out) {
             Ok(agent) => Some(agent.client.selected().to_string()),
@@ -621,6 +632,50 @@ impl Run<'_> {
         }
         Ok(())
     }
+}
+
+/// What a card lacks of what the A2A 1.0 `AgentCard` requires (the proto's REQUIRED fields, and
+/// security requirements naming declared schemes). Empty when valid.
+fn card_problems(card: &a2a_proto::v1::AgentCard) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut require = |ok: bool, what: String| {
+        if !ok {
+            problems.push(what);
+        }
+    };
+    require(!card.name.trim().is_empty(), "`name` is empty".into());
+    require(!card.description.trim().is_empty(), "`description` is empty".into());
+    require(!card.version.trim().is_empty(), "`version` is empty".into());
+    require(card.capabilities.is_some(), "`capabilities` is missing".into());
+    require(!card.supported_interfaces.is_empty(), "`supportedInterfaces` is empty".into());
+    require(!card.default_input_modes.is_empty(), "`defaultInputModes` is empty".into());
+    require(!card.default_output_modes.is_empty(), "`defaultOutputModes` is empty".into());
+    for (i, interface) in card.supported_interfaces.iter().enumerate() {
+        require(!interface.url.trim().is_empty(), format!("`supportedInterfaces[{i}].url` is empty"));
+        require(
+            !interface.protocol_binding.trim().is_empty(),
+            format!("`supportedInterfaces[{i}].protocolBinding` is empty"),
+        );
+        require(
+            !interface.protocol_version.trim().is_empty(),
+            format!("`supportedInterfaces[{i}].protocolVersion` is empty"),
+        );
+    }
+    for (i, skill) in card.skills.iter().enumerate() {
+        require(!skill.id.trim().is_empty(), format!("`skills[{i}].id` is empty"));
+        require(!skill.name.trim().is_empty(), format!("`skills[{i}].name` is empty"));
+        require(!skill.description.trim().is_empty(), format!("`skills[{i}].description` is empty"));
+        require(!skill.tags.is_empty(), format!("`skills[{i}].tags` is empty"));
+    }
+    let requirements =
+        card.security_requirements.iter().chain(card.skills.iter().flat_map(|s| &s.security_requirements));
+    for name in requirements.flat_map(|r| r.schemes.keys()) {
+        require(
+            card.security_schemes.contains_key(name),
+            format!("security requirement names undeclared scheme `{name}`"),
+        );
+    }
+    problems
 }
 
 /// What `task download` did with each part: (`artifact label`, path or URL, bytes written; `None`

@@ -502,6 +502,22 @@ async fn errors_carry_their_name_and_exit_status() {
     let output = cli(&["card", "get", "-a", bad.to_str().unwrap(), "-o", "json"]).await;
     code(&output, 1);
     assert_eq!(json(&output)["error"]["code"], "A2ACLI_ERR_CARD_INVALID");
+    // --validate: the reference card is valid; one missing required fields is not, and says which.
+    let output = cli(&["card", "get", "-a", &url, "--validate"]).await;
+    code(&output, 0);
+    assert!(stderr(&output).contains("every field A2A 1.0 requires"), "{}", stderr(&output));
+    let mut lacking = json(&cli(&["card", "get", "-a", &url, "-o", "json"]).await);
+    lacking["description"] = Value::String(String::new());
+    lacking["skills"][0]["tags"] = serde_json::json!([]);
+    let lacking_path = dir.join("lacking.json");
+    std::fs::write(&lacking_path, serde_json::to_vec(&lacking).unwrap()).unwrap();
+    let output =
+        cli(&["card", "get", "-a", lacking_path.to_str().unwrap(), "--validate", "-o", "json"]).await;
+    code(&output, 1);
+    let error = &json(&output)["error"];
+    assert_eq!(error["code"], "A2ACLI_ERR_CARD_INVALID");
+    let message = error["message"].as_str().unwrap();
+    assert!(message.contains("`description`") && message.contains("`skills[0].tags`"), "{message}");
     // The card's interfaces point at a dead agent: unreachable on the call.
     let mut card = json(&cli(&["card", "get", "-a", &url, "-o", "json"]).await);
     for interface in card["supportedInterfaces"].as_array_mut().unwrap() {
