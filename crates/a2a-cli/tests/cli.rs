@@ -350,6 +350,10 @@ async fn async_send_then_poll_cancel_and_list() {
     let output = cli(&["task", "cancel", "-a", &url, "-o", "json", &id]).await;
     code(&output, 0);
     assert_eq!(json(&output)["status"]["state"], "TASK_STATE_CANCELED");
+    // Idempotent: canceling again reports the same state.
+    let output = cli(&["task", "cancel", "-a", &url, "-o", "json", &id]).await;
+    code(&output, 0);
+    assert_eq!(json(&output)["status"]["state"], "TASK_STATE_CANCELED");
 
     // A poll now returns at once.
     let output = cli(&["task", "get", "-a", &url, "--wait", &id]).await;
