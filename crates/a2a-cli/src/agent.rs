@@ -168,7 +168,10 @@ pub(crate) fn warn_insecure(global: &Global, out: &Out) {
 }
 
 /// Builds the client for `card` with the caller's transport, version and credentials.
-pub(crate) fn connect(
+///
+/// The first interface in negotiation order that accepts a connection is used (a2a-client's
+/// `from_card_reachable`: only a connection is opened to check, no request is sent).
+pub(crate) async fn connect(
     global: &Global,
     reference: String,
     card: &AgentCard,
@@ -192,7 +195,9 @@ pub(crate) fn connect(
         .protocol_version(version)
         .bindings(binding_order(&global.transport, card))
         .service_params(params.clone());
-    let client = builder.from_card(card).map_err(|error| {
+    let check =
+        global.timeout.unwrap_or(std::time::Duration::from_secs(10)).min(std::time::Duration::from_secs(10));
+    let client = builder.from_card_reachable(card, check).await.map_err(|error| {
         let offered: Vec<String> = card
             .supported_interfaces
             .iter()

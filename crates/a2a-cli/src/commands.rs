@@ -29,7 +29,7 @@ pub(crate) struct Run<'a> {
 impl Run<'_> {
     async fn agent(&self) -> Result<Agent, CliError> {
         let (reference, card) = agent::resolve_card(self.global, self.out).await?;
-        agent::connect(self.global, reference, &card, self.out)
+        agent::connect(self.global, reference, &card, self.out).await
     }
 
     fn ctx() -> CallContext {
@@ -81,7 +81,7 @@ impl Run<'_> {
             self.out.note("the agent card has every field A2A 1.0 requires");
         }
         // The card is also what selects the transport (SPEC.md §10.1): say which one.
-        let selected = match agent::connect(self.global, reference, &card, self.out) {
+        let selected = match agent::connect(self.global, reference, &card, self.out).await {
             Ok(agent) => Some(agent.client.selected().to_string()),
             Err(error) => {
                 self.out.warn(&format!("no usable interface: {}", error.message));

@@ -564,6 +564,16 @@ async fn transport_version_and_credentials_are_chosen_by_flags() {
     let output = cli(&["card", "get", "-a", &url, "--transport", "grpc", "--transport", "jsonrpc"]).await;
     assert!(text_field(&stdout(&output), "Selected Interface").starts_with("GRPC 1.0"));
 
+    // A preferred interface that is down is passed over for the next one that answers.
+    let mut card = json(&cli(&["card", "get", "-a", &url, "-o", "json"]).await);
+    card["supportedInterfaces"][0]["url"] = Value::String(format!("http://127.0.0.1:{}", dead_port()));
+    let dir = tempdir();
+    let path = dir.join("first-down.json");
+    std::fs::write(&path, serde_json::to_vec(&card).unwrap()).unwrap();
+    let output = cli(&["send", "-a", path.to_str().unwrap(), "--debug", "fallback"]).await;
+    code(&output, 0);
+    assert!(stderr(&output).contains("selected interface: HTTP+JSON 1.0"), "{}", stderr(&output));
+
     let output = cli(&["send", "-a", &url, "--a2a-version", "0.3", "--debug", "legacy"]).await;
     code(&output, 0);
     assert!(stderr(&output).contains("selected interface: JSONRPC 0.3"), "{}", stderr(&output));
@@ -706,17 +716,22 @@ async fn a_terminal_gets_live_rendering_a_spinner_and_colour() {
     assert!(plain.starts_with("error: TaskNotFoundError"), "NO_COLOR: {plain:?}");
 }
 
-/// A TCP proxy to `target` that passes every connection through, except that the first one is
-/// cut after `cut_after`; returns its address.
+/// A TCP proxy to `target` that passes every connection through, except that the first one
+/// carrying a request is cut after `cut_after` (a connection opened only to check the agent is
+/// reachable does not count); returns its address.
 async fn cutting_proxy(target: std::net::SocketAddr, cut_after: Duration) -> std::net::SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
+    let cut = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     tokio::spawn(async move {
-        let mut n = 0;
         while let Ok((mut inbound, _)) = listener.accept().await {
-            let first = n == 0;
-            n += 1;
+            let cut = cut.clone();
             tokio::spawn(async move {
+                let mut byte = [0u8; 1];
+                if !matches!(inbound.peek(&mut byte).await, Ok(n) if n > 0) {
+                    return;
+                }
+                let first = !cut.swap(true, std::sync::atomic::Ordering::SeqCst);
                 let forward = async {
                     let Ok(mut outbound) = tokio::net::TcpStream::connect(target).await else { return };
                     let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;

@@ -224,6 +224,53 @@ impl ClientBuilder {
         })
     }
 
+    /// Every interface this builder could use for `card`, best first: [`select`](Self::select)
+    /// takes the first; [`from_card_reachable`](Self::from_card_reachable) the first that
+    /// accepts a connection.
+    ///
+    /// # Errors
+    /// As [`select`](Self::select).
+    pub fn candidates(&self, card: &AgentCard) -> Result<Vec<Selected>> {
+        negotiate::ranked(card, self.bindings.as_deref(), self.version)
+    }
+
+    /// A client for the first of the card's usable interfaces, in negotiation order
+    /// ([`candidates`](Self::candidates)), that accepts a TCP connection within `timeout`: an
+    /// agent whose preferred interface is down is reached over the next compatible one.
+    ///
+    /// Only a connection is opened (and closed) to check: no request is sent, so falling back
+    /// never repeats a request the agent may have processed. Once built, the client stays on its
+    /// interface; a later failure is the call's error.
+    ///
+    /// # Errors
+    /// Those of [`from_card`](Self::from_card); [`Error::Transport`] naming every interface tried
+    /// when none accepts a connection.
+    pub async fn from_card_reachable(
+        &self,
+        card: &AgentCard,
+        timeout: std::time::Duration,
+    ) -> Result<Client> {
+        let mut failures = Vec::new();
+        for selected in self.candidates(card)? {
+            match reachable(selected.url(), timeout).await {
+                Ok(()) => {
+                    let inner = self.build(&selected)?;
+                    return Ok(Client {
+                        inner,
+                        selected,
+                        card: Arc::new(card.clone()),
+                        defaults: Arc::new(self.params.clone()),
+                        retry: self.retry,
+                    });
+                }
+                Err(why) => failures.push(format!("{selected}: {why}")),
+            }
+        }
+        Err(Error::Transport {
+            reason: format!("no interface of the agent accepts a connection: {}", failures.join("; ")),
+        })
+    }
+
     /// Fetches the agent card at `{base_url}/.well-known/agent-card.json` (spec 8.2; a URL that
     /// already ends in that path is used as it is) and builds a client for it
     /// ([`from_card`](Self::from_card)). Any card is read: 1.0, 0.3, or the union of both.
@@ -383,6 +430,24 @@ impl ClientBuilder {
             #[allow(unreachable_patterns)]
             other => Err(Error::internal(format!("{other} is not compiled in but was selected"))),
         }
+    }
+}
+
+/// Whether a TCP connection to the host and port of `url` (a URL, or gRPC's bare `host:port`)
+/// opens within `timeout`.
+async fn reachable(url: &str, timeout: std::time::Duration) -> std::result::Result<(), String> {
+    let parsed = if url.contains("://") {
+        reqwest::Url::parse(url)
+    } else {
+        reqwest::Url::parse(&format!("http://{url}"))
+    }
+    .map_err(|e| format!("not a URL: {e}"))?;
+    let host = parsed.host_str().ok_or("no host")?.trim_start_matches('[').trim_end_matches(']').to_owned();
+    let port = parsed.port_or_known_default().ok_or("no port")?;
+    match tokio::time::timeout(timeout, tokio::net::TcpStream::connect((host.as_str(), port))).await {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(error)) => Err(error.to_string()),
+        Err(_) => Err(format!("no connection within {timeout:?}")),
     }
 }
 

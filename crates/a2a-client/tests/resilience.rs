@@ -196,3 +196,32 @@ async fn follow_task_delivers_the_final_task_when_it_ended_while_disconnected() 
     assert_eq!(task.state(), TaskState::Completed);
     server.shutdown().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_down_interface_is_passed_over_for_the_next_reachable_one() {
+    let server = start().await;
+    let served = Client::builder().fetch_card(server.url()).await.unwrap();
+    let dead = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap()
+    };
+    // The preferred interface (first, JSON-RPC 1.0) is down; the others are the server's.
+    let mut card = served.clone();
+    card.supported_interfaces[0].url = format!("http://{dead}");
+    let builder = Client::builder();
+    assert_eq!(builder.candidates(&card).unwrap()[0].url(), format!("http://{dead}"));
+    let client = builder.from_card_reachable(&card, Duration::from_secs(2)).await.unwrap();
+    assert_eq!(client.selected(), &builder.candidates(&card).unwrap()[1], "the next compatible one");
+    let request = SendMessageRequest { message: Some(Message::user_text("hello")), ..Default::default() };
+    client.send_message(&CallContext::v1(), request).await.unwrap();
+
+    // Nothing reachable: an error naming what was tried.
+    for interface in &mut card.supported_interfaces {
+        interface.url =
+            if interface.protocol_binding == "GRPC" { dead.to_string() } else { format!("http://{dead}") };
+    }
+    let error = builder.from_card_reachable(&card, Duration::from_secs(2)).await.unwrap_err();
+    assert!(matches!(error, Error::Transport { .. }), "{error:?}");
+    assert!(error.to_string().contains("JSONRPC 1.0") && error.to_string().contains("GRPC 1.0"), "{error}");
+    server.shutdown().await.unwrap();
+}
