@@ -22,7 +22,9 @@ Examples:
 Defaults (each overridable): transport = first interface of the card's supportedInterfaces
 (--transport); protocol version = 1.0, never below without --a2a-version 0.3; send waits for a
 terminal or interrupted state (--async); output = text (-o json); TLS verification on.
-Every option also reads A2ACLI_<OPTION> from the environment (a flag wins), except --stream.
+Every option also reads A2ACLI_<OPTION> from the environment, then from a `.env` file (the nearest
+above the working directory, or --config's), then from ~/.config/a2a-cli/.env: a flag wins over
+all, --stream is never read. `a2a-cli config show` prints what applies and why.
 
 Exit codes: 0 the command did its job (whatever the task's outcome: COMPLETED, FAILED,
 INPUT_REQUIRED...), 1 failure, 2 usage error, 3 agent or card unreachable, 4 authentication,
@@ -87,6 +89,10 @@ pub(crate) struct Global {
     /// card fetch and the JSON-RPC and HTTP+JSON bindings, not to gRPC.
     #[arg(long, global = true)]
     pub(crate) insecure: bool,
+    /// Read settings from this `.env` file instead of the nearest `.env` above the working
+    /// directory (the global ~/.config/a2a-cli/.env is still read; the environment wins over both).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub(crate) config: Option<std::path::PathBuf>,
     /// Show every part of messages and task history, not only the essentials.
     #[arg(long, global = true)]
     pub(crate) verbose: bool,
@@ -135,11 +141,24 @@ pub(crate) enum Command {
         #[command(subcommand)]
         command: TaskCommand,
     },
+    /// Configuration (read-only).
+    Config {
+        #[command(subcommand)]
+        command: ConfigCommand,
+    },
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completion {
         /// The shell.
         shell: clap_complete::Shell,
     },
+}
+
+/// `config ...`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum ConfigCommand {
+    /// Show each setting's effective value and where it came from: a flag, the environment, a
+    /// `.env` file, or the default (credentials redacted).
+    Show,
 }
 
 /// `card ...`.

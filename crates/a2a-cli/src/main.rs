@@ -8,6 +8,7 @@
 mod agent;
 mod cli;
 mod commands;
+mod config;
 mod error;
 mod output;
 
@@ -24,6 +25,8 @@ use crate::output::Out;
 
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // Before parsing: the files only fill in variables the environment lacks (SPEC.md §8.3).
+    let loaded = config::load(&args);
     let json = wants_json(&args);
     let matches = match Cli::command().try_get_matches_from(&args) {
         Ok(matches) => matches,
@@ -34,7 +37,13 @@ fn main() -> ExitCode {
         Err(error) => return usage_error(error, json),
     };
     let out = Out::new(cli.global.output, cli.global.verbose, cli.global.debug);
-    let result = run(&cli, &matches, &out);
+    for warning in &loaded.warnings {
+        out.warn(warning);
+    }
+    for file in &loaded.files {
+        out.debug(format_args!("settings read from {}", file.display()));
+    }
+    let result = run(&cli, &matches, &out, &loaded);
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
@@ -46,10 +55,17 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: &Cli, matches: &ArgMatches, out: &Out) -> Result<(), CliError> {
-    if let Command::Completion { shell } = &cli.command {
-        clap_complete::generate(*shell, &mut Cli::command(), "a2a-cli", &mut std::io::stdout());
-        return Ok(());
+fn run(cli: &Cli, matches: &ArgMatches, out: &Out, loaded: &config::Loaded) -> Result<(), CliError> {
+    match &cli.command {
+        Command::Completion { shell } => {
+            clap_complete::generate(*shell, &mut Cli::command(), "a2a-cli", &mut std::io::stdout());
+            return Ok(());
+        }
+        Command::Config { command: cli::ConfigCommand::Show } => {
+            config::show(matches, loaded, out);
+            return Ok(());
+        }
+        _ => {}
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -68,7 +84,7 @@ fn run(cli: &Cli, matches: &ArgMatches, out: &Out) -> Result<(), CliError> {
                 run.send(args, parts).await
             }
             Command::Task { command } => run.task(command).await,
-            Command::Completion { .. } => Ok(()),
+            Command::Completion { .. } | Command::Config { .. } => Ok(()),
         }
     })
 }

@@ -43,10 +43,12 @@ async fn cli_in(
             command.env_remove(name);
         }
     }
+    // No configuration file of the machine's: an empty working and configuration directory
+    // unless the test gives its own.
+    let empty = quiet_dir();
+    command.env("XDG_CONFIG_HOME", &empty).env("HOME", &empty);
     command.envs(env.iter().copied());
-    if let Some(dir) = dir {
-        command.current_dir(dir);
-    }
+    command.current_dir(dir.unwrap_or(&empty));
     command.stdin(if stdin.is_some() { std::process::Stdio::piped() } else { std::process::Stdio::null() });
     command.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
     let mut child = command.spawn().expect("the a2a-cli binary runs");
@@ -631,6 +633,13 @@ async fn help_version_and_completions() {
     }
 }
 
+/// An empty directory for the runs' working and configuration directory.
+fn quiet_dir() -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!("a2a-cli-test-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&path).unwrap();
+    path
+}
+
 /// A fresh directory under the system temp dir, removed when dropped.
 struct TempDir(std::path::PathBuf);
 
@@ -1077,5 +1086,68 @@ async fn task_download_saves_the_artifacts() {
     let files: Vec<_> = std::fs::read_dir(&target).unwrap().map(|e| e.unwrap().path()).collect();
     assert_eq!(files.len(), 1);
     assert_eq!(std::fs::read_to_string(&files[0]).unwrap(), "chunk 0\nchunk 1\nchunk 2\n");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn settings_come_from_flags_then_the_environment_then_env_files() {
+    let server = start().await;
+    let url = server.url();
+    let dir = tempdir();
+    let project = dir.join("project");
+    let nested = project.join("sub");
+    let config_home = dir.join("config");
+    std::fs::create_dir_all(&nested).unwrap();
+    std::fs::create_dir_all(config_home.join("a2a-cli")).unwrap();
+    let home = config_home.to_str().unwrap();
+    // Global: the agent and JSON output; local (in a parent of the working directory): the agent only.
+    std::fs::write(
+        config_home.join("a2a-cli/.env"),
+        format!("A2ACLI_AGENT_CARD=http://127.0.0.1:{}\nA2ACLI_OUTPUT=json\n", dead_port()),
+    )
+    .unwrap();
+    std::fs::write(project.join(".env"), format!("# the test agent\nA2ACLI_AGENT_CARD={url}\n")).unwrap();
+    let env = [("XDG_CONFIG_HOME", home)];
+
+    // Local beats global for the agent; the global file still supplies the output format.
+    let output = cli_in(&["send", "hi"], None, &env, Some(&nested)).await;
+    code(&output, 0);
+    assert_eq!(json(&output)["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+    // The environment beats the files; a flag beats the environment.
+    let output = cli_in(&["send", "hi"], None, &[env[0], ("A2ACLI_OUTPUT", "text")], Some(&nested)).await;
+    assert_eq!(text_field(&stdout(&output), "State"), "COMPLETED");
+    let output =
+        cli_in(&["send", "-o", "json", "hi"], None, &[env[0], ("A2ACLI_OUTPUT", "text")], Some(&nested))
+            .await;
+    assert_eq!(json(&output)["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+
+    // config show: each value and its source.
+    let output =
+        cli_in(&["config", "show", "-o", "text", "--timeout", "5s"], None, &env, Some(&nested)).await;
+    code(&output, 0);
+    let text = stdout(&output);
+    assert_eq!(text_field(&text, "Agent Card"), format!("{url} (file {})", project.join(".env").display()));
+    assert!(text_field(&text, "Output").starts_with("text (flag)"), "{text}");
+    assert_eq!(text_field(&text, "Timeout"), "5s (flag)");
+    assert_eq!(text_field(&text, "Poll Interval"), "2s (default)");
+
+    // --config replaces the local file; a credential in a file others can read is warned about.
+    let explicit = dir.join("agent.env");
+    std::fs::write(&explicit, format!("A2ACLI_AGENT_CARD={url}\nA2ACLI_BEARER=s3cret\n")).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&explicit, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    let explicit = explicit.to_str().unwrap();
+    let output = cli_in(&["config", "show", "--config", explicit], None, &env, Some(&dir)).await;
+    code(&output, 0);
+    let shown = json(&output);
+    let bearer =
+        shown["settings"].as_array().unwrap().iter().find(|s| s["name"] == "A2ACLI_BEARER").unwrap().clone();
+    assert!(bearer["value"].as_str().unwrap().starts_with("<redacted"), "{bearer}");
+    assert_eq!(bearer["source"], format!("file {explicit}"));
+    #[cfg(unix)]
+    assert!(stderr(&output).contains("chmod 600"), "{}", stderr(&output));
     server.shutdown().await.unwrap();
 }
