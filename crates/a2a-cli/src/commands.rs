@@ -463,6 +463,20 @@ impl Run<'_> {
                     self.out.print(&text);
                 }
             }
+            TaskCommand::Subscribe { id, stream } if !capability(&agent, |c| c.streaming) => {
+                // SPEC.md §13.3: checked on the card first. Without streaming, the task is
+                // followed by polling instead (never a hang, JSON Lines still honoured).
+                self.out.warn("the agent does not advertise streaming: polling the task instead");
+                let request = GetTaskRequest { id: id.clone(), ..Default::default() };
+                let task =
+                    self.call(&agent, deadline, "GetTask", agent.client.get_task(&ctx, request)).await?;
+                let task = self.wait(&agent, task, deadline).await?;
+                if *stream && self.out.json() {
+                    self.out.line(&to_json(&StreamResponse::from(task))?);
+                } else {
+                    self.show_task(&agent, &task, false)?;
+                }
+            }
             TaskCommand::Subscribe { id, stream } => {
                 let request = SubscribeToTaskRequest { id: id.clone(), ..Default::default() };
                 // Resubscribes by itself when the stream drops (a2a-client's follow_task).
@@ -532,6 +546,15 @@ impl Run<'_> {
         deadline: Option<Instant>,
     ) -> Result<(), CliError> {
         let ctx = Self::ctx();
+        // SPEC.md §13.3: the card says whether push notifications exist; without them, the
+        // protocol's own error, and no request.
+        if !capability(agent, |c| c.push_notifications) {
+            return Err(CliError::from_a2a(
+                &a2a_core::Error::PushNotificationNotSupported,
+                agent.credentials,
+            )
+            .hint("the agent card does not declare capabilities.pushNotifications"));
+        }
         let config = match command {
             PushCommand::Create { task_id, url, token, id, auth_scheme, auth_credentials } => {
                 let request = TaskPushNotificationConfig {
@@ -753,6 +776,11 @@ fn push_text(config: &TaskPushNotificationConfig) -> String {
         text.push_str(&field("Authentication", &auth.scheme));
     }
     text
+}
+
+/// Whether the agent's card declares a capability (absent means no).
+fn capability(agent: &Agent, which: impl Fn(&a2a_proto::v1::AgentCapabilities) -> Option<bool>) -> bool {
+    agent.client.card().capabilities.as_ref().and_then(which) == Some(true)
 }
 
 /// Terminal or interrupted: where a wait stops (SPEC.md §9.1; UNSPECIFIED is neither).

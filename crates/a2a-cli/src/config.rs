@@ -163,7 +163,8 @@ pub(crate) fn show(matches: &ArgMatches, loaded: &Loaded, out: &Out) {
             }
             Some((value, _)) => (Some(value), "default".to_owned()),
         };
-        let value = value.map(|v| if id == "bearer" || id == "api_key" { redact("authorization", &v) } else { v });
+        let value =
+            value.map(|v| if id == "bearer" || id == "api_key" { redact("authorization", &v) } else { v });
         rows.push((label, variable, value, source));
     }
     if out.json() {

@@ -247,6 +247,32 @@ async fn an_agent_without_streaming_falls_back_to_one_json_line() {
     assert_eq!(events.len(), 1, "one line: {events:?}");
     assert_eq!(events[0]["task"]["status"]["state"], "TASK_STATE_COMPLETED");
     assert!(stderr(&output).contains("does not advertise streaming"), "{}", stderr(&output));
+
+    // task subscribe polls instead; push configs are refused before any request.
+    let output = cli(&["send", "-a", &url, "-o", "json", "--async", "wait 1"]).await;
+    let id = json(&output)["task"]["id"].as_str().unwrap().to_owned();
+    let output = cli(&[
+        "task",
+        "subscribe",
+        "-a",
+        path.to_str().unwrap(),
+        "-o",
+        "json",
+        "--stream",
+        "--poll-interval",
+        "200ms",
+        &id,
+    ])
+    .await;
+    code(&output, 0);
+    let events = lines(&output);
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0]["task"]["status"]["state"], "TASK_STATE_COMPLETED");
+    card["capabilities"]["pushNotifications"] = Value::Bool(false);
+    std::fs::write(&path, serde_json::to_vec(&card).unwrap()).unwrap();
+    let output = cli(&["task", "push-config", "list", "-a", path.to_str().unwrap(), "-o", "json", &id]).await;
+    code(&output, 1);
+    assert_eq!(json(&output)["error"]["code"], "PushNotificationNotSupportedError");
     server.shutdown().await.unwrap();
 }
 
