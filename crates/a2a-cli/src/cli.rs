@@ -141,6 +141,11 @@ pub(crate) enum Command {
         #[command(subcommand)]
         command: TaskCommand,
     },
+    /// A local receiver for push notifications.
+    Webhook {
+        #[command(subcommand)]
+        command: WebhookCommand,
+    },
     /// Configuration (read-only).
     Config {
         #[command(subcommand)]
@@ -150,6 +155,28 @@ pub(crate) enum Command {
     Completion {
         /// The shell.
         shell: clap_complete::Shell,
+    },
+}
+
+/// `webhook ...`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum WebhookCommand {
+    /// Receive push notifications (A2A 1.0: a StreamResponse per POST) and render each as it
+    /// arrives, until Ctrl-C (or --until-terminal). Register the printed URL with
+    /// `task push-config create`.
+    Listen {
+        /// The address to listen on (port 0 picks a free port; the URL is printed).
+        #[arg(long, default_value = "127.0.0.1:0", value_name = "HOST:PORT")]
+        listen: String,
+        /// The path notifications are POSTed to.
+        #[arg(long, default_value = "/", value_name = "PATH")]
+        path: String,
+        /// Accept only notifications carrying this token (X-A2A-Notification-Token).
+        #[arg(long, value_name = "TOKEN")]
+        token: Option<String>,
+        /// Stop after a notification with a terminal or interrupted state.
+        #[arg(long)]
+        until_terminal: bool,
     },
 }
 

@@ -865,7 +865,7 @@ fn apply(
 /// as it arrives (its block stays open across its chunks and closes on the last one, or before
 /// anything else is printed).
 #[derive(Debug, Default)]
-struct Render {
+pub(crate) struct Render {
     /// The artifact whose block is open.
     open: Option<String>,
     /// Whether the open block's text ends with a line break.
@@ -875,7 +875,7 @@ struct Render {
 }
 
 impl Render {
-    fn close(&mut self) -> String {
+    pub(crate) fn close(&mut self) -> String {
         if self.open.take().is_some() {
             if self.at_line_start { "\n" } else { "\n\n" }.into()
         } else {
@@ -883,7 +883,7 @@ impl Render {
         }
     }
 
-    fn event(&mut self, event: &StreamResponse, verbose: bool) -> String {
+    pub(crate) fn event(&mut self, event: &StreamResponse, verbose: bool) -> String {
         let Some(payload) = &event.payload else { return String::new() };
         match payload {
             stream_response::Payload::ArtifactUpdate(update) => {

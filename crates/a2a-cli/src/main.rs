@@ -11,6 +11,7 @@ mod commands;
 mod config;
 mod error;
 mod output;
+mod webhook;
 
 use std::process::ExitCode;
 
@@ -84,6 +85,7 @@ fn run(cli: &Cli, matches: &ArgMatches, out: &Out, loaded: &config::Loaded) -> R
                 run.send(args, parts).await
             }
             Command::Task { command } => run.task(command).await,
+            Command::Webhook { command } => webhook::run(command, out).await,
             Command::Completion { .. } | Command::Config { .. } => Ok(()),
         }
     })

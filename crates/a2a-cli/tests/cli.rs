@@ -1177,3 +1177,49 @@ async fn settings_come_from_flags_then_the_environment_then_env_files() {
     assert!(stderr(&output).contains("chmod 600"), "{}", stderr(&output));
     server.shutdown().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn webhook_listen_receives_the_push_notifications_of_a_task() {
+    use tokio::io::AsyncBufReadExt;
+    let server = start().await;
+    let url = server.url();
+    let mut receiver = tokio::process::Command::new(env!("CARGO_BIN_EXE_a2a-cli"))
+        .args(["webhook", "listen", "-o", "json", "--token", "tok", "--until-terminal", "--path", "/hook"])
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut diagnostics = tokio::io::BufReader::new(receiver.stderr.take().unwrap()).lines();
+    let line = tokio::time::timeout(Duration::from_secs(20), diagnostics.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let hook = line.split("listening on ").nth(1).unwrap_or_else(|| panic!("{line}")).trim().to_owned();
+    assert!(hook.starts_with("http://127.0.0.1:") && hook.ends_with("/hook"), "{hook}");
+
+    // A notification without the token is refused.
+    let refused = reqwest::Client::new().post(&hook).body("{}").send().await.unwrap();
+    assert_eq!(refused.status(), 401);
+
+    let output = cli(&["send", "-a", &url, "-o", "json", "--async", "wait 2"]).await;
+    let id = json(&output)["task"]["id"].as_str().unwrap().to_owned();
+    let output =
+        cli(&["task", "push-config", "create", "-a", &url, &id, "--url", &hook, "--token", "tok"]).await;
+    code(&output, 0);
+    let output = tokio::time::timeout(Duration::from_secs(30), receiver.wait_with_output())
+        .await
+        .expect("the receiver stops after the terminal notification")
+        .unwrap();
+    assert!(output.status.success());
+    let events = lines(&output);
+    assert!(!events.is_empty());
+    for event in &events {
+        let task_id = event["statusUpdate"]["taskId"].as_str().or(event["task"]["id"].as_str());
+        assert_eq!(task_id, Some(id.as_str()), "{event}");
+    }
+    assert_eq!(events.last().unwrap()["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED");
+    server.shutdown().await.unwrap();
+}
