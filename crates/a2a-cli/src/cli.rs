@@ -141,6 +141,9 @@ pub(crate) enum Command {
         #[command(subcommand)]
         command: TaskCommand,
     },
+    /// An interactive conversation on a terminal: each line is a message; the context, and the
+    /// task while it waits for input, carry over to the next line. Empty line or Ctrl-D ends it.
+    Chat,
     /// A local receiver for push notifications.
     Webhook {
         #[command(subcommand)]

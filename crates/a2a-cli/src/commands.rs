@@ -27,7 +27,7 @@ pub(crate) struct Run<'a> {
 }
 
 impl Run<'_> {
-    async fn agent(&self) -> Result<Agent, CliError> {
+    pub(crate) async fn agent(&self) -> Result<Agent, CliError> {
         let (reference, card) = agent::resolve_card(self.global, self.out).await?;
         agent::connect(self.global, reference, &card, self.out).await
     }
@@ -184,7 +184,12 @@ impl Run<'_> {
 
     /// Polls `task` until it is terminal or interrupted (SPEC.md §9.3): first after 200 ms, then
     /// backing off to `--poll-interval`; `--timeout` ends the wait with `A2ACLI_ERR_TIMEOUT`.
-    async fn wait(&self, agent: &Agent, mut task: Task, deadline: Option<Instant>) -> Result<Task, CliError> {
+    pub(crate) async fn wait(
+        &self,
+        agent: &Agent,
+        mut task: Task,
+        deadline: Option<Instant>,
+    ) -> Result<Task, CliError> {
         let interval = self.global.poll_interval.max(Duration::from_millis(10));
         let mut delay = interval.min(Duration::from_millis(200));
         if settled(task.state()) {

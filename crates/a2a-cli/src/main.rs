@@ -6,6 +6,7 @@
 //! binding and version, every call.
 
 mod agent;
+mod chat;
 mod cli;
 mod commands;
 mod config;
@@ -86,6 +87,7 @@ fn run(cli: &Cli, matches: &ArgMatches, out: &Out, loaded: &config::Loaded) -> R
             }
             Command::Task { command } => run.task(command).await,
             Command::Webhook { command } => webhook::run(command, out).await,
+            Command::Chat => chat::run(&run).await,
             Command::Completion { .. } | Command::Config { .. } => Ok(()),
         }
     })

@@ -1223,3 +1223,53 @@ async fn webhook_listen_receives_the_push_notifications_of_a_task() {
     assert_eq!(events.last().unwrap()["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED");
     server.shutdown().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn chat_needs_a_terminal_and_carries_the_conversation_on_one() {
+    let server = start().await;
+    let url = server.url();
+    // Not a terminal: a usage error, no prompt, no wait for input.
+    let output = cli_with_stdin(&["chat", "-a", &url], Some("hello\n")).await;
+    code(&output, 2);
+    assert!(stderr(&output).contains("needs a terminal"), "{}", stderr(&output));
+
+    if std::process::Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("tmux is not installed: the interactive chat is not checked");
+        return;
+    }
+    let socket = format!("a2a-cli-chat-{}", std::process::id());
+    let tmux = |args: &[&str]| {
+        let output = std::process::Command::new("tmux").arg("-L").arg(&socket).args(args).output().unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let command = format!("NO_COLOR=1 {} chat -a {url}; echo CHAT-EXIT-$?", env!("CARGO_BIN_EXE_a2a-cli"));
+    tmux(&["new-session", "-d", "-s", "c", "-x", "200", "-y", "50", "bash --norc --noprofile"]);
+    tmux(&["send-keys", "-t", "c", &command, "Enter"]);
+    let screen_after = |needle: &'static str| {
+        let tmux = &tmux;
+        async move {
+            let mut screen = String::new();
+            for _ in 0..100 {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                screen = tmux(&["capture-pane", "-t", "c", "-p", "-J"]);
+                if screen.contains(needle) {
+                    return screen;
+                }
+            }
+            panic!("{needle:?} never appeared:\n{screen}")
+        }
+    };
+    screen_after("you> ").await;
+    tmux(&["send-keys", "-t", "c", "hello there", "Enter"]);
+    screen_after("agent> hello there").await;
+    tmux(&["send-keys", "-t", "c", "ask", "Enter"]);
+    screen_after("your next line answers it").await;
+    tmux(&["send-keys", "-t", "c", "Ada", "Enter"]);
+    screen_after("agent> Hello, Ada!").await;
+    tmux(&["send-keys", "-t", "c", "", "Enter"]);
+    let screen = screen_after("CHAT-EXIT-").await;
+    tmux(&["kill-server"]);
+    server.shutdown().await.unwrap();
+    assert!(screen.contains("CHAT-EXIT-0"), "{screen}");
+    assert!(screen.contains("Context ID: "), "the context is reported at the end:\n{screen}");
+}
