@@ -149,6 +149,25 @@ pub(crate) enum Command {
         #[command(subcommand)]
         command: WebhookCommand,
     },
+    /// Run the demo agent locally, to practise the commands on (all three bindings, in memory).
+    DemoServer {
+        /// The address to listen on.
+        #[arg(long, default_value = "127.0.0.1:8080", value_name = "HOST:PORT")]
+        listen: String,
+    },
+    /// Serve any command as an A2A agent: each message's text on its stdin, its stdout streamed
+    /// back as an artifact, exit status 0 COMPLETED, anything else FAILED.
+    Serve {
+        /// The command, run with `sh -c` for each message.
+        #[arg(long, value_name = "CMD")]
+        exec: String,
+        /// The address to listen on.
+        #[arg(long, default_value = "127.0.0.1:8080", value_name = "HOST:PORT")]
+        listen: String,
+        /// The agent's name on its card.
+        #[arg(long)]
+        name: Option<String>,
+    },
     /// Configuration (read-only).
     Config {
         #[command(subcommand)]

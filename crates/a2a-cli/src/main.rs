@@ -12,6 +12,7 @@ mod commands;
 mod config;
 mod error;
 mod output;
+mod serve;
 mod webhook;
 
 use std::process::ExitCode;
@@ -88,6 +89,8 @@ fn run(cli: &Cli, matches: &ArgMatches, out: &Out, loaded: &config::Loaded) -> R
             Command::Task { command } => run.task(command).await,
             Command::Webhook { command } => webhook::run(command, out).await,
             Command::Chat => chat::run(&run).await,
+            Command::DemoServer { listen } => serve::demo(listen, out).await,
+            Command::Serve { exec, listen, name } => serve::exec(listen, exec, name.as_deref(), out).await,
             Command::Completion { .. } | Command::Config { .. } => Ok(()),
         }
     })

@@ -1273,3 +1273,80 @@ async fn chat_needs_a_terminal_and_carries_the_conversation_on_one() {
     assert!(screen.contains("CHAT-EXIT-0"), "{screen}");
     assert!(screen.contains("Context ID: "), "the context is reported at the end:\n{screen}");
 }
+
+/// Starts `a2a-cli <args>` (a server) and returns it with the URL it printed on its first line.
+async fn start_serving(args: &[&str]) -> (tokio::process::Child, String) {
+    use tokio::io::AsyncBufReadExt;
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_a2a-cli"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let line =
+        tokio::time::timeout(Duration::from_secs(30), stdout.next_line()).await.unwrap().unwrap().unwrap();
+    let url = line.strip_prefix("Listening: ").unwrap_or_else(|| panic!("{line}")).to_owned();
+    // Keep reading stdout so the server never blocks on a full pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = stdout.next_line().await {} });
+    (child, url)
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn serve_exec_makes_a_command_an_agent() {
+    let (mut server, url) = start_serving(&[
+        "serve",
+        "--exec",
+        "tr a-z A-Z; printf 'second line\\n'",
+        "--listen",
+        "127.0.0.1:0",
+        "--name",
+        "upper",
+    ])
+    .await;
+    let output = cli(&["card", "get", "-a", &url]).await;
+    code(&output, 0);
+    assert_eq!(text_field(&stdout(&output), "Name"), "upper");
+
+    let output = cli(&["send", "-a", &url, "-o", "json", "hello"]).await;
+    code(&output, 0);
+    let task = &json(&output)["task"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED");
+    let text: String = task["artifacts"][0]["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(text, "HELLO\nsecond line\n", "stdin in, stdout out, line by line");
+
+    let output = cli(&["send", "-a", &url, "-o", "json", "--stream", "abc"]).await;
+    code(&output, 0);
+    let events = lines(&output);
+    let chunks = events.iter().filter(|e| e["artifactUpdate"].is_object()).count();
+    assert_eq!(chunks, 2, "one chunk per line: {events:?}");
+    assert_eq!(events.last().unwrap()["statusUpdate"]["status"]["state"], "TASK_STATE_COMPLETED");
+    server.kill().await.unwrap();
+
+    // A failing command: FAILED, with its exit status and stderr.
+    let (mut server, url) =
+        start_serving(&["serve", "--exec", "echo oops >&2; exit 3", "--listen", "127.0.0.1:0"]).await;
+    let output = cli(&["send", "-a", &url, "x"]).await;
+    code(&output, 0);
+    let text = stdout(&output);
+    assert_eq!(text_field(&text, "State"), "FAILED");
+    assert!(text.contains("exit status: 3: oops"), "{text}");
+    server.kill().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn demo_server_serves_the_demo_agent() {
+    let (mut server, url) = start_serving(&["demo-server", "--listen", "127.0.0.1:0"]).await;
+    let output = cli(&["send", "-a", &url, "--stream", "stream 2"]).await;
+    code(&output, 0);
+    assert!(stdout(&output).contains("chunk 0\nchunk 1\n"), "{}", stdout(&output));
+    server.kill().await.unwrap();
+}
