@@ -168,6 +168,14 @@ pub(crate) enum Command {
         #[arg(long)]
         name: Option<String>,
     },
+    /// Check a live agent against this workspace's cross-binding conformance suite (every
+    /// scenario over every binding and version its card declares). Exits 1 when a scenario fails.
+    #[cfg(feature = "conformance")]
+    Conformance {
+        /// Only these scenarios (repeatable; all when absent).
+        #[arg(long, value_name = "SCENARIO")]
+        only: Vec<String>,
+    },
     /// Configuration (read-only).
     Config {
         #[command(subcommand)]

@@ -90,10 +90,51 @@ fn run(cli: &Cli, matches: &ArgMatches, out: &Out, loaded: &config::Loaded) -> R
             Command::Webhook { command } => webhook::run(command, out).await,
             Command::Chat => chat::run(&run).await,
             Command::DemoServer { listen } => serve::demo(listen, out).await,
+            #[cfg(feature = "conformance")]
+            Command::Conformance { only } => conformance(&cli.global, only, out).await,
             Command::Serve { exec, listen, name } => serve::exec(listen, exec, name.as_deref(), out).await,
             Command::Completion { .. } | Command::Config { .. } => Ok(()),
         }
     })
+}
+
+/// `conformance`: the suite against the agent `-a` names (its origin: the suite reads the card
+/// from the well-known path). Failing scenarios are `A2ARS_CONFORMANCE_FAILED` (a vendor code,
+/// SPEC.md §11.4), exit 1.
+#[cfg(feature = "conformance")]
+async fn conformance(global: &cli::Global, only: &[String], out: &Out) -> Result<(), CliError> {
+    let Some(reference) = &global.agent_card else {
+        return Err(CliError::usage("no agent: pass -a/--agent-card <origin>"));
+    };
+    let base = match agent::CardRef::parse(reference)? {
+        agent::CardRef::Base(url) => {
+            url.trim_end_matches('/').trim_end_matches(a2a_client::AGENT_CARD_PATH).to_owned()
+        }
+        _ => {
+            return Err(CliError::usage(
+                "conformance needs the agent's origin (host or URL), not a card file or custom card URL",
+            ))
+        }
+    };
+    let options = a2a_conformance::Options { only: only.to_vec(), ..Default::default() };
+    let _spinner = out.spinner(format!("conformance of {base}"));
+    let report = a2a_conformance::check(&base, &options)
+        .await
+        .map_err(|e| CliError::local("A2ACLI_ERR_UNREACHABLE", error::exit::UNREACHABLE, format!("{e:#}")))?;
+    drop(_spinner);
+    if out.json() {
+        out.document(&report.to_json());
+    } else {
+        out.print(&report.to_string());
+    }
+    if report.passed() {
+        Ok(())
+    } else {
+        let failed = report.failures().count();
+        // In JSON the report is the one document (its failures are in it): no second one.
+        let code = if out.json() { REPORTED } else { "A2ARS_CONFORMANCE_FAILED" };
+        Err(CliError::local(code, error::exit::FAILURE, format!("{failed} scenario runs failed")))
+    }
 }
 
 /// `-o json` / `--output json` / `--output=json` / `-ojson` among the raw arguments, or

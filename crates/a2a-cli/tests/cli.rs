@@ -1351,3 +1351,37 @@ async fn demo_server_serves_the_demo_agent() {
     assert!(stdout(&output).contains("chunk 0\nchunk 1\n"), "{}", stdout(&output));
     server.kill().await.unwrap();
 }
+
+#[cfg(feature = "conformance")]
+#[tokio::test(flavor = "multi_thread")]
+async fn conformance_runs_the_suite_against_an_agent() {
+    // The reference server as its binary runs it: with the extended card its card declares.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let server = Server::builder()
+        .agent_card(a2a_server::demo::demo_card())
+        .extended_agent_card(a2a_server::demo::demo_extended_card())
+        .executor(a2a_server::demo::DemoAgent)
+        .push_destination_policy(DestinationPolicy::public_only().allowing(["127.0.0.0/8".parse().unwrap()]))
+        .spawn(listener)
+        .await
+        .unwrap();
+    let url = server.url();
+    let output = cli(&["conformance", "-a", &url, "-o", "json"]).await;
+    let report = json(&output);
+    assert_eq!(report["passed"], true, "{}", stderr(&output));
+    code(&output, 0);
+    // An agent whose card declares an extended card it does not have fails scenarios: exit 1,
+    // and in JSON the report stays the one document.
+    let lacking = start().await;
+    let output = cli(&["conformance", "-a", &lacking.url(), "-o", "json"]).await;
+    code(&output, 1);
+    assert_eq!(json(&output)["passed"], false);
+    let output = cli(&["conformance", "-a", &lacking.url()]).await;
+    code(&output, 1);
+    assert!(stderr(&output).contains("A2ARS_CONFORMANCE_FAILED"), "{}", stderr(&output));
+    lacking.shutdown().await.unwrap();
+    let dead = format!("http://127.0.0.1:{}", dead_port());
+    let output = cli(&["conformance", "-a", &dead]).await;
+    code(&output, 3);
+    server.shutdown().await.unwrap();
+}
