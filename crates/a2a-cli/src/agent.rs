@@ -271,6 +271,32 @@ fn service_params(global: &Global, card: &AgentCard) -> Result<(ServiceParams, b
     Ok((params, credentials))
 }
 
+/// Refuses to send a credential the card declares no scheme for (SPEC.md §12.4: the extended
+/// card is fetched only through a scheme the public card advertises): a bearer token needs an
+/// HTTP bearer, OAuth 2 or OpenID Connect scheme, an API key an API key scheme.
+pub(crate) fn check_credentials_declared(global: &Global, card: &AgentCard) -> Result<(), CliError> {
+    let schemes: Vec<&Scheme> = card.security_schemes.values().filter_map(|s| s.scheme.as_ref()).collect();
+    let bearer_ok = schemes.iter().any(|s| match s {
+        Scheme::HttpAuthSecurityScheme(h) => h.scheme.eq_ignore_ascii_case("bearer"),
+        Scheme::Oauth2SecurityScheme(_) | Scheme::OpenIdConnectSecurityScheme(_) => true,
+        _ => false,
+    });
+    let api_key_ok = schemes.iter().any(|s| matches!(s, Scheme::ApiKeySecurityScheme(_)));
+    let refused = |what: &str| {
+        CliError::usage(format!(
+            "not sending the {what} to the agent: its card declares no security scheme that accepts one (SPEC.md §12.4)"
+        ))
+        .hint("drop the credential, or check the agent's schemes with `a2a-cli card get`")
+    };
+    if global.bearer.is_some() && !bearer_ok {
+        return Err(refused("bearer token"));
+    }
+    if global.api_key.is_some() && !api_key_ok {
+        return Err(refused("API key"));
+    }
+    Ok(())
+}
+
 /// What the card says about credentials, for a hint.
 fn credential_hint(card: &AgentCard) -> Option<String> {
     let schemes: Vec<String> = card

@@ -227,6 +227,10 @@ pub(crate) enum CardCommand {
         /// listing every problem).
         #[arg(long)]
         validate: bool,
+        /// Fetch the authenticated extended card (GetExtendedAgentCard) instead of the public
+        /// one; a credential is only sent when the public card declares a scheme accepting it.
+        #[arg(long)]
+        extended: bool,
     },
 }
 

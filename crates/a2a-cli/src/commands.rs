@@ -67,8 +67,9 @@ impl Run<'_> {
 
     /// `card get`.
     pub(crate) async fn card(&self, command: &CardCommand) -> Result<(), CliError> {
-        let CardCommand::Get { validate } = command;
+        let CardCommand::Get { validate, extended } = command;
         let (reference, card) = agent::resolve_card(self.global, self.out).await?;
+        let card = if *extended { self.extended_card(reference.clone(), &card).await? } else { card };
         if *validate {
             let problems = card_problems(&card);
             if !problems.is_empty() {
@@ -94,6 +95,33 @@ impl Run<'_> {
             self.out.print(&output::card(&card, selected.as_deref(), self.out.verbose()));
         }
         Ok(())
+    }
+
+    /// The authenticated extended card (SPEC.md §10.1, §12.4): only when the public card declares
+    /// one, and with a credential only when the public card declares a scheme that accepts it.
+    async fn extended_card(
+        &self,
+        reference: String,
+        card: &a2a_proto::v1::AgentCard,
+    ) -> Result<a2a_proto::v1::AgentCard, CliError> {
+        agent::check_credentials_declared(self.global, card)?;
+        let agent = agent::connect(self.global, reference, card, self.out).await?;
+        if !capability(&agent, |c| c.extended_agent_card) {
+            return Err(CliError::from_a2a(
+                &a2a_core::Error::UnsupportedOperation {
+                    reason: "the agent card does not declare capabilities.extendedAgentCard".into(),
+                },
+                agent.credentials,
+            ));
+        }
+        let request = a2a_proto::v1::GetExtendedAgentCardRequest::default();
+        self.call(
+            &agent,
+            self.deadline(),
+            "GetExtendedAgentCard",
+            agent.client.get_extended_agent_card(&Self::ctx(), request),
+        )
+        .await
     }
 
     /// `send`.

@@ -1385,3 +1385,46 @@ async fn conformance_runs_the_suite_against_an_agent() {
     code(&output, 3);
     server.shutdown().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn card_get_extended_fetches_the_extended_card_through_declared_schemes_only() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let server = Server::builder()
+        .agent_card(a2a_server::demo::demo_card())
+        .extended_agent_card(a2a_server::demo::demo_extended_card())
+        .executor(a2a_server::demo::DemoAgent)
+        .spawn(listener)
+        .await
+        .unwrap();
+    let url = server.url();
+    let output = cli(&["card", "get", "-a", &url, "--extended"]).await;
+    code(&output, 0);
+    assert!(text_field(&stdout(&output), "Description").ends_with("(extended card)"), "{}", stdout(&output));
+    // The demo card declares no security scheme: a credential is not sent for it.
+    let output = cli(&["card", "get", "-a", &url, "--extended", "--bearer", "t", "-o", "json"]).await;
+    code(&output, 2);
+    assert!(json(&output)["error"]["message"].as_str().unwrap().contains("declares no security scheme"));
+    // A card that declares a bearer scheme: the token goes with the request.
+    let mut card = json(&cli(&["card", "get", "-a", &url, "-o", "json"]).await);
+    card["securitySchemes"] = serde_json::json!({"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}});
+    let dir = tempdir();
+    let path = dir.join("bearer.json");
+    std::fs::write(&path, serde_json::to_vec(&card).unwrap()).unwrap();
+    let output =
+        cli(&["card", "get", "-a", path.to_str().unwrap(), "--extended", "--bearer", "t", "-o", "json"])
+            .await;
+    code(&output, 0);
+    assert!(json(&output)["description"].as_str().unwrap().ends_with("(extended card)"));
+    // Not declared on the card: refused without a request; declared but not configured: the agent's error.
+    card["capabilities"]["extendedAgentCard"] = Value::Bool(false);
+    std::fs::write(&path, serde_json::to_vec(&card).unwrap()).unwrap();
+    let output = cli(&["card", "get", "-a", path.to_str().unwrap(), "--extended", "-o", "json"]).await;
+    code(&output, 1);
+    assert_eq!(json(&output)["error"]["code"], "UnsupportedOperationError");
+    let plain = start().await;
+    let output = cli(&["card", "get", "-a", &plain.url(), "--extended", "-o", "json"]).await;
+    code(&output, 1);
+    assert_eq!(json(&output)["error"]["code"], "ExtendedAgentCardNotConfiguredError");
+    plain.shutdown().await.unwrap();
+    server.shutdown().await.unwrap();
+}
