@@ -75,6 +75,13 @@ impl Agent {
     /// Maps an error of a call to this agent.
     pub(crate) fn error(&self, error: &Error) -> CliError {
         let mapped = CliError::from_a2a(error, self.credentials);
+        if let Error::ExtensionSupportRequired { uris } = error {
+            let flags: Vec<String> = uris.iter().map(|u| format!("--extension {u}")).collect();
+            return mapped.hint(format!(
+                "the agent requires these extensions to be declared; if the request satisfies them: {}",
+                flags.join(" ")
+            ));
+        }
         if mapped.code == "A2ACLI_ERR_CREDENTIALS_MISSING" {
             if let Some(hint) = credential_hint(self.client.card()) {
                 return mapped.hint(hint);
@@ -244,6 +251,9 @@ fn service_params(global: &Global, card: &AgentCard) -> Result<(ServiceParams, b
             return Err(CliError::usage(format!("--svc-param {raw:?} is not name:value")));
         };
         params.insert(name.trim(), value.trim());
+    }
+    if !global.extension.is_empty() {
+        params.insert(a2a_core::context::EXTENSIONS_PARAM, global.extension.join(","));
     }
     let mut credentials = false;
     if let Some(token) = &global.bearer {

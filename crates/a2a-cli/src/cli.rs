@@ -69,6 +69,10 @@ pub(crate) struct Global {
     /// `X-API-Key` header when the card declares none). Prefer A2ACLI_API_KEY.
     #[arg(long, global = true, env = "A2ACLI_API_KEY", hide_env_values = true, value_name = "KEY")]
     pub(crate) api_key: Option<String>,
+    /// Declare an A2A extension URI on every request (`A2A-Extensions`), repeatable: for
+    /// extensions the agent requires and you know the request satisfies.
+    #[arg(long, global = true, env = "A2ACLI_EXTENSION", value_delimiter = ',', value_name = "URI")]
+    pub(crate) extension: Vec<String>,
     /// An A2A service parameter `name:value` (an HTTP header or gRPC metadata), repeatable.
     #[arg(long, global = true, value_name = "NAME:VALUE")]
     pub(crate) svc_param: Vec<String>,

@@ -1428,3 +1428,35 @@ async fn card_get_extended_fetches_the_extended_card_through_declared_schemes_on
     plain.shutdown().await.unwrap();
     server.shutdown().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn required_extensions_are_declared_with_extension() {
+    let mut card = a2a_server::demo::demo_card();
+    card.capabilities.get_or_insert_with(Default::default).extensions.push(a2a_proto::v1::AgentExtension {
+        uri: "urn:a2a-cli:test".into(),
+        required: true,
+        ..Default::default()
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let server = Server::builder()
+        .agent_card(card)
+        .executor(a2a_server::demo::DemoAgent)
+        .spawn(listener)
+        .await
+        .unwrap();
+    let url = server.url();
+    let output = cli(&["card", "get", "-a", &url]).await;
+    assert_eq!(text_field(&stdout(&output), "Extension"), "urn:a2a-cli:test (required)");
+    let output = cli(&["send", "-a", &url, "-o", "json", "hi"]).await;
+    code(&output, 1);
+    let error = &json(&output)["error"];
+    assert_eq!(error["code"], "ExtensionSupportRequiredError");
+    assert!(error["hint"].as_str().unwrap().contains("--extension urn:a2a-cli:test"), "{error}");
+    let output = cli(&["send", "-a", &url, "--extension", "urn:a2a-cli:test", "hi"]).await;
+    code(&output, 0);
+    assert_eq!(text_field(&stdout(&output), "State"), "COMPLETED");
+    let output =
+        cli_in(&["task", "list", "-a", &url], None, &[("A2ACLI_EXTENSION", "urn:a2a-cli:test")], None).await;
+    code(&output, 0);
+    server.shutdown().await.unwrap();
+}
