@@ -193,7 +193,7 @@ pub(crate) async fn connect(
                 ))
             })?,
     };
-    let (params, credentials) = service_params(global, card)?;
+    let (params, credentials) = service_params(global, card, &reference, out)?;
     let mut builder = Client::builder();
     if global.insecure {
         builder = builder.http_client(http_client(global, None)?);
@@ -244,7 +244,12 @@ fn binding_order(preferred: &[Transport], card: &AgentCard) -> Vec<Binding> {
 }
 
 /// The service parameters of every call: credentials and `--svc-param`.
-fn service_params(global: &Global, card: &AgentCard) -> Result<(ServiceParams, bool), CliError> {
+fn service_params(
+    global: &Global,
+    card: &AgentCard,
+    reference: &str,
+    out: &Out,
+) -> Result<(ServiceParams, bool), CliError> {
     let mut params = ServiceParams::new();
     for raw in &global.svc_param {
         let Some((name, value)) = raw.split_once(':').filter(|(name, _)| !name.trim().is_empty()) else {
@@ -257,6 +262,11 @@ fn service_params(global: &Global, card: &AgentCard) -> Result<(ServiceParams, b
     }
     let mut credentials = false;
     if let Some(token) = &global.bearer {
+        params.insert("authorization", format!("Bearer {token}"));
+        credentials = true;
+    } else if let Some(token) = crate::auth::stored_token(reference) {
+        // `auth login`'s token for this reference (an explicit --bearer wins).
+        out.debug(format_args!("using the token `auth login` kept for {reference:?}"));
         params.insert("authorization", format!("Bearer {token}"));
         credentials = true;
     }

@@ -145,6 +145,11 @@ pub(crate) enum Command {
         #[command(subcommand)]
         command: TaskCommand,
     },
+    /// Credentials kept for an agent (OAuth 2 client credentials).
+    Auth {
+        #[command(subcommand)]
+        command: AuthCommand,
+    },
     /// An interactive conversation on a terminal: each line is a message; the context, and the
     /// task while it waits for input, carry over to the next line. Empty line or Ctrl-D ends it.
     Chat,
@@ -190,6 +195,26 @@ pub(crate) enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
+}
+
+/// `auth ...`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum AuthCommand {
+    /// Get a token with the OAuth 2 client-credentials flow the agent's card declares, and keep
+    /// it (mode 0600) for later calls to the same -a reference.
+    Login {
+        /// The OAuth client id.
+        #[arg(long, env = "A2ACLI_CLIENT_ID")]
+        client_id: String,
+        /// The OAuth client secret (prefer A2ACLI_CLIENT_SECRET).
+        #[arg(long, env = "A2ACLI_CLIENT_SECRET", hide_env_values = true)]
+        client_secret: String,
+        /// A scope to ask for, repeatable.
+        #[arg(long)]
+        scope: Vec<String>,
+    },
+    /// Forget the token kept for the -a reference.
+    Logout,
 }
 
 /// `webhook ...`.

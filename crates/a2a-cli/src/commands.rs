@@ -15,7 +15,7 @@ use futures::StreamExt;
 use serde_json::json;
 
 use crate::agent::{self, Agent};
-use crate::cli::{CardCommand, Global, PushCommand, SendArgs, TaskCommand};
+use crate::cli::{AuthCommand, CardCommand, Global, PushCommand, SendArgs, TaskCommand};
 use crate::error::{exit, CliError};
 use crate::output::{self, field, state_name, to_json, Out};
 
@@ -93,6 +93,41 @@ impl Run<'_> {
             self.out.document(&to_json(&card)?);
         } else {
             self.out.print(&output::card(&card, selected.as_deref(), self.out.verbose()));
+        }
+        Ok(())
+    }
+
+    /// `auth login` / `auth logout`.
+    pub(crate) async fn auth(&self, command: &AuthCommand) -> Result<(), CliError> {
+        match command {
+            AuthCommand::Login { client_id, client_secret, scope } => {
+                let (reference, card) = agent::resolve_card(self.global, self.out).await?;
+                let timeout = self.global.timeout.unwrap_or(Duration::from_secs(30));
+                let (scheme, path, expires_in) =
+                    crate::auth::login(&reference, &card, client_id, client_secret, scope, timeout).await?;
+                if self.out.json() {
+                    self.out.document(&json!({"scheme": scheme, "tokenFile": path, "expiresIn": expires_in}));
+                } else {
+                    let mut text = field("Logged In", "yes");
+                    text.push_str(&field("Scheme", &scheme));
+                    text.push_str(&field("Token File", path.display()));
+                    if let Some(seconds) = expires_in {
+                        text.push_str(&field("Expires In", format!("{seconds}s")));
+                    }
+                    self.out.print(&text);
+                }
+            }
+            AuthCommand::Logout => {
+                let Some(reference) = &self.global.agent_card else {
+                    return Err(CliError::usage("no agent: pass -a/--agent-card <ref>"));
+                };
+                let removed = crate::auth::logout(reference)?;
+                if self.out.json() {
+                    self.out.document(&json!({"removed": removed}));
+                } else {
+                    self.out.print(&field("Logged Out", if removed { "yes" } else { "no token was kept" }));
+                }
+            }
         }
         Ok(())
     }

@@ -6,6 +6,7 @@
 //! binding and version, every call.
 
 mod agent;
+mod auth;
 mod chat;
 mod cli;
 mod commands;
@@ -89,6 +90,7 @@ fn run(cli: &Cli, matches: &ArgMatches, out: &Out, loaded: &config::Loaded) -> R
             Command::Task { command } => run.task(command).await,
             Command::Webhook { command } => webhook::run(command, out).await,
             Command::Chat => chat::run(&run).await,
+            Command::Auth { command } => run.auth(command).await,
             Command::DemoServer { listen } => serve::demo(listen, out).await,
             #[cfg(feature = "conformance")]
             Command::Conformance { only } => conformance(&cli.global, only, out).await,

@@ -1460,3 +1460,87 @@ async fn required_extensions_are_declared_with_extension() {
     code(&output, 0);
     server.shutdown().await.unwrap();
 }
+
+/// An OAuth 2 token endpoint: client `cli` with secret `s3cret` gets the token `good`.
+async fn token_endpoint() -> String {
+    async fn token(body: String) -> axum::response::Response {
+        use axum::response::IntoResponse;
+        let form: std::collections::HashMap<String, String> =
+            url::form_urlencoded::parse(body.as_bytes()).into_owned().collect();
+        let ok = form.get("grant_type").map(String::as_str) == Some("client_credentials")
+            && form.get("client_id").map(String::as_str) == Some("cli")
+            && form.get("client_secret").map(String::as_str) == Some("s3cret");
+        let json = [(axum::http::header::CONTENT_TYPE, "application/json")];
+        if ok {
+            (json, r#"{"access_token": "good", "token_type": "Bearer", "expires_in": 3600}"#).into_response()
+        } else {
+            (axum::http::StatusCode::UNAUTHORIZED, json, r#"{"error": "invalid_client"}"#).into_response()
+        }
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/token", listener.local_addr().unwrap());
+    let app = axum::Router::new().route("/token", axum::routing::post(token));
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    url
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn auth_login_keeps_a_client_credentials_token_and_later_calls_use_it() {
+    let (_url, served) = start_guarded().await;
+    let token_url = token_endpoint().await;
+    let dir = tempdir();
+    let mut card = served.clone();
+    card["securitySchemes"] = serde_json::json!({
+        "oauth": {"oauth2SecurityScheme": {"flows": {"clientCredentials": {"tokenUrl": token_url, "scopes": {}}}}}
+    });
+    let path = dir.join("oauth.json");
+    std::fs::write(&path, serde_json::to_vec(&card).unwrap()).unwrap();
+    let card_ref = path.to_str().unwrap();
+    let config_home = dir.join("config");
+    let env = [("XDG_CONFIG_HOME", config_home.to_str().unwrap())];
+
+    // Before login: refused, missing credentials.
+    let output = cli_in(&["task", "list", "-a", card_ref], None, &env, None).await;
+    code(&output, 4);
+    // A wrong secret: refused by the token endpoint, nothing kept.
+    let output = cli_in(
+        &["auth", "login", "-a", card_ref, "--client-id", "cli", "--client-secret", "nope"],
+        None,
+        &env,
+        None,
+    )
+    .await;
+    code(&output, 4);
+    assert!(stderr(&output).contains("A2ACLI_ERR_AUTH_FAILED"), "{}", stderr(&output));
+    // Login (the secret from the environment), then calls carry the token.
+    let output = cli_in(
+        &["auth", "login", "-a", card_ref, "--client-id", "cli"],
+        None,
+        &[env[0], ("A2ACLI_CLIENT_SECRET", "s3cret")],
+        None,
+    )
+    .await;
+    code(&output, 0);
+    let text = stdout(&output);
+    assert_eq!(text_field(&text, "Scheme"), "oauth");
+    let file = std::path::PathBuf::from(text_field(&text, "Token File"));
+    assert!(file.starts_with(&config_home), "{}", file.display());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600, "owner-only");
+    }
+    let output = cli_in(&["task", "list", "-a", card_ref], None, &env, None).await;
+    code(&output, 0);
+    let output = cli_in(&["send", "-a", card_ref, "hi"], None, &env, None).await;
+    code(&output, 0);
+    // An explicit --bearer wins over the kept token.
+    let output = cli_in(&["task", "list", "-a", card_ref, "--bearer", "bad"], None, &env, None).await;
+    code(&output, 4);
+    // Logout forgets it.
+    let output = cli_in(&["auth", "logout", "-a", card_ref], None, &env, None).await;
+    code(&output, 0);
+    assert_eq!(text_field(&stdout(&output), "Logged Out"), "yes");
+    let output = cli_in(&["task", "list", "-a", card_ref], None, &env, None).await;
+    code(&output, 4);
+}
