@@ -1,5 +1,6 @@
-//! `auth login` (SPEC.md §12.2): OAuth 2.1 client credentials against the token URL the agent's
-//! card declares, the token kept per agent reference in a file only its owner can read
+//! `auth login` (SPEC.md §12.2): OAuth 2.1 client credentials (with a client secret) or the
+//! device authorization grant (RFC 8628, without one) against the URLs the agent's card declares,
+//! the token kept per agent reference in a file only its owner can read
 //! (`~/.config/a2a-cli/tokens/`, mode 0600) and attached as the bearer token of later calls to
 //! the same `-a` reference until it expires. `auth logout` removes it. An explicit `--bearer`
 //! always wins. These files hold credentials, never session state (task or context ids).
@@ -46,68 +47,156 @@ pub(crate) fn stored_token(reference: &str) -> Option<String> {
     (expires > now() + 5).then(|| value.get("accessToken")?.as_str().map(str::to_owned))?
 }
 
-/// The client-credentials token URL the card declares, with the scheme's name.
-fn token_url(card: &AgentCard) -> Option<(String, String)> {
+/// The OAuth flows the card declares: (scheme name, token URL) for client credentials, and
+/// (scheme name, device authorization URL, token URL) for the device code grant.
+#[allow(clippy::type_complexity)]
+fn flows(card: &AgentCard) -> (Option<(String, String)>, Option<(String, String, String)>) {
     let mut schemes: Vec<_> = card.security_schemes.iter().collect();
     schemes.sort_by(|a, b| a.0.cmp(b.0));
-    schemes.into_iter().find_map(|(name, scheme)| match &scheme.scheme {
-        Some(Scheme::Oauth2SecurityScheme(oauth)) => match oauth.flows.as_ref()?.flow.as_ref()? {
-            Flow::ClientCredentials(flow) if !flow.token_url.is_empty() => {
-                Some((name.clone(), flow.token_url.clone()))
+    let (mut client, mut device) = (None, None);
+    for (name, scheme) in schemes {
+        let Some(Scheme::Oauth2SecurityScheme(oauth)) = &scheme.scheme else { continue };
+        match oauth.flows.as_ref().and_then(|f| f.flow.as_ref()) {
+            Some(Flow::ClientCredentials(flow)) if !flow.token_url.is_empty() && client.is_none() => {
+                client = Some((name.clone(), flow.token_url.clone()));
             }
-            _ => None,
-        },
-        _ => None,
-    })
+            Some(Flow::DeviceCode(flow))
+                if !flow.token_url.is_empty()
+                    && !flow.device_authorization_url.is_empty()
+                    && device.is_none() =>
+            {
+                device = Some((name.clone(), flow.device_authorization_url.clone(), flow.token_url.clone()));
+            }
+            _ => {}
+        }
+    }
+    (client, device)
 }
 
-/// `auth login`: fetches a token with the client credentials and stores it for `reference`.
-/// Returns the scheme name and where the token is kept.
-pub(crate) async fn login(
-    reference: &str,
-    card: &AgentCard,
-    client_id: &str,
-    client_secret: &str,
-    scopes: &[String],
-    timeout: Duration,
-) -> Result<(String, PathBuf, Option<u64>), CliError> {
-    let (scheme, url) = token_url(card).ok_or_else(|| {
-        CliError::usage("the agent card declares no OAuth 2 client-credentials flow (securitySchemes.*.oauth2SecurityScheme.flows.clientCredentials)")
-    })?;
+/// POSTs a form, returning the status and the JSON body (`null` when it has none).
+async fn post_form(
+    http: &reqwest::Client,
+    url: &str,
+    pairs: &[(&str, &str)],
+) -> Result<(reqwest::StatusCode, Value), CliError> {
     let mut form = url::form_urlencoded::Serializer::new(String::new());
-    form.append_pair("grant_type", "client_credentials");
-    form.append_pair("client_id", client_id);
-    form.append_pair("client_secret", client_secret);
-    if !scopes.is_empty() {
-        form.append_pair("scope", &scopes.join(" "));
+    for (name, value) in pairs {
+        form.append_pair(name, value);
     }
-    let http =
-        reqwest::Client::builder().timeout(timeout).build().map_err(|e| CliError::internal(e.to_string()))?;
     let response = http
-        .post(&url)
+        .post(url)
         .header(reqwest::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
         .header(reqwest::header::ACCEPT, "application/json")
         .body(form.finish())
         .send()
         .await
-        .map_err(|e| {
-            CliError::local(
-                "A2ACLI_ERR_UNREACHABLE",
-                exit::UNREACHABLE,
-                format!("the token endpoint {url}: {e}"),
-            )
-        })?;
+        .map_err(|e| CliError::local("A2ACLI_ERR_UNREACHABLE", exit::UNREACHABLE, format!("{url}: {e}")))?;
     let status = response.status();
-    let body: Value =
-        serde_json::from_slice(&response.bytes().await.unwrap_or_default()).unwrap_or(Value::Null);
-    if !status.is_success() {
-        let why = body.get("error").and_then(Value::as_str).unwrap_or("no error code");
-        return Err(CliError::local(
-            "A2ACLI_ERR_AUTH_FAILED",
-            exit::AUTH,
-            format!("the token endpoint {url} refused the client credentials: HTTP {status}, {why}"),
-        ));
-    }
+    let body = serde_json::from_slice(&response.bytes().await.unwrap_or_default()).unwrap_or(Value::Null);
+    Ok((status, body))
+}
+
+fn refused(url: &str, status: reqwest::StatusCode, body: &Value) -> CliError {
+    let why = body.get("error").and_then(Value::as_str).unwrap_or("no error code");
+    CliError::local(
+        "A2ACLI_ERR_AUTH_FAILED",
+        exit::AUTH,
+        format!("the token endpoint {url} refused: HTTP {status}, {why}"),
+    )
+}
+
+/// `auth login`: fetches a token and stores it for `reference`: with `client_secret`, the
+/// client-credentials grant; without, the device authorization grant (the user is told on stderr
+/// where to go and which code to enter, through `instruct`). Returns the scheme name, where the
+/// token is kept and its lifetime.
+pub(crate) async fn login(
+    reference: &str,
+    card: &AgentCard,
+    client_id: &str,
+    client_secret: Option<&str>,
+    scopes: &[String],
+    timeout: Duration,
+    instruct: impl Fn(&str),
+) -> Result<(String, PathBuf, Option<u64>), CliError> {
+    let http = reqwest::Client::builder()
+        .timeout(timeout.min(Duration::from_secs(60)))
+        .build()
+        .map_err(|e| CliError::internal(e.to_string()))?;
+    let scope = scopes.join(" ");
+    let (client_flow, device_flow) = flows(card);
+    let (scheme, url, body) = match client_secret {
+        Some(secret) => {
+            let (scheme, url) = client_flow.ok_or_else(|| {
+                CliError::usage("the agent card declares no OAuth 2 client-credentials flow (securitySchemes.*.oauth2SecurityScheme.flows.clientCredentials)")
+            })?;
+            let mut pairs = vec![
+                ("grant_type", "client_credentials"),
+                ("client_id", client_id),
+                ("client_secret", secret),
+            ];
+            if !scope.is_empty() {
+                pairs.push(("scope", &scope));
+            }
+            let (status, body) = post_form(&http, &url, &pairs).await?;
+            if !status.is_success() {
+                return Err(refused(&url, status, &body));
+            }
+            (scheme, url, body)
+        }
+        None => {
+            let (scheme, device_url, url) = device_flow.ok_or_else(|| {
+                CliError::usage("the agent card declares no OAuth 2 device-code flow: give --client-secret for the client-credentials flow")
+            })?;
+            let mut pairs = vec![("client_id", client_id)];
+            if !scope.is_empty() {
+                pairs.push(("scope", &scope));
+            }
+            let (status, grant) = post_form(&http, &device_url, &pairs).await?;
+            if !status.is_success() {
+                return Err(refused(&device_url, status, &grant));
+            }
+            let text = |name: &str| grant.get(name).and_then(Value::as_str).map(str::to_owned);
+            let (Some(device_code), Some(user_code)) = (text("device_code"), text("user_code")) else {
+                return Err(CliError::local(
+                    "A2ACLI_ERR_AUTH_FAILED",
+                    exit::AUTH,
+                    format!("{device_url} answered without a device_code and user_code"),
+                ));
+            };
+            let verification =
+                text("verification_uri_complete").or_else(|| text("verification_uri")).unwrap_or_default();
+            instruct(&format!("to log in, open {verification} and enter the code {user_code}"));
+            let mut interval =
+                Duration::from_secs(grant.get("interval").and_then(Value::as_u64).unwrap_or(5).max(1));
+            let deadline = std::time::Instant::now()
+                + timeout
+                    .min(Duration::from_secs(grant.get("expires_in").and_then(Value::as_u64).unwrap_or(900)));
+            loop {
+                if std::time::Instant::now() + interval > deadline {
+                    return Err(CliError::local(
+                        "A2ACLI_ERR_TIMEOUT",
+                        exit::TIMEOUT,
+                        "the device code expired before the login was completed",
+                    ));
+                }
+                tokio::time::sleep(interval).await;
+                let pairs = [
+                    ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
+                    ("device_code", device_code.as_str()),
+                    ("client_id", client_id),
+                ];
+                let (status, body) = post_form(&http, &url, &pairs).await?;
+                if status.is_success() {
+                    break (scheme, url, body);
+                }
+                match body.get("error").and_then(Value::as_str) {
+                    Some("authorization_pending") => {}
+                    Some("slow_down") => interval += Duration::from_secs(5),
+                    _ => return Err(refused(&url, status, &body)),
+                }
+            }
+        }
+    };
     let token = body.get("access_token").and_then(Value::as_str).ok_or_else(|| {
         CliError::local(
             "A2ACLI_ERR_AUTH_FAILED",

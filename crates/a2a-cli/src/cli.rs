@@ -200,15 +200,18 @@ pub(crate) enum Command {
 /// `auth ...`.
 #[derive(Debug, Subcommand)]
 pub(crate) enum AuthCommand {
-    /// Get a token with the OAuth 2 client-credentials flow the agent's card declares, and keep
-    /// it (mode 0600) for later calls to the same -a reference.
+    /// Get a token with the OAuth 2 flow the agent's card declares (client credentials, or the
+    /// device code without a secret), and keep it (mode 0600) for later calls to the same -a
+    /// reference.
     Login {
         /// The OAuth client id.
         #[arg(long, env = "A2ACLI_CLIENT_ID")]
         client_id: String,
-        /// The OAuth client secret (prefer A2ACLI_CLIENT_SECRET).
+        /// The OAuth client secret (prefer A2ACLI_CLIENT_SECRET): the client-credentials flow.
+        /// Without it, the device-code flow (RFC 8628): the URL to open and the code to enter
+        /// are printed on stderr, and the login waits until it is completed (--timeout bounds it).
         #[arg(long, env = "A2ACLI_CLIENT_SECRET", hide_env_values = true)]
-        client_secret: String,
+        client_secret: Option<String>,
         /// A scope to ask for, repeatable.
         #[arg(long)]
         scope: Vec<String>,

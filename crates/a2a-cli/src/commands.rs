@@ -102,9 +102,17 @@ impl Run<'_> {
         match command {
             AuthCommand::Login { client_id, client_secret, scope } => {
                 let (reference, card) = agent::resolve_card(self.global, self.out).await?;
-                let timeout = self.global.timeout.unwrap_or(Duration::from_secs(30));
-                let (scheme, path, expires_in) =
-                    crate::auth::login(&reference, &card, client_id, client_secret, scope, timeout).await?;
+                let timeout = self.global.timeout.unwrap_or(Duration::from_secs(900));
+                let (scheme, path, expires_in) = crate::auth::login(
+                    &reference,
+                    &card,
+                    client_id,
+                    client_secret.as_deref(),
+                    scope,
+                    timeout,
+                    |text| self.out.note(text),
+                )
+                .await?;
                 if self.out.json() {
                     self.out.document(&json!({"scheme": scheme, "tokenFile": path, "expiresIn": expires_in}));
                 } else {

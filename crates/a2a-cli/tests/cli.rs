@@ -1461,25 +1461,59 @@ async fn required_extensions_are_declared_with_extension() {
     server.shutdown().await.unwrap();
 }
 
-/// An OAuth 2 token endpoint: client `cli` with secret `s3cret` gets the token `good`.
+/// Device-code token polls answered so far.
+static DEVICE_POLLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// An OAuth 2 server: `/token` gives the token `good` to client `cli` with secret `s3cret`
+/// (client credentials) or, for the device code `dc1`, after one `authorization_pending`;
+/// `/device` starts the device grant. Returns its base URL.
 async fn token_endpoint() -> String {
-    async fn token(body: String) -> axum::response::Response {
-        use axum::response::IntoResponse;
-        let form: std::collections::HashMap<String, String> =
-            url::form_urlencoded::parse(body.as_bytes()).into_owned().collect();
-        let ok = form.get("grant_type").map(String::as_str) == Some("client_credentials")
-            && form.get("client_id").map(String::as_str) == Some("cli")
-            && form.get("client_secret").map(String::as_str) == Some("s3cret");
-        let json = [(axum::http::header::CONTENT_TYPE, "application/json")];
-        if ok {
-            (json, r#"{"access_token": "good", "token_type": "Bearer", "expires_in": 3600}"#).into_response()
-        } else {
-            (axum::http::StatusCode::UNAUTHORIZED, json, r#"{"error": "invalid_client"}"#).into_response()
-        }
+    use axum::response::IntoResponse;
+    fn form(body: &str) -> std::collections::HashMap<String, String> {
+        url::form_urlencoded::parse(body.as_bytes()).into_owned().collect()
     }
+    fn json() -> [(axum::http::HeaderName, &'static str); 1] {
+        [(axum::http::header::CONTENT_TYPE, "application/json")]
+    }
+    let token = move |body: String| async move {
+        let form = form(&body);
+        let field = |name: &str| form.get(name).map(String::as_str);
+        let granted = (json(), r#"{"access_token": "good", "token_type": "Bearer", "expires_in": 3600}"#);
+        match field("grant_type") {
+            Some("client_credentials")
+                if field("client_id") == Some("cli") && field("client_secret") == Some("s3cret") =>
+            {
+                granted.into_response()
+            }
+            Some("urn:ietf:params:oauth:grant-type:device_code") if field("device_code") == Some("dc1") => {
+                if DEVICE_POLLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+                    (axum::http::StatusCode::BAD_REQUEST, json(), r#"{"error": "authorization_pending"}"#)
+                        .into_response()
+                } else {
+                    granted.into_response()
+                }
+            }
+            _ => (axum::http::StatusCode::UNAUTHORIZED, json(), r#"{"error": "invalid_client"}"#)
+                .into_response(),
+        }
+    };
+    let device = move |body: String| async move {
+        if form(&body).get("client_id").map(String::as_str) != Some("cli") {
+            return (
+                axum::http::StatusCode::UNAUTHORIZED,
+                json(),
+                r#"{"error": "invalid_client"}"#.to_owned(),
+            )
+                .into_response();
+        }
+        let grant = r#"{"device_code": "dc1", "user_code": "ABCD-1234", "verification_uri": "https://example.com/verify", "interval": 1, "expires_in": 60}"#;
+        (json(), grant.to_owned()).into_response()
+    };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/token", listener.local_addr().unwrap());
-    let app = axum::Router::new().route("/token", axum::routing::post(token));
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let app = axum::Router::new()
+        .route("/token", axum::routing::post(token))
+        .route("/device", axum::routing::post(device));
     tokio::spawn(async move { axum::serve(listener, app).await });
     url
 }
@@ -1487,7 +1521,7 @@ async fn token_endpoint() -> String {
 #[tokio::test(flavor = "multi_thread")]
 async fn auth_login_keeps_a_client_credentials_token_and_later_calls_use_it() {
     let (_url, served) = start_guarded().await;
-    let token_url = token_endpoint().await;
+    let token_url = format!("{}/token", token_endpoint().await);
     let dir = tempdir();
     let mut card = served.clone();
     card["securitySchemes"] = serde_json::json!({
@@ -1543,4 +1577,41 @@ async fn auth_login_keeps_a_client_credentials_token_and_later_calls_use_it() {
     assert_eq!(text_field(&stdout(&output), "Logged Out"), "yes");
     let output = cli_in(&["task", "list", "-a", card_ref], None, &env, None).await;
     code(&output, 4);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn auth_login_without_a_secret_is_the_device_code_flow() {
+    let (_url, served) = start_guarded().await;
+    let oauth = token_endpoint().await;
+    let dir = tempdir();
+    let mut card = served.clone();
+    card["securitySchemes"] = serde_json::json!({
+        "oauth": {"oauth2SecurityScheme": {"flows": {"deviceCode": {
+            "deviceAuthorizationUrl": format!("{oauth}/device"), "tokenUrl": format!("{oauth}/token"), "scopes": {}
+        }}}}
+    });
+    let path = dir.join("device.json");
+    std::fs::write(&path, serde_json::to_vec(&card).unwrap()).unwrap();
+    let card_ref = path.to_str().unwrap();
+    let config_home = dir.join("config");
+    let env = [("XDG_CONFIG_HOME", config_home.to_str().unwrap())];
+    let output = cli_in(&["auth", "login", "-a", card_ref, "--client-id", "cli"], None, &env, None).await;
+    code(&output, 0);
+    let diagnostics = stderr(&output);
+    assert!(
+        diagnostics.contains("open https://example.com/verify and enter the code ABCD-1234"),
+        "{diagnostics}"
+    );
+    assert!(DEVICE_POLLS.load(std::sync::atomic::Ordering::SeqCst) >= 2, "polled until authorized");
+    let output = cli_in(&["task", "list", "-a", card_ref], None, &env, None).await;
+    code(&output, 0);
+    // The client-credentials flow is not declared on this card: asking for it is a usage error.
+    let output = cli_in(
+        &["auth", "login", "-a", card_ref, "--client-id", "cli", "--client-secret", "x"],
+        None,
+        &env,
+        None,
+    )
+    .await;
+    code(&output, 2);
 }
