@@ -1,5 +1,6 @@
-//! `auth login` (SPEC.md §12.2): OAuth 2.1 client credentials (with a client secret) or the
-//! device authorization grant (RFC 8628, without one) against the URLs the agent's card declares,
+//! `auth login` (SPEC.md §12.2, §12.3): OAuth 2.1 client credentials (with a client secret) or
+//! the device authorization grant (RFC 8628, without one) against the URLs the agent's card
+//! declares (an OAuth 2 scheme's flows, or an OpenID Connect scheme's discovery document),
 //! the token kept per agent reference in a file only its owner can read
 //! (`~/.config/a2a-cli/tokens/`, mode 0600) and attached as the bearer token of later calls to
 //! the same `-a` reference until it expires. `auth logout` removes it. An explicit `--bearer`
@@ -73,6 +74,38 @@ fn flows(card: &AgentCard) -> (Option<(String, String)>, Option<(String, String,
     (client, device)
 }
 
+/// The discovery document of the card's first OpenID Connect scheme, with the scheme's name.
+async fn discover_oidc(
+    card: &AgentCard,
+    http: &reqwest::Client,
+) -> Result<Option<(String, Value)>, CliError> {
+    let mut schemes: Vec<_> = card.security_schemes.iter().collect();
+    schemes.sort_by(|a, b| a.0.cmp(b.0));
+    let Some((name, url)) = schemes.into_iter().find_map(|(name, s)| match &s.scheme {
+        Some(Scheme::OpenIdConnectSecurityScheme(o)) if !o.open_id_connect_url.is_empty() => {
+            Some((name.clone(), o.open_id_connect_url.clone()))
+        }
+        _ => None,
+    }) else {
+        return Ok(None);
+    };
+    let unreachable =
+        |e: String| CliError::local("A2ACLI_ERR_UNREACHABLE", exit::UNREACHABLE, format!("{url}: {e}"));
+    let response = http
+        .get(&url)
+        .header(reqwest::header::ACCEPT, "application/json")
+        .send()
+        .await
+        .map_err(|e| unreachable(e.to_string()))?;
+    if !response.status().is_success() {
+        return Err(unreachable(format!("HTTP {}", response.status())));
+    }
+    let bytes = response.bytes().await.map_err(|e| unreachable(e.to_string()))?;
+    let document: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| unreachable(format!("not an OpenID Connect discovery document: {e}")))?;
+    Ok(Some((name, document)))
+}
+
 /// POSTs a form, returning the status and the JSON body (`null` when it has none).
 async fn post_form(
     http: &reqwest::Client,
@@ -123,7 +156,19 @@ pub(crate) async fn login(
         .build()
         .map_err(|e| CliError::internal(e.to_string()))?;
     let scope = scopes.join(" ");
-    let (client_flow, device_flow) = flows(card);
+    let (mut client_flow, mut device_flow) = flows(card);
+    if client_flow.is_none() && device_flow.is_none() {
+        // OpenID Connect (SPEC.md §12.3): the same grants, at the endpoints its discovery document
+        // names.
+        if let Some((scheme, discovered)) = discover_oidc(card, &http).await? {
+            let text = |name: &str| discovered.get(name).and_then(Value::as_str).map(str::to_owned);
+            if let Some(token) = text("token_endpoint") {
+                device_flow =
+                    text("device_authorization_endpoint").map(|d| (scheme.clone(), d, token.clone()));
+                client_flow = Some((scheme, token));
+            }
+        }
+    }
     let (scheme, url, body) = match client_secret {
         Some(secret) => {
             let (scheme, url) = client_flow.ok_or_else(|| {

@@ -1511,9 +1511,19 @@ async fn token_endpoint() -> String {
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
+    let base = url.clone();
+    let discovery = move || async move {
+        let document = serde_json::json!({
+            "issuer": base,
+            "token_endpoint": format!("{base}/token"),
+            "device_authorization_endpoint": format!("{base}/device"),
+        });
+        (json(), document.to_string()).into_response()
+    };
     let app = axum::Router::new()
         .route("/token", axum::routing::post(token))
-        .route("/device", axum::routing::post(device));
+        .route("/device", axum::routing::post(device))
+        .route("/.well-known/openid-configuration", axum::routing::get(discovery));
     tokio::spawn(async move { axum::serve(listener, app).await });
     url
 }
@@ -1614,4 +1624,35 @@ async fn auth_login_without_a_secret_is_the_device_code_flow() {
     )
     .await;
     code(&output, 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn auth_login_with_openid_connect_uses_its_discovered_token_endpoint() {
+    let (_url, served) = start_guarded().await;
+    let issuer = token_endpoint().await;
+    let dir = tempdir();
+    let mut card = served.clone();
+    card["securitySchemes"] = serde_json::json!({
+        "oidc": {"openIdConnectSecurityScheme": {"openIdConnectUrl": format!("{issuer}/.well-known/openid-configuration")}}
+    });
+    let path = dir.join("oidc.json");
+    std::fs::write(&path, serde_json::to_vec(&card).unwrap()).unwrap();
+    let card_ref = path.to_str().unwrap();
+    let config_home = dir.join("config");
+    let env = [("XDG_CONFIG_HOME", config_home.to_str().unwrap())];
+    let output = cli_in(
+        &["auth", "login", "-a", card_ref, "--client-id", "cli", "--client-secret", "s3cret"],
+        None,
+        &env,
+        None,
+    )
+    .await;
+    code(&output, 0);
+    assert_eq!(text_field(&stdout(&output), "Scheme"), "oidc");
+    let output = cli_in(&["send", "-a", card_ref, "hi"], None, &env, None).await;
+    code(&output, 0);
+    // --extended accepts the token for an OIDC scheme too.
+    let output =
+        cli_in(&["card", "get", "-a", card_ref, "--extended", "--bearer", "good"], None, &env, None).await;
+    assert_ne!(output.status.code(), Some(2), "a bearer token goes to an OIDC scheme: {}", stderr(&output));
 }
