@@ -157,7 +157,9 @@ fn card_error(error: &Error, reference: &str) -> CliError {
 /// The HTTP client for the card and the HTTP bindings: certificate verification off only with
 /// `--insecure`.
 fn http_client(global: &Global, timeout: Option<std::time::Duration>) -> Result<reqwest::Client, CliError> {
-    let mut builder = reqwest::Client::builder().danger_accept_invalid_certs(global.insecure);
+    let mut builder = reqwest::Client::builder()
+        .danger_accept_invalid_certs(global.insecure)
+        .connection_verbose(global.debug);
     if let Some(timeout) = timeout {
         builder = builder.timeout(timeout);
     }
@@ -195,7 +197,7 @@ pub(crate) async fn connect(
     };
     let (params, credentials) = service_params(global, card, &reference, out)?;
     let mut builder = Client::builder();
-    if global.insecure {
+    if global.insecure || global.debug {
         builder = builder.http_client(http_client(global, None)?);
     }
     let builder = builder
@@ -265,6 +267,7 @@ fn service_params(
         params.insert("authorization", format!("Bearer {token}"));
         credentials = true;
     } else if let Some(token) = crate::auth::stored_token(reference) {
+        crate::wire::secret(&token);
         // `auth login`'s token for this reference (an explicit --bearer wins).
         out.debug(format_args!("using the token `auth login` kept for {reference:?}"));
         params.insert("authorization", format!("Bearer {token}"));

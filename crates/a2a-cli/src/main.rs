@@ -15,6 +15,7 @@ mod error;
 mod output;
 mod serve;
 mod webhook;
+mod wire;
 
 use std::process::ExitCode;
 
@@ -41,6 +42,17 @@ fn main() -> ExitCode {
         Err(error) => return usage_error(error, json),
     };
     let out = Out::new(cli.global.output, cli.global.verbose, cli.global.debug);
+    if cli.global.debug {
+        for credential in [&cli.global.bearer, &cli.global.api_key].into_iter().flatten() {
+            wire::secret(credential);
+        }
+        if let Command::Auth { command: cli::AuthCommand::Login { client_secret: Some(secret), .. } } =
+            &cli.command
+        {
+            wire::secret(secret);
+        }
+        wire::enable();
+    }
     for warning in &loaded.warnings {
         out.warn(warning);
     }

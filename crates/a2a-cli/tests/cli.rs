@@ -627,6 +627,16 @@ async fn transport_version_and_credentials_are_chosen_by_flags() {
     assert!(diagnostics.contains("service parameter authorization: <redacted"), "{diagnostics}");
     assert!(diagnostics.contains("service parameter x-trace: abc"), "{diagnostics}");
 
+    // The wire log: the raw exchange of the HTTP bindings, credentials redacted.
+    let output =
+        cli(&["send", "-a", &url, "--debug", "--bearer", "t0p-s3cret", "--transport", "jsonrpc", "wired"])
+            .await;
+    code(&output, 0);
+    let diagnostics = stderr(&output);
+    assert!(diagnostics.contains("wire: ") && diagnostics.contains("SendMessage"), "{diagnostics}");
+    assert!(diagnostics.contains("GET /.well-known/agent-card.json"), "the card fetch too: {diagnostics}");
+    assert!(!diagnostics.contains("t0p-s3cret"), "{diagnostics}");
+
     // --insecure is never silent, and louder with a credential.
     let output = cli(&["task", "list", "-a", &url, "--insecure", "--bearer", "t"]).await;
     code(&output, 0);
