@@ -305,6 +305,12 @@ pub(crate) fn card(card: &AgentCard, selected: Option<&str>, verbose: bool) -> S
         let kind = scheme.scheme.as_ref().map_or_else(|| "unspecified".to_owned(), crate::agent::scheme_kind);
         text.push_str(&field("Security Scheme", format!("{name}: {kind}")));
     }
+    // Never "verified": a2a-cli does not verify JWS card signatures (SPEC.md §10.1).
+    let signatures = match card.signatures.len() {
+        0 => "absent".to_owned(),
+        n => format!("{n}, unverifiable (a2a-cli does not verify card signatures)"),
+    };
+    text.push_str(&field("Signatures", signatures));
     for skill in &card.skills {
         text.push_str(&field("Skill", format!("{}: {}", skill.id, skill.name)));
         if verbose {

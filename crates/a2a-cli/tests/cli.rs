@@ -127,6 +127,7 @@ async fn card_get_from_an_origin_a_full_url_and_a_file() {
     assert_eq!(text_field(&text, "Streaming"), "yes");
     assert_eq!(text_field(&text, "Selected Interface"), format!("JSONRPC 1.0 at {url}"));
     assert!(text.contains("Skill: stream: Stream"), "{text}");
+    assert_eq!(text_field(&text, "Signatures"), "absent", "an unsigned card is not a failure");
     assert!(!text.contains('\x1b'), "no control sequences");
 
     let full = format!("{url}/.well-known/agent-card.json");
@@ -145,6 +146,14 @@ async fn card_get_from_an_origin_a_full_url_and_a_file() {
     let output = cli(&["card", "get", "-a", path.to_str().unwrap()]).await;
     code(&output, 0);
     assert_eq!(text_field(&stdout(&output), "Name"), "A2A Rust reference agent");
+    // A signed card is reported as such, never as verified.
+    let mut signed = card.clone();
+    signed["signatures"] = serde_json::json!([{"protected": "eyJhbGciOiJFUzI1NiJ9", "signature": "c2ln"}]);
+    let signed_path = dir.join("signed.json");
+    std::fs::write(&signed_path, serde_json::to_vec(&signed).unwrap()).unwrap();
+    let output = cli(&["card", "get", "-a", signed_path.to_str().unwrap()]).await;
+    code(&output, 0);
+    assert!(text_field(&stdout(&output), "Signatures").starts_with("1, unverifiable"), "{}", stdout(&output));
     let file_url = format!("file://{}", path.display());
     let output = cli(&["send", "-a", &file_url, "from a file card"]).await;
     code(&output, 0);
