@@ -6,7 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use a2a_core::context::VERSION_PARAM;
-use a2a_core::{A2aService, CallContext, Error, EventStream, ProtocolVersion, Result};
+use a2a_core::{A2aService, CallContext, Error, EventStream, ProtocolVersion, Result, ServiceParams};
 use a2a_proto::v1::{
     AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
     GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
@@ -17,7 +17,9 @@ use a2a_v03::V03;
 use async_trait::async_trait;
 
 use crate::binding::Binding;
+use crate::card_cache::CardCache;
 use crate::negotiate::{self, Selected};
+use crate::resilience::RetryPolicy;
 
 /// The well-known path of the agent card (spec 8.2), appended to the base URL by
 /// [`ClientBuilder::connect`].
@@ -29,12 +31,16 @@ pub const AGENT_CARD_PATH: &str = "/.well-known/agent-card.json";
 ///
 /// Requests whose `tenant` is empty carry the selected interface's tenant, if it declares one
 /// (spec 8.3.2); the `A2A-Version` sent is always the negotiated version, whatever the
-/// [`CallContext`] says. Cloning is cheap (the binding client is shared).
+/// [`CallContext`] says; the builder's [default parameters](ClientBuilder::service_params)
+/// (credentials, extensions, any service parameter) go with every call on every binding, under
+/// the call's own. Cloning is cheap (the binding client is shared).
 #[derive(Clone)]
 pub struct Client {
     inner: Arc<dyn A2aService>,
     selected: Selected,
     card: Arc<AgentCard>,
+    defaults: Arc<ServiceParams>,
+    pub(crate) retry: RetryPolicy,
 }
 
 impl Client {
@@ -69,19 +75,33 @@ impl Client {
         }
     }
 
-    /// `ctx` asking for the negotiated version: a 1.0 client must not send a caller's
-    /// `A2A-Version: 0.3` with 1.0 requests (the 0.3 clients set 0.3 themselves).
+    /// The service parameters sent with every call (see
+    /// [`ClientBuilder::service_params`]).
+    pub fn service_params(&self) -> &ServiceParams {
+        &self.defaults
+    }
+
+    /// `ctx` with the builder's default parameters under its own, asking for the negotiated
+    /// version: a 1.0 client must not send a caller's `A2A-Version: 0.3` with 1.0 requests (the
+    /// 0.3 clients set 0.3 themselves).
     fn ctx<'a>(&self, ctx: &'a CallContext) -> Cow<'a, CallContext> {
         let version = self.selected.protocol_version();
         let asked = ctx.params.version().map(|v| ProtocolVersion::resolve(Some(v), &[version]));
-        match asked {
-            Some(Err(_)) if version == ProtocolVersion::V1_0 => {
-                let mut ctx = ctx.clone();
-                ctx.params.insert(VERSION_PARAM, version.as_str());
-                Cow::Owned(ctx)
-            }
-            _ => Cow::Borrowed(ctx),
+        let fix_version = version == ProtocolVersion::V1_0 && matches!(asked, Some(Err(_)));
+        let missing_default = self.defaults.iter().any(|(name, _)| ctx.params.get(name).is_none());
+        if !fix_version && !missing_default {
+            return Cow::Borrowed(ctx);
         }
+        let mut ctx = ctx.clone();
+        for (name, value) in self.defaults.iter() {
+            if ctx.params.get(name).is_none() {
+                ctx.params.insert(name, value);
+            }
+        }
+        if fix_version {
+            ctx.params.insert(VERSION_PARAM, version.as_str());
+        }
+        Cow::Owned(ctx)
     }
 }
 
@@ -102,6 +122,9 @@ pub struct ClientBuilder {
     bindings: Option<Vec<Binding>>,
     version: Option<ProtocolVersion>,
     http: Option<reqwest::Client>,
+    params: ServiceParams,
+    retry: RetryPolicy,
+    cache: Option<CardCache>,
 }
 
 impl ClientBuilder {
@@ -137,6 +160,35 @@ impl ClientBuilder {
         self
     }
 
+    /// Service parameters sent with every call of the clients this builder makes, on every
+    /// binding (HTTP headers for JSON-RPC and REST, metadata for gRPC): the one place for a
+    /// client's defaults, e.g. `authorization`, an API key header, `A2A-Extensions`. A call's
+    /// own [`CallContext`] parameter of the same name wins. `A2A-Version` is always the
+    /// negotiated version whatever is given here. They are not sent when fetching the card.
+    #[must_use]
+    pub fn service_params(mut self, params: ServiceParams) -> Self {
+        self.params = params;
+        self
+    }
+
+    /// Keeps the cards this builder fetches in `cache`, per their HTTP caching headers (spec
+    /// 8.6; see [`CardCache`]): a fresh card is not fetched again, a stale one is revalidated
+    /// with its `ETag` / `Last-Modified`. Default: no cache (every fetch is a request).
+    #[must_use]
+    pub fn card_cache(mut self, cache: CardCache) -> Self {
+        self.cache = Some(cache);
+        self
+    }
+
+    /// How idempotent operations are retried after a transport failure, and how
+    /// [`Client::follow_task`] reconnects (see [`RetryPolicy`]). Default:
+    /// [`RetryPolicy::default`] (3 attempts); [`RetryPolicy::none`] turns retries off.
+    #[must_use]
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
     /// The interface this builder would use for `card`, without building anything
     /// (see [`negotiate`](crate::negotiate)).
     ///
@@ -163,7 +215,60 @@ impl ClientBuilder {
     pub fn from_card(&self, card: &AgentCard) -> Result<Client> {
         let selected = self.select(card)?;
         let inner = self.build(&selected)?;
-        Ok(Client { inner, selected, card: Arc::new(card.clone()) })
+        Ok(Client {
+            inner,
+            selected,
+            card: Arc::new(card.clone()),
+            defaults: Arc::new(self.params.clone()),
+            retry: self.retry,
+        })
+    }
+
+    /// Every interface this builder could use for `card`, best first: [`select`](Self::select)
+    /// takes the first; [`from_card_reachable`](Self::from_card_reachable) the first that
+    /// accepts a connection.
+    ///
+    /// # Errors
+    /// As [`select`](Self::select).
+    pub fn candidates(&self, card: &AgentCard) -> Result<Vec<Selected>> {
+        negotiate::ranked(card, self.bindings.as_deref(), self.version)
+    }
+
+    /// A client for the first of the card's usable interfaces, in negotiation order
+    /// ([`candidates`](Self::candidates)), that accepts a TCP connection within `timeout`: an
+    /// agent whose preferred interface is down is reached over the next compatible one.
+    ///
+    /// Only a connection is opened (and closed) to check: no request is sent, so falling back
+    /// never repeats a request the agent may have processed. Once built, the client stays on its
+    /// interface; a later failure is the call's error.
+    ///
+    /// # Errors
+    /// Those of [`from_card`](Self::from_card); [`Error::Transport`] naming every interface tried
+    /// when none accepts a connection.
+    pub async fn from_card_reachable(
+        &self,
+        card: &AgentCard,
+        timeout: std::time::Duration,
+    ) -> Result<Client> {
+        let mut failures = Vec::new();
+        for selected in self.candidates(card)? {
+            match reachable(selected.url(), timeout).await {
+                Ok(()) => {
+                    let inner = self.build(&selected)?;
+                    return Ok(Client {
+                        inner,
+                        selected,
+                        card: Arc::new(card.clone()),
+                        defaults: Arc::new(self.params.clone()),
+                        retry: self.retry,
+                    });
+                }
+                Err(why) => failures.push(format!("{selected}: {why}")),
+            }
+        }
+        Err(Error::Transport {
+            reason: format!("no interface of the agent accepts a connection: {}", failures.join("; ")),
+        })
     }
 
     /// Fetches the agent card at `{base_url}/.well-known/agent-card.json` (spec 8.2; a URL that
@@ -186,18 +291,56 @@ impl ClientBuilder {
     /// - [`Error::InvalidAgentResponse`]: the body is not JSON or not an agent card, naming the
     ///   field.
     pub async fn fetch_card(&self, base_url: impl AsRef<str>) -> Result<AgentCard> {
-        let url = card_url(base_url.as_ref())?;
+        self.fetch_card_from(card_url(base_url.as_ref())?).await
+    }
+
+    /// Fetches and reads the agent card at exactly `url` (no well-known path appended: for a card
+    /// published elsewhere), in any form (1.0, 0.3, union).
+    ///
+    /// # Errors
+    /// As [`fetch_card`](Self::fetch_card); a `url` that is not `http(s)` is
+    /// [`Error::Transport`].
+    pub async fn fetch_card_at(&self, url: &str) -> Result<AgentCard> {
+        let parsed = reqwest::Url::parse(url.trim())
+            .map_err(|e| Error::Transport { reason: format!("{url:?} is not an agent card URL: {e}") })?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(Error::Transport {
+                reason: format!(
+                    "{url:?} is not an agent card URL: scheme {:?}, not http or https",
+                    parsed.scheme()
+                ),
+            });
+        }
+        self.fetch_card_from(parsed).await
+    }
+
+    async fn fetch_card_from(&self, url: reqwest::Url) -> Result<AgentCard> {
         let http = self.http.clone().unwrap_or_default();
         let transport = |what: &str, error: &dyn std::error::Error| Error::Transport {
             reason: format!("{what} the agent card at {url}: {}", a2a_core::error::error_chain(error)),
         };
-        let response = http
-            .get(url.clone())
-            .header(reqwest::header::ACCEPT, "application/json")
-            .send()
-            .await
-            .map_err(|e| transport("fetching", &e))?;
+        let cached = self.cache.as_ref().and_then(|cache| cache.get(url.as_str()));
+        let mut request = http.get(url.clone()).header(reqwest::header::ACCEPT, "application/json");
+        if let Some(entry) = &cached {
+            if entry.is_fresh() {
+                return Ok(entry.card.clone());
+            }
+            if let Some(etag) = &entry.etag {
+                request = request.header(reqwest::header::IF_NONE_MATCH, etag);
+            }
+            if let Some(modified) = &entry.last_modified {
+                request = request.header(reqwest::header::IF_MODIFIED_SINCE, modified);
+            }
+        }
+        let response = request.send().await.map_err(|e| transport("fetching", &e))?;
         let status = response.status();
+        if status == reqwest::StatusCode::NOT_MODIFIED {
+            if let Some(card) = self.cache.as_ref().and_then(|c| c.refresh(url.as_str(), response.headers()))
+            {
+                return Ok(card);
+            }
+        }
+        let headers = response.headers().clone();
         if !status.is_success() {
             let reason = format!("fetching the agent card at {url}: HTTP {status}");
             return Err(match status.as_u16() {
@@ -212,7 +355,7 @@ impl ClientBuilder {
         };
         let value: serde_json::Value =
             serde_json::from_slice(&body).map_err(|e| invalid(format!("is not JSON: {e}")))?;
-        AgentCard::from_v03(&value).map_err(|error| {
+        let card = AgentCard::from_v03(&value).map_err(|error| {
             let violations = error.field_violations();
             let what = if violations.is_empty() {
                 error.to_string()
@@ -224,7 +367,11 @@ impl ClientBuilder {
                     .join("; ")
             };
             invalid(format!("is not a valid agent card: {what}"))
-        })
+        })?;
+        if let Some(cache) = &self.cache {
+            cache.store(url.as_str(), &card, &headers);
+        }
+        Ok(card)
     }
 
     /// The binding client for `selected`.
@@ -286,6 +433,24 @@ impl ClientBuilder {
     }
 }
 
+/// Whether a TCP connection to the host and port of `url` (a URL, or gRPC's bare `host:port`)
+/// opens within `timeout`.
+async fn reachable(url: &str, timeout: std::time::Duration) -> std::result::Result<(), String> {
+    let parsed = if url.contains("://") {
+        reqwest::Url::parse(url)
+    } else {
+        reqwest::Url::parse(&format!("http://{url}"))
+    }
+    .map_err(|e| format!("not a URL: {e}"))?;
+    let host = parsed.host_str().ok_or("no host")?.trim_start_matches('[').trim_end_matches(']').to_owned();
+    let port = parsed.port_or_known_default().ok_or("no port")?;
+    match tokio::time::timeout(timeout, tokio::net::TcpStream::connect((host.as_str(), port))).await {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(error)) => Err(error.to_string()),
+        Err(_) => Err(format!("no connection within {timeout:?}")),
+    }
+}
+
 /// An error unless this build speaks HTTPS.
 fn needs_tls(selected: &Selected) -> Result<()> {
     if cfg!(feature = "tls") {
@@ -338,7 +503,8 @@ impl A2aService for Client {
 
     async fn get_task(&self, ctx: &CallContext, mut request: GetTaskRequest) -> Result<Task> {
         self.tenant(&mut request.tenant);
-        self.inner.get_task(&self.ctx(ctx), request).await
+        let ctx = self.ctx(ctx);
+        self.retry.run(|| self.inner.get_task(&ctx, request.clone())).await
     }
 
     async fn list_tasks(
@@ -347,7 +513,8 @@ impl A2aService for Client {
         mut request: ListTasksRequest,
     ) -> Result<ListTasksResponse> {
         self.tenant(&mut request.tenant);
-        self.inner.list_tasks(&self.ctx(ctx), request).await
+        let ctx = self.ctx(ctx);
+        self.retry.run(|| self.inner.list_tasks(&ctx, request.clone())).await
     }
 
     async fn cancel_task(&self, ctx: &CallContext, mut request: CancelTaskRequest) -> Result<Task> {
@@ -379,7 +546,8 @@ impl A2aService for Client {
         mut request: GetTaskPushNotificationConfigRequest,
     ) -> Result<TaskPushNotificationConfig> {
         self.tenant(&mut request.tenant);
-        self.inner.get_task_push_notification_config(&self.ctx(ctx), request).await
+        let ctx = self.ctx(ctx);
+        self.retry.run(|| self.inner.get_task_push_notification_config(&ctx, request.clone())).await
     }
 
     async fn list_task_push_notification_configs(
@@ -388,7 +556,8 @@ impl A2aService for Client {
         mut request: ListTaskPushNotificationConfigsRequest,
     ) -> Result<ListTaskPushNotificationConfigsResponse> {
         self.tenant(&mut request.tenant);
-        self.inner.list_task_push_notification_configs(&self.ctx(ctx), request).await
+        let ctx = self.ctx(ctx);
+        self.retry.run(|| self.inner.list_task_push_notification_configs(&ctx, request.clone())).await
     }
 
     async fn delete_task_push_notification_config(
@@ -406,7 +575,8 @@ impl A2aService for Client {
         mut request: GetExtendedAgentCardRequest,
     ) -> Result<AgentCard> {
         self.tenant(&mut request.tenant);
-        self.inner.get_extended_agent_card(&self.ctx(ctx), request).await
+        let ctx = self.ctx(ctx);
+        self.retry.run(|| self.inner.get_extended_agent_card(&ctx, request.clone())).await
     }
 }
 
@@ -477,5 +647,22 @@ mod tests {
         let mut own = "mine".to_owned();
         client.tenant(&mut own);
         assert_eq!(own, "mine", "the caller's tenant is kept");
+    }
+
+    #[test]
+    fn default_params_go_under_the_call_s_own() {
+        let defaults = ServiceParams::new().with("Authorization", "Bearer a").with("x-api-key", "k");
+        let client = Client::builder()
+            .service_params(defaults)
+            .from_card(&card("JSONRPC", "1.0", "http://h/", ""))
+            .unwrap();
+        let ctx = CallContext::new(ServiceParams::v1().with("authorization", "Bearer mine"));
+        let sent = client.ctx(&ctx);
+        assert_eq!(sent.params.get("authorization"), Some("Bearer mine"), "the call's own wins");
+        assert_eq!(sent.params.get("X-API-KEY"), Some("k"));
+        assert_eq!(sent.params.version(), Some("1.0"));
+        assert_eq!(client.service_params().get("authorization"), Some("Bearer a"));
+        let plain = Client::builder().from_card(&card("JSONRPC", "1.0", "http://h/", "")).unwrap();
+        assert!(matches!(plain.ctx(&ctx), Cow::Borrowed(_)), "nothing to add: no copy");
     }
 }

@@ -14,7 +14,13 @@
 //!   ([`Selected`]: binding, protocol version, URL, tenant).
 //! - [`ClientBuilder`]: [`bindings`](ClientBuilder::bindings) (which, in what order),
 //!   [`protocol_version`](ClientBuilder::protocol_version) (pin one),
-//!   [`http_client`](ClientBuilder::http_client).
+//!   [`http_client`](ClientBuilder::http_client) (timeouts, proxies, TLS),
+//!   [`service_params`](ClientBuilder::service_params) (credentials, extensions: sent with every
+//!   call on every binding), [`retry`](ClientBuilder::retry) (see [`resilience`]),
+//!   [`card_cache`](ClientBuilder::card_cache) (cards kept per HTTP caching headers,
+//!   [`CardCache`]).
+//! - [`resilience`]: idempotent reads are retried after a transport failure, with backoff
+//!   ([`RetryPolicy`]); [`Client::follow_task`] resubscribes to a task after a dropped stream.
 //! - [`negotiate`]: the rules. In short: among the card's interfaces whose binding is compiled in
 //!   and allowed and whose version is 1.0 or 0.3, prefer 1.0, then the caller's binding order,
 //!   then the card's order; a pinned version never falls back (spec 3.6.3).
@@ -76,12 +82,16 @@
 //!   crates' `tls`; without it an `https` interface is a clear error when the client is built.
 
 mod binding;
+mod card_cache;
 mod client;
 pub mod negotiate;
+pub mod resilience;
 
 pub use binding::Binding;
+pub use card_cache::CardCache;
 pub use client::{Client, ClientBuilder, AGENT_CARD_PATH};
 pub use negotiate::{Selected, SUPPORTED_VERSIONS};
+pub use resilience::RetryPolicy;
 
 // Lets the docs above link `[`A2aService`]` without spelling the path each time.
 #[cfg(doc)]

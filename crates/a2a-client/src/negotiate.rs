@@ -93,6 +93,17 @@ pub(crate) fn select(
     bindings: Option<&[Binding]>,
     pinned: Option<ProtocolVersion>,
 ) -> Result<Selected> {
+    let mut ranked = ranked(card, bindings, pinned)?;
+    Ok(ranked.remove(0))
+}
+
+/// Every usable interface of `card`, best first (the order [`select`] takes the first of);
+/// never empty.
+pub(crate) fn ranked(
+    card: &AgentCard,
+    bindings: Option<&[Binding]>,
+    pinned: Option<ProtocolVersion>,
+) -> Result<Vec<Selected>> {
     let allowed: Vec<Binding> = match bindings {
         Some(list) => list.iter().copied().filter(|b| b.is_available()).collect(),
         None => Binding::ALL.into_iter().filter(|b| b.is_available()).collect(),
@@ -118,7 +129,7 @@ pub(crate) fn select(
         Some(_) => allowed.iter().position(|b| *b == binding).unwrap_or(usize::MAX),
         None => 0,
     };
-    let best = card
+    let mut usable: Vec<_> = card
         .supported_interfaces
         .iter()
         .enumerate()
@@ -131,15 +142,19 @@ pub(crate) fn select(
             let version_rank = SUPPORTED_VERSIONS.iter().position(|v| *v == version).unwrap_or(usize::MAX);
             usable.then_some(((version_rank, rank_of(binding), index), binding, version, interface))
         })
-        .min_by_key(|(rank, ..)| *rank);
-    match best {
-        Some((_, binding, protocol_version, interface)) => Ok(Selected {
-            binding,
-            protocol_version,
-            url: interface.url.clone(),
-            tenant: interface.tenant.clone(),
-        }),
-        None => {
+        .collect();
+    usable.sort_by_key(|(rank, ..)| *rank);
+    match usable.is_empty() {
+        false => Ok(usable
+            .into_iter()
+            .map(|(_, binding, protocol_version, interface)| Selected {
+                binding,
+                protocol_version,
+                url: interface.url.clone(),
+                tenant: interface.tenant.clone(),
+            })
+            .collect()),
+        true => {
             let over = join(allowed.iter().map(Binding::to_string), "no binding");
             let offered = join(card.supported_interfaces.iter().map(describe), "nothing");
             Err(Error::unsupported(match pinned {

@@ -1,0 +1,412 @@
+//! Resolving `--agent-card` to a card (SPEC.md §10.1) and building the [`Client`] for it:
+//! transport preference (§13.1), protocol version (§13.2) and credentials (§12.1), all through
+//! `a2a-client`.
+
+use std::path::Path;
+
+use a2a_client::{Binding, Client};
+use a2a_core::{Error, ProtocolVersion, ServiceParams};
+use a2a_proto::v1::{security_scheme::Scheme, AgentCard};
+use a2a_v03::V03;
+
+use crate::cli::{Global, Transport};
+use crate::error::{exit, CliError};
+use crate::output::Out;
+
+/// Where a card reference points.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum CardRef {
+    /// An origin or base URL: the well-known path is appended.
+    Base(String),
+    /// A full card URL, used as it is.
+    Url(String),
+    /// A local file.
+    File(String),
+}
+
+impl CardRef {
+    /// Reads a reference: `file://...` or an existing path is a file; `http(s)://host[/]` a base;
+    /// `http(s)://host/path` a full URL; a bare `host[:port][/path]` a base over https (http for
+    /// `localhost` and loopback addresses).
+    pub(crate) fn parse(reference: &str) -> Result<CardRef, CliError> {
+        let reference = reference.trim();
+        if reference.is_empty() {
+            return Err(CliError::usage("--agent-card is empty"));
+        }
+        if let Some(path) = reference.strip_prefix("file://") {
+            return Ok(CardRef::File(path.to_owned()));
+        }
+        if let Some((scheme, rest)) = reference.split_once("://") {
+            if !matches!(scheme, "http" | "https") {
+                return Err(CliError::usage(format!(
+                    "--agent-card {reference:?}: scheme {scheme:?} is not http, https or file"
+                )));
+            }
+            let path = rest.split_once('/').map_or("", |(_, path)| path);
+            return Ok(if path.is_empty() || path.ends_with(".well-known/agent-card.json") {
+                CardRef::Base(reference.to_owned())
+            } else {
+                CardRef::Url(reference.to_owned())
+            });
+        }
+        if Path::new(reference).exists() || reference.ends_with(".json") || reference.starts_with(['.', '/'])
+        {
+            return Ok(CardRef::File(reference.to_owned()));
+        }
+        let host = reference.split(['/', ':']).next().unwrap_or_default();
+        let local = host == "localhost" || host.starts_with("127.") || reference.starts_with("[::1]");
+        let scheme = if local { "http" } else { "https" };
+        Ok(CardRef::Base(format!("{scheme}://{reference}")))
+    }
+}
+
+/// An agent ready to be called: its client and what the CLI needs around it.
+#[derive(Debug)]
+pub(crate) struct Agent {
+    /// The negotiated client.
+    pub(crate) client: Client,
+    /// The reference as given, for resume hints.
+    pub(crate) reference: String,
+    /// Whether the caller supplied credentials.
+    pub(crate) credentials: bool,
+}
+
+impl Agent {
+    /// Maps an error of a call to this agent.
+    pub(crate) fn error(&self, error: &Error) -> CliError {
+        let mapped = CliError::from_a2a(error, self.credentials);
+        if let Error::ExtensionSupportRequired { uris } = error {
+            let flags: Vec<String> = uris.iter().map(|u| format!("--extension {u}")).collect();
+            return mapped.hint(format!(
+                "the agent requires these extensions to be declared; if the request satisfies them: {}",
+                flags.join(" ")
+            ));
+        }
+        if mapped.code == "A2ACLI_ERR_CREDENTIALS_MISSING" {
+            if let Some(hint) = credential_hint(self.client.card()) {
+                return mapped.hint(hint);
+            }
+        }
+        mapped
+    }
+}
+
+/// Fetches or reads the card `--agent-card` names.
+pub(crate) async fn resolve_card(global: &Global, out: &Out) -> Result<(String, AgentCard), CliError> {
+    let Some(reference) = global.agent_card.clone() else {
+        return Err(CliError::usage(
+            "no agent: pass -a/--agent-card <host|url|file> (or set A2ACLI_AGENT_CARD)",
+        ));
+    };
+    let card_ref = CardRef::parse(&reference)?;
+    out.debug(format_args!("agent card reference {reference:?} read as {card_ref:?}"));
+    let started = std::time::Instant::now();
+    let card = match &card_ref {
+        CardRef::File(path) => read_card_file(path)?,
+        CardRef::Base(url) | CardRef::Url(url) => {
+            let http =
+                http_client(global, Some(global.timeout.unwrap_or(std::time::Duration::from_secs(30))))?;
+            let builder = Client::builder().http_client(http);
+            let fetched = match card_ref {
+                CardRef::Url(_) => builder.fetch_card_at(url).await,
+                _ => builder.fetch_card(url).await,
+            };
+            fetched.map_err(|error| card_error(&error, &reference))?
+        }
+    };
+    out.debug(format_args!("agent card {:?} read in {:?}", card.name, started.elapsed()));
+    Ok((reference, card))
+}
+
+fn read_card_file(path: &str) -> Result<AgentCard, CliError> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        CliError::local(
+            "A2ACLI_ERR_CARD_NOT_FOUND",
+            exit::UNREACHABLE,
+            format!("cannot read the card file {path}: {e}"),
+        )
+    })?;
+    let invalid = |why: String| {
+        CliError::local("A2ACLI_ERR_CARD_INVALID", exit::FAILURE, format!("the card file {path} {why}"))
+    };
+    let value: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|e| invalid(format!("is not JSON: {e}")))?;
+    AgentCard::from_v03(&value).map_err(|e| invalid(format!("is not a valid agent card: {e}")))
+}
+
+/// A failure to fetch a card: not found (HTTP status), unreachable (no connection), invalid, or
+/// refused (authentication).
+fn card_error(error: &Error, reference: &str) -> CliError {
+    match error {
+        Error::Transport { reason } if reason.contains(": HTTP ") => {
+            CliError::local("A2ACLI_ERR_CARD_NOT_FOUND", exit::UNREACHABLE, error.to_string()).hint(format!(
+                "no agent card at {reference:?}: give the agent's origin or the card's full URL"
+            ))
+        }
+        Error::Transport { .. } => {
+            CliError::local("A2ACLI_ERR_UNREACHABLE", exit::UNREACHABLE, error.to_string())
+                .hint(format!("is the agent running and reachable at {reference:?}?"))
+        }
+        Error::InvalidAgentResponse { .. } => {
+            CliError::local("A2ACLI_ERR_CARD_INVALID", exit::FAILURE, error.to_string())
+        }
+        other => CliError::from_a2a(other, false),
+    }
+}
+
+/// The HTTP client for the card and the HTTP bindings: certificate verification off only with
+/// `--insecure`.
+fn http_client(global: &Global, timeout: Option<std::time::Duration>) -> Result<reqwest::Client, CliError> {
+    let mut builder = reqwest::Client::builder()
+        .danger_accept_invalid_certs(global.insecure)
+        .connection_verbose(global.debug);
+    if let Some(timeout) = timeout {
+        builder = builder.timeout(timeout);
+    }
+    builder.build().map_err(|e| CliError::internal(format!("cannot build the HTTP client: {e}")))
+}
+
+/// The `--insecure` warning (SPEC.md §6.5, §12.1): never silent, louder with credentials.
+pub(crate) fn warn_insecure(global: &Global, out: &Out) {
+    if global.insecure {
+        out.warn("--insecure: TLS certificate verification is OFF; anyone on the path can impersonate the agent (development only)");
+        if global.bearer.is_some() || global.api_key.is_some() {
+            out.warn("--insecure: your credentials are being sent over a connection whose certificate is NOT verified");
+        }
+    }
+}
+
+/// Builds the client for `card` with the caller's transport, version and credentials.
+///
+/// The first interface in negotiation order that accepts a connection is used (a2a-client's
+/// `from_card_reachable`: only a connection is opened to check, no request is sent).
+pub(crate) async fn connect(
+    global: &Global,
+    reference: String,
+    card: &AgentCard,
+    out: &Out,
+) -> Result<Agent, CliError> {
+    let version = match &global.a2a_version {
+        None => ProtocolVersion::V1_0,
+        Some(raw) => ProtocolVersion::resolve(Some(raw), &[ProtocolVersion::V1_0, ProtocolVersion::V0_3])
+            .map_err(|_| {
+                CliError::usage(format!(
+                    "--a2a-version {raw:?} is not supported: use 1.0 (or 0.3 for legacy agents)"
+                ))
+            })?,
+    };
+    let (params, credentials) = service_params(global, card, &reference, out)?;
+    let mut builder = Client::builder();
+    if global.insecure || global.debug {
+        builder = builder.http_client(http_client(global, None)?);
+    }
+    let builder = builder
+        .protocol_version(version)
+        .bindings(binding_order(&global.transport, card))
+        .service_params(params.clone());
+    let check =
+        global.timeout.unwrap_or(std::time::Duration::from_secs(10)).min(std::time::Duration::from_secs(10));
+    let client = builder.from_card_reachable(card, check).await.map_err(|error| {
+        let offered: Vec<String> = card
+            .supported_interfaces
+            .iter()
+            .map(|i| format!("{} {} at {}", i.protocol_binding, i.protocol_version, i.url))
+            .collect();
+        CliError::from_a2a(&error, credentials).hint(format!(
+            "the card offers: {}; choose with --transport and --a2a-version",
+            if offered.is_empty() { "no interface".to_owned() } else { offered.join(", ") }
+        ))
+    })?;
+    out.debug(format_args!("selected interface: {}", client.selected()));
+    for (name, value) in params.iter() {
+        out.debug(format_args!("service parameter {name}: {}", redact(name, value)));
+    }
+    Ok(Agent { client, reference, credentials })
+}
+
+/// The caller's bindings first, then the rest in the card's order (SPEC.md §13.1: a preferred
+/// binding the card lacks is skipped and the card's order applies).
+fn binding_order(preferred: &[Transport], card: &AgentCard) -> Vec<Binding> {
+    let mut order: Vec<Binding> = preferred
+        .iter()
+        .map(|t| match t {
+            Transport::Jsonrpc => Binding::JsonRpc,
+            Transport::HttpJson => Binding::Rest,
+            Transport::Grpc => Binding::Grpc,
+        })
+        .collect();
+    let from_card =
+        card.supported_interfaces.iter().filter_map(|i| Binding::from_protocol_binding(&i.protocol_binding));
+    for binding in from_card.chain(Binding::ALL) {
+        if !order.contains(&binding) {
+            order.push(binding);
+        }
+    }
+    order
+}
+
+/// The service parameters of every call: credentials and `--svc-param`.
+fn service_params(
+    global: &Global,
+    card: &AgentCard,
+    reference: &str,
+    out: &Out,
+) -> Result<(ServiceParams, bool), CliError> {
+    let mut params = ServiceParams::new();
+    for raw in &global.svc_param {
+        let Some((name, value)) = raw.split_once(':').filter(|(name, _)| !name.trim().is_empty()) else {
+            return Err(CliError::usage(format!("--svc-param {raw:?} is not name:value")));
+        };
+        params.insert(name.trim(), value.trim());
+    }
+    if !global.extension.is_empty() {
+        params.insert(a2a_core::context::EXTENSIONS_PARAM, global.extension.join(","));
+    }
+    let mut credentials = false;
+    if let Some(token) = &global.bearer {
+        params.insert("authorization", format!("Bearer {token}"));
+        credentials = true;
+    } else if let Some(token) = crate::auth::stored_token(reference) {
+        crate::wire::secret(&token);
+        // `auth login`'s token for this reference (an explicit --bearer wins).
+        out.debug(format_args!("using the token `auth login` kept for {reference:?}"));
+        params.insert("authorization", format!("Bearer {token}"));
+        credentials = true;
+    }
+    if let Some(key) = &global.api_key {
+        let scheme = card.security_schemes.values().find_map(|s| match &s.scheme {
+            Some(Scheme::ApiKeySecurityScheme(api_key)) => Some(api_key),
+            _ => None,
+        });
+        match scheme {
+            None => params.insert("x-api-key", key.clone()),
+            Some(s) if s.location.eq_ignore_ascii_case("header") => params.insert(&s.name, key.clone()),
+            Some(s) if s.location.eq_ignore_ascii_case("cookie") => params.insert("cookie", format!("{}={key}", s.name)),
+            Some(s) => {
+                return Err(CliError::usage(format!(
+                    "the agent wants its API key in the {} {:?}; a2a-cli sends API keys in a header or cookie only",
+                    s.location, s.name
+                )))
+            }
+        }
+        credentials = true;
+    }
+    Ok((params, credentials))
+}
+
+/// Refuses to send a credential the card declares no scheme for (SPEC.md §12.4: the extended
+/// card is fetched only through a scheme the public card advertises): a bearer token needs an
+/// HTTP bearer, OAuth 2 or OpenID Connect scheme, an API key an API key scheme.
+pub(crate) fn check_credentials_declared(global: &Global, card: &AgentCard) -> Result<(), CliError> {
+    let schemes: Vec<&Scheme> = card.security_schemes.values().filter_map(|s| s.scheme.as_ref()).collect();
+    let bearer_ok = schemes.iter().any(|s| match s {
+        Scheme::HttpAuthSecurityScheme(h) => h.scheme.eq_ignore_ascii_case("bearer"),
+        Scheme::Oauth2SecurityScheme(_) | Scheme::OpenIdConnectSecurityScheme(_) => true,
+        _ => false,
+    });
+    let api_key_ok = schemes.iter().any(|s| matches!(s, Scheme::ApiKeySecurityScheme(_)));
+    let refused = |what: &str| {
+        CliError::usage(format!(
+            "not sending the {what} to the agent: its card declares no security scheme that accepts one (SPEC.md §12.4)"
+        ))
+        .hint("drop the credential, or check the agent's schemes with `a2a-cli card get`")
+    };
+    if global.bearer.is_some() && !bearer_ok {
+        return Err(refused("bearer token"));
+    }
+    if global.api_key.is_some() && !api_key_ok {
+        return Err(refused("API key"));
+    }
+    Ok(())
+}
+
+/// What the card says about credentials, for a hint.
+fn credential_hint(card: &AgentCard) -> Option<String> {
+    let schemes: Vec<String> = card
+        .security_schemes
+        .iter()
+        .map(|(name, s)| match &s.scheme {
+            Some(Scheme::HttpAuthSecurityScheme(h)) if h.scheme.eq_ignore_ascii_case("bearer") => {
+                format!("{name} (bearer: --bearer or A2ACLI_BEARER)")
+            }
+            Some(Scheme::ApiKeySecurityScheme(k)) => {
+                format!("{name} (API key in {} {:?}: --api-key or A2ACLI_API_KEY)", k.location, k.name)
+            }
+            Some(other) => format!("{name} ({})", scheme_kind(other)),
+            None => name.clone(),
+        })
+        .collect();
+    (!schemes.is_empty()).then(|| format!("the agent declares: {}", schemes.join("; ")))
+}
+
+/// A scheme's kind, for people.
+pub(crate) fn scheme_kind(scheme: &Scheme) -> String {
+    match scheme {
+        Scheme::ApiKeySecurityScheme(k) => format!("API key in {} {:?}", k.location, k.name),
+        Scheme::HttpAuthSecurityScheme(h) => format!("HTTP {}", h.scheme),
+        Scheme::Oauth2SecurityScheme(_) => "OAuth 2".into(),
+        Scheme::OpenIdConnectSecurityScheme(o) => format!("OpenID Connect {}", o.open_id_connect_url),
+        Scheme::MtlsSecurityScheme(_) => "mutual TLS".into(),
+    }
+}
+
+/// A parameter's value for diagnostics: credentials never appear (SPEC.md §12.1).
+pub(crate) fn redact(name: &str, value: &str) -> String {
+    let name = name.to_ascii_lowercase();
+    let secret = a2a_core::context::is_credential_header(&name)
+        || name.contains("key")
+        || name.contains("token")
+        || name.contains("secret")
+        || name.contains("auth");
+    if secret {
+        format!("<redacted, {} bytes>", value.len())
+    } else {
+        value.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use a2a_proto::v1::AgentInterface;
+
+    #[test]
+    fn card_references() {
+        assert_eq!(CardRef::parse("localhost:8080").unwrap(), CardRef::Base("http://localhost:8080".into()));
+        assert_eq!(
+            CardRef::parse("agent.example.com").unwrap(),
+            CardRef::Base("https://agent.example.com".into())
+        );
+        assert_eq!(CardRef::parse("http://h:1/").unwrap(), CardRef::Base("http://h:1/".into()));
+        assert_eq!(
+            CardRef::parse("https://h/cards/a.json").unwrap(),
+            CardRef::Url("https://h/cards/a.json".into())
+        );
+        assert_eq!(CardRef::parse("file:///tmp/c.json").unwrap(), CardRef::File("/tmp/c.json".into()));
+        assert_eq!(CardRef::parse("./card.json").unwrap(), CardRef::File("./card.json".into()));
+        assert_eq!(CardRef::parse("ftp://h").unwrap_err().exit, exit::USAGE);
+        assert_eq!(CardRef::parse(" ").unwrap_err().exit, exit::USAGE);
+    }
+
+    #[test]
+    fn preferred_bindings_first_then_the_card_s_order() {
+        let card = AgentCard {
+            supported_interfaces: ["GRPC", "HTTP+JSON"]
+                .map(|b| AgentInterface { protocol_binding: b.into(), ..Default::default() })
+                .to_vec(),
+            ..Default::default()
+        };
+        assert_eq!(binding_order(&[], &card), [Binding::Grpc, Binding::Rest, Binding::JsonRpc]);
+        assert_eq!(
+            binding_order(&[Transport::Jsonrpc], &card),
+            [Binding::JsonRpc, Binding::Grpc, Binding::Rest]
+        );
+    }
+
+    #[test]
+    fn credentials_are_redacted() {
+        assert_eq!(redact("Authorization", "Bearer abc"), "<redacted, 10 bytes>");
+        assert_eq!(redact("x-api-key", "k"), "<redacted, 1 bytes>");
+        assert_eq!(redact("x-trace-id", "abc"), "abc");
+    }
+}
