@@ -710,13 +710,27 @@ fn tempdir() -> TempDir {
     TempDir(path)
 }
 
+/// Whether `tmux` runs here. Under CI (`CI` set, as `.ci/run` runs, which installs tmux) a
+/// missing tmux fails the test: a check that cannot run must not pass. Elsewhere the test says so
+/// on stderr and checks nothing.
+fn tmux_available(what: &str) -> bool {
+    if std::process::Command::new("tmux").arg("-V").output().is_ok() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "tmux is required in CI to check {what} (apt-get install tmux)"
+    );
+    eprintln!("tmux is not installed: {what} is not checked");
+    false
+}
+
 /// In a real terminal (tmux): the stream renders live, the spinner runs on stderr while the task
 /// works and is erased afterwards, diagnostics are coloured, and `NO_COLOR` turns colour off.
-/// Needs `tmux`; without it the test says so on stderr and checks nothing.
+/// Needs `tmux` ([`tmux_available`]).
 #[tokio::test(flavor = "multi_thread")]
 async fn a_terminal_gets_live_rendering_a_spinner_and_colour() {
-    if std::process::Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("tmux is not installed: the terminal rendering is not checked");
+    if !tmux_available("the terminal rendering") {
         return;
     }
     let server = start().await;
@@ -1253,8 +1267,7 @@ async fn chat_needs_a_terminal_and_carries_the_conversation_on_one() {
     code(&output, 2);
     assert!(stderr(&output).contains("needs a terminal"), "{}", stderr(&output));
 
-    if std::process::Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("tmux is not installed: the interactive chat is not checked");
+    if !tmux_available("the interactive chat") {
         return;
     }
     let socket = format!("a2a-cli-chat-{}", std::process::id());
