@@ -77,6 +77,10 @@ struct Args {
     #[arg(long, default_value = "10", env = "A2A_REPLICA_TTL", value_parser = a2a_server::store::parse_seconds)]
     replica_ttl: std::time::Duration,
 
+    /// Refuse `http` webhook URLs: push notifications go over TLS only.
+    #[arg(long, env = "A2A_PUSH_HTTPS_ONLY")]
+    push_https_only: bool,
+
     /// Attempts per push notification, the first included, before it is given up (retried on
     /// connection errors, timeouts, 5xx and 429; `docs/push.md`).
     #[arg(long, default_value_t = 8, env = "A2A_PUSH_MAX_ATTEMPTS", value_parser = clap::value_parser!(u32).range(1..))]
@@ -122,7 +126,14 @@ async fn main() -> anyhow::Result<()> {
         .agent_card(a2a_server::demo::demo_card())
         .extended_agent_card(a2a_server::demo::demo_extended_card())
         .executor(a2a_server::demo::DemoAgent)
-        .push_destination_policy(DestinationPolicy::public_only().allowing(args.push_allow))
+        .push_destination_policy({
+            let policy = DestinationPolicy::public_only().allowing(args.push_allow);
+            if args.push_https_only {
+                policy.https_only()
+            } else {
+                policy
+            }
+        })
         .push_retry_policy(a2a_core::push::RetryPolicy {
             max_attempts: args.push_max_attempts,
             max_age: args.push_max_age,

@@ -133,3 +133,99 @@ impl PushTransport for HttpPushTransport {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    use super::*;
+
+    /// An HTTP server on loopback that answers every request with `answer` and counts them.
+    async fn counting(answer: axum::http::Response<axum::body::Body>) -> (String, Arc<AtomicUsize>) {
+        let hits = Arc::new(AtomicUsize::new(0));
+        let (count, answer) = (hits.clone(), Arc::new(std::sync::Mutex::new(Some(answer))));
+        let app = axum::Router::new().fallback(move || {
+            let (count, answer) = (count.clone(), answer.clone());
+            async move {
+                count.fetch_add(1, Ordering::SeqCst);
+                answer.lock().unwrap().take().unwrap_or_default()
+            }
+        });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        (format!("127.0.0.1:{port}"), hits)
+    }
+
+    fn request(url: String) -> PushRequest {
+        PushRequest {
+            url,
+            headers: vec![("Content-Type".into(), "application/a2a+json".into())],
+            payload: PushPayload::StreamResponse(Bytes::from_static(b"{}")),
+            timeout: Duration::from_secs(5),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_name_that_resolves_to_a_refused_address_is_refused_when_connecting() {
+        let (address, hits) = counting(axum::http::Response::default()).await;
+        let port = address.rsplit_once(':').unwrap().1;
+        // What DNS rebinding does: a URL that passed the creation-time check names a host that
+        // now resolves to loopback. The resolver inside the client refuses it; nothing is sent.
+        let transport = HttpPushTransport::new(DestinationPolicy::public_only());
+        let failure = transport.send(request(format!("http://localhost:{port}/hook"))).await.unwrap_err();
+        assert_eq!(failure.kind, FailureKind::Refused, "{failure:?}");
+        assert!(failure.reason.contains("destination policy refuses (127.0.0.1"), "{failure}");
+        assert!(!failure.retryable());
+        assert_eq!(hits.load(Ordering::SeqCst), 0, "no request reached the listener");
+        // The same listener, allowed: delivered.
+        let allowed = HttpPushTransport::new(
+            DestinationPolicy::public_only().allowing(["127.0.0.0/8".parse().unwrap()]),
+        );
+        allowed.send(request(format!("http://localhost:{port}/hook"))).await.unwrap();
+        assert_eq!(hits.load(Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test]
+    async fn redirects_are_never_followed() {
+        let (target, target_hits) = counting(axum::http::Response::default()).await;
+        let redirect = axum::http::Response::builder()
+            .status(302)
+            .header("location", format!("http://{target}/metadata"))
+            .body(axum::body::Body::empty())
+            .unwrap();
+        let (first, first_hits) = counting(redirect).await;
+        let transport = HttpPushTransport::new(
+            DestinationPolicy::public_only().allowing(["127.0.0.0/8".parse().unwrap()]),
+        );
+        let failure = transport.send(request(format!("http://{first}/hook"))).await.unwrap_err();
+        assert_eq!(failure.kind, FailureKind::Status(302));
+        assert!(!failure.retryable(), "a redirect is a final answer");
+        assert_eq!(first_hits.load(Ordering::SeqCst), 1);
+        assert_eq!(target_hits.load(Ordering::SeqCst), 0, "the redirect target was never contacted");
+    }
+
+    #[tokio::test]
+    async fn a_throttled_answer_carries_its_retry_after() {
+        let throttled = axum::http::Response::builder()
+            .status(429)
+            .header("retry-after", "7")
+            .body(axum::body::Body::empty())
+            .unwrap();
+        let (address, _) = counting(throttled).await;
+        let transport = HttpPushTransport::new(DestinationPolicy::allow_all());
+        let failure = transport.send(request(format!("http://{address}/hook"))).await.unwrap_err();
+        assert_eq!(
+            (failure.kind, failure.retry_after),
+            (FailureKind::Status(429), Some(Duration::from_secs(7)))
+        );
+        assert!(failure.retryable());
+        assert_eq!(
+            retry_after("Wed, 21 Oct 2015 07:28:00 GMT"),
+            Some(Duration::ZERO),
+            "a date in the past: now"
+        );
+        assert_eq!(retry_after("soon"), None);
+    }
+}

@@ -61,6 +61,7 @@ impl std::str::FromStr for IpNet {
 #[derive(Debug, Clone, Default)]
 pub struct DestinationPolicy {
     allow: Vec<IpNet>,
+    https_only: bool,
 }
 
 impl DestinationPolicy {
@@ -72,6 +73,13 @@ impl DestinationPolicy {
     /// Also allows these networks.
     pub fn allowing(mut self, nets: impl IntoIterator<Item = IpNet>) -> Self {
         self.allow.extend(nets);
+        self
+    }
+
+    /// Refuses `http` webhook URLs: notifications (and the credentials they carry) go over TLS
+    /// only.
+    pub fn https_only(mut self) -> Self {
+        self.https_only = true;
         self
     }
 
@@ -92,6 +100,9 @@ impl DestinationPolicy {
         if !matches!(parsed.scheme(), "http" | "https") {
             return Err(format!("scheme {:?} is not http or https", parsed.scheme()));
         }
+        if self.https_only && parsed.scheme() != "https" {
+            return Err("only https webhooks are allowed".into());
+        }
         match parsed.host() {
             None => Err("the URL has no host".into()),
             Some(url::Host::Ipv4(ip)) if !self.permits(IpAddr::V4(ip)) => {
@@ -100,9 +111,9 @@ impl DestinationPolicy {
             Some(url::Host::Ipv6(ip)) if !self.permits(IpAddr::V6(ip)) => {
                 Err(format!("destination {ip} is not allowed (private, loopback or link-local)"))
             }
+            // `localhost.` (the absolute form) is localhost too.
             Some(url::Host::Domain(domain))
-                if (domain.eq_ignore_ascii_case("localhost")
-                    || domain.to_ascii_lowercase().ends_with(".localhost"))
+                if is_localhost(domain.trim_end_matches('.'))
                     && !self.permits(IpAddr::V4(Ipv4Addr::LOCALHOST)) =>
             {
                 Err("destination localhost is not allowed".into())
@@ -110,6 +121,10 @@ impl DestinationPolicy {
             _ => Ok(parsed),
         }
     }
+}
+
+fn is_localhost(domain: &str) -> bool {
+    domain.eq_ignore_ascii_case("localhost") || domain.to_ascii_lowercase().ends_with(".localhost")
 }
 
 /// IPv4-mapped and IPv4-compatible IPv6 addresses are judged as the IPv4 address they carry.
@@ -204,13 +219,23 @@ mod tests {
             "http://127.0.0.1:9/x",
             "http://[::1]/x",
             "http://localhost:8080/",
+            "http://localhost.:8080/",
+            "http://LOCALHOST/",
             "http://api.localhost/",
             "http://169.254.169.254/latest",
+            "http://[::ffff:169.254.169.254]/latest",
+            "http://0.0.0.0/",
         ] {
             assert!(policy.check_url(bad).is_err(), "{bad}");
         }
         let open = DestinationPolicy::public_only().allowing(["127.0.0.0/8".parse().unwrap()]);
         assert!(open.check_url("http://localhost:8080/").is_ok());
+        let tls = DestinationPolicy::public_only().https_only();
+        assert!(tls.check_url("https://hooks.example.com/a2a").is_ok());
+        assert_eq!(
+            tls.check_url("http://hooks.example.com/a2a").unwrap_err(),
+            "only https webhooks are allowed"
+        );
     }
 
     #[test]
