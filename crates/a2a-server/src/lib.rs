@@ -39,6 +39,7 @@
 //! # }
 //! ```
 
+pub mod auth;
 pub mod card;
 pub mod demo;
 mod panic;
@@ -95,6 +96,8 @@ pub struct ServerBuilder {
     card_form: CardForm,
     extensions_required_for: Option<Vec<a2a_core::Operation>>,
     separate: Vec<(Binding, TcpListener)>,
+    push_transport: Option<Arc<dyn a2a_core::push::PushTransport>>,
+    layers: Vec<Arc<dyn Fn(Router) -> Router + Send + Sync>>,
 }
 
 /// One of the three protocol bindings the server offers.
@@ -152,6 +155,28 @@ impl ServerBuilder {
     /// Push config storage (default: in memory).
     pub fn push_config_store(mut self, store: Arc<dyn PushConfigStore>) -> Self {
         self.push_configs = Some(store);
+        self
+    }
+
+    /// Wraps every binding, on every port, in `layer` (the card endpoint too): an
+    /// authentication layer that puts an `a2a_core::Principal` in the request extensions (see
+    /// [`auth`]), a rate limit, a trace. Layers given later wrap those given earlier.
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: tower::Layer<axum::routing::Route> + Clone + Send + Sync + 'static,
+        L::Service: tower::Service<Request<Body>> + Clone + Send + Sync + 'static,
+        <L::Service as tower::Service<Request<Body>>>::Response: axum::response::IntoResponse + 'static,
+        <L::Service as tower::Service<Request<Body>>>::Error: Into<std::convert::Infallible> + 'static,
+        <L::Service as tower::Service<Request<Body>>>::Future: Send + 'static,
+    {
+        self.layers.push(Arc::new(move |router: Router| router.layer(layer.clone())));
+        self
+    }
+
+    /// How push notifications are sent (default: `push_http::HttpPushTransport` with the
+    /// destination policy): a transport of your own must check every address it connects to.
+    pub fn push_transport(mut self, transport: Arc<dyn a2a_core::push::PushTransport>) -> Self {
+        self.push_transport = Some(transport);
         self
     }
 
@@ -304,7 +329,11 @@ impl ServerBuilder {
             handler = handler.extensions_required_for(operations);
         }
         if card.capabilities.as_ref().and_then(|c| c.push_notifications) == Some(true) {
-            handler = handler.push_transport(Arc::new(HttpPushTransport::new(self.policy.clone())));
+            let transport = self
+                .push_transport
+                .take()
+                .unwrap_or_else(|| Arc::new(HttpPushTransport::new(self.policy.clone())));
+            handler = handler.push_transport(transport);
             if let Some(retry) = self.push_retry {
                 handler = handler.push_retry_policy(retry);
             }
@@ -331,14 +360,16 @@ impl ServerBuilder {
         let service: Arc<dyn A2aService> =
             Arc::new(shutdown::EndStreamsOnShutdown { inner: handler.clone(), token: shutdown });
         let on_main = |binding: Binding| own_port(binding).is_none();
-        let main = app(
+        let layers = std::mem::take(&mut self.layers);
+        let wrap = |router: Router| layers.iter().fold(router, |router, layer| layer(router));
+        let main = wrap(app(
             &service,
             &card,
             self.card_form,
             on_main(Binding::JsonRpc).then_some(jsonrpc_path.as_str()),
             on_main(Binding::Rest),
             on_main(Binding::Grpc),
-        );
+        ));
         let separate = separate
             .into_iter()
             .map(|(binding, listener, _)| {
@@ -350,7 +381,7 @@ impl ServerBuilder {
                     Binding::Rest => a2a_rest::router(Arc::clone(&service)).layer(panic::http_layer()),
                     Binding::Grpc => grpc_router(Arc::clone(&service)),
                 };
-                (listener, router)
+                (listener, wrap(router))
             })
             .collect();
         Ok((Apps { main, separate, handler }, card))

@@ -77,6 +77,16 @@ struct Args {
     #[arg(long, default_value = "10", env = "A2A_REPLICA_TTL", value_parser = a2a_server::store::parse_seconds)]
     replica_ttl: std::time::Duration,
 
+    /// Require an API key on every operation: `KEY=PRINCIPAL`, repeatable. The card declares the
+    /// scheme (its header: `--api-key-header`); a caller without a known key gets
+    /// Unauthenticated, and each principal sees only its own tasks (`docs/security.md`).
+    #[arg(long = "api-key", value_name = "KEY=PRINCIPAL", value_parser = parse_api_key)]
+    api_keys: Vec<(String, String)>,
+
+    /// The header clients send their API key in.
+    #[arg(long, default_value = "X-API-Key", value_parser = clap::value_parser!(axum::http::HeaderName))]
+    api_key_header: axum::http::HeaderName,
+
     /// Refuse `http` webhook URLs: push notifications go over TLS only.
     #[arg(long, env = "A2A_PUSH_HTTPS_ONLY")]
     push_https_only: bool,
@@ -93,6 +103,15 @@ struct Args {
     /// Log filter (tracing EnvFilter syntax), e.g. "info" or "a2a_core=debug".
     #[arg(long, default_value = "info", env = "A2A_LOG")]
     log: String,
+}
+
+fn parse_api_key(value: &str) -> Result<(String, String), String> {
+    match value.split_once('=') {
+        Some((key, principal)) if !key.trim().is_empty() && !principal.trim().is_empty() => {
+            Ok((key.trim().to_owned(), principal.trim().to_owned()))
+        }
+        _ => Err(format!("{value:?}: use KEY=PRINCIPAL")),
+    }
 }
 
 fn parse_card_form(value: &str) -> Result<a2a_server::CardForm, String> {
@@ -122,9 +141,21 @@ async fn main() -> anyhow::Result<()> {
         .await
         .with_context(|| format!("binding {}", args.listen))?;
     let local = listener.local_addr()?;
+    let (mut card, mut extended_card) =
+        (a2a_server::demo::demo_card(), a2a_server::demo::demo_extended_card());
+    let api_keys = (!args.api_keys.is_empty()).then(|| {
+        let location = a2a_server::auth::KeyLocation::Header(args.api_key_header.clone());
+        let keys = args
+            .api_keys
+            .iter()
+            .fold(a2a_server::auth::ApiKeys::new("apiKey", location), |keys, (key, who)| keys.key(key, who));
+        keys.declare_in(&mut card);
+        keys.declare_in(&mut extended_card);
+        keys
+    });
     let mut builder = a2a_server::Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
-        .extended_agent_card(a2a_server::demo::demo_extended_card())
+        .agent_card(card)
+        .extended_agent_card(extended_card)
         .executor(a2a_server::demo::DemoAgent)
         .push_destination_policy({
             let policy = DestinationPolicy::public_only().allowing(args.push_allow);
@@ -143,6 +174,10 @@ async fn main() -> anyhow::Result<()> {
         .push_config_store(stores.push_configs);
     if let Some(cluster) = stores.cluster {
         builder = builder.cluster(cluster);
+    }
+    if let Some(keys) = api_keys {
+        println!("API keys required ({} principals, header {})", args.api_keys.len(), args.api_key_header);
+        builder = builder.layer(keys.layer());
     }
     if let Some(url) = args.public_url {
         builder = builder.public_url(url);

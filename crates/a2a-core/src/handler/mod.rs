@@ -1,8 +1,9 @@
 //! [`DefaultRequestHandler`]: the spec's semantics (section 3) on top of an [`AgentExecutor`],
 //! serving every binding through [`A2aService`].
 //!
-//! Every operation starts with the same admission checks, in this order: the protocol version
-//! (spec 3.6.2), required extensions (3.3.4), then the capability the operation needs (3.3.4).
+//! Every operation starts with the same admission checks, in this order: authentication when the
+//! card declares security requirements (13.1), the protocol version (spec 3.6.2), required
+//! extensions (3.3.4), then the capability the operation needs (3.3.4).
 //! Then it validates its request (5.7), scopes every task access to the caller (13.1), and runs.
 
 mod validate;
@@ -330,6 +331,16 @@ impl Inner {
     /// Version, required extensions and capability checks (module docs). Reads the card in place:
     /// this runs on every request.
     fn admit(&self, ctx: &CallContext, operation: Operation) -> Result<()> {
+        // spec 13.1: an agent that declares security requirements serves authenticated callers
+        // only, checked first so that an unauthenticated caller learns nothing else. Who the
+        // caller is comes from an authentication layer in front of the bindings (the principal
+        // in `ctx`); the agent card itself stays public.
+        if !self.card.security_requirements.is_empty() && ctx.principal.is_none() {
+            return Err(Error::Unauthenticated {
+                reason: "this agent requires authentication: see the securitySchemes of its agent card"
+                    .into(),
+            });
+        }
         ProtocolVersion::resolve(ctx.params.version(), &self.versions)?;
         let capabilities = self.card.capabilities.as_ref();
         let extensions = capabilities.map_or(&[][..], |c| &c.extensions[..]);

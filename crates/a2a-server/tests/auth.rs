@@ -1,0 +1,204 @@
+//! API keys in front of every binding (`a2a_server::auth`): the card stays public and declares
+//! the scheme; a caller without a known key is Unauthenticated on every binding (HTTP 401 with
+//! `WWW-Authenticate`, gRPC UNAUTHENTICATED, JSON-RPC -32010); and one principal's task is
+//! invisible to another on every operation (spec 13.1: TaskNotFound, never "forbidden").
+
+use std::sync::Arc;
+
+use a2a_core::{A2aService, CallContext, Error};
+use a2a_grpc::GrpcClient;
+use a2a_jsonrpc::JsonRpcClient;
+use a2a_proto::v1::{
+    send_message_response, CancelTaskRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
+    ListTasksRequest, Message, SendMessageRequest, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
+    TaskState,
+};
+use a2a_rest::RestClient;
+use a2a_server::auth::{ApiKeys, KeyLocation};
+use a2a_server::{RunningServer, Server};
+use axum::http::HeaderName;
+
+async fn server() -> RunningServer {
+    let keys = ApiKeys::new("apiKey", KeyLocation::Header(HeaderName::from_static("x-api-key")))
+        .key("k-alice", "alice")
+        .key("k-bob", "bob");
+    let mut card = a2a_server::demo::demo_card();
+    keys.declare_in(&mut card);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    Server::builder()
+        .agent_card(card)
+        .executor(a2a_server::demo::DemoAgent)
+        .push_destination_policy(a2a_core::push::DestinationPolicy::allow_all())
+        .layer(keys.layer())
+        .spawn(listener)
+        .await
+        .unwrap()
+}
+
+async fn clients(server: &RunningServer) -> Vec<(&'static str, Arc<dyn A2aService>)> {
+    let url = server.url();
+    vec![
+        ("JSONRPC", Arc::new(JsonRpcClient::new(format!("{url}/")))),
+        ("HTTP+JSON", Arc::new(RestClient::new(&url).unwrap())),
+        ("GRPC", Arc::new(GrpcClient::connect(url.clone()).await.unwrap())),
+    ]
+}
+
+fn as_key(key: Option<&str>) -> CallContext {
+    let mut ctx = CallContext::v1();
+    if let Some(key) = key {
+        ctx.params.insert("x-api-key", key);
+    }
+    ctx
+}
+
+fn send(text: &str) -> SendMessageRequest {
+    SendMessageRequest { message: Some(Message::user_text(text)), ..Default::default() }
+}
+
+async fn task_of(client: &dyn A2aService, ctx: &CallContext, text: &str) -> Task {
+    match client.send_message(ctx, send(text)).await.unwrap().payload {
+        Some(send_message_response::Payload::Task(task)) => task,
+        other => panic!("a task, got {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_card_is_public_and_declares_the_scheme_and_calls_need_a_known_key() {
+    let server = server().await;
+    let http = reqwest::Client::new();
+    let card: serde_json::Value = http
+        .get(format!("{}/.well-known/agent-card.json", server.url()))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(card["securitySchemes"]["apiKey"]["apiKeySecurityScheme"]["location"], "header");
+    assert_eq!(card["securitySchemes"]["apiKey"]["apiKeySecurityScheme"]["name"], "x-api-key");
+    assert!(card["securityRequirements"][0]["schemes"]["apiKey"].is_object(), "{card}");
+
+    for (binding, client) in clients(&server).await {
+        for key in [None, Some("k-mallory")] {
+            let error = client.send_message(&as_key(key), send("hello")).await.unwrap_err();
+            assert!(matches!(error, Error::Unauthenticated { .. }), "{binding} {key:?}: {error:?}");
+            let error = client.list_tasks(&as_key(key), ListTasksRequest::default()).await.unwrap_err();
+            assert!(matches!(error, Error::Unauthenticated { .. }), "{binding} {key:?}: {error:?}");
+        }
+        task_of(client.as_ref(), &as_key(Some("k-alice")), "hello").await;
+    }
+
+    // On HTTP the answer is a 401 that says how to authenticate (RFC 9110 11.6.1).
+    let response = http
+        .post(format!("{}/message:send", server.url()))
+        .header("A2A-Version", "1.0")
+        .json(&serde_json::json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x"}]}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 401);
+    let challenge = response.headers()["www-authenticate"].to_str().unwrap();
+    assert!(challenge.starts_with("ApiKey"), "{challenge}");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_principals_task_does_not_exist_on_any_operation_or_binding() {
+    let server = server().await;
+    let (alice, bob) = (as_key(Some("k-alice")), as_key(Some("k-bob")));
+    for (binding, client) in clients(&server).await {
+        let client = client.as_ref();
+        let task = task_of(client, &alice, "ask").await;
+        assert_eq!(task.state(), TaskState::InputRequired);
+        let id = task.id.clone();
+        let not_found = |what: &str, result: Result<(), Error>| match result {
+            Err(Error::TaskNotFound { .. }) => {}
+            other => panic!("{binding}, {what}: bob must get TaskNotFound, got {other:?}"),
+        };
+        not_found(
+            "get",
+            client.get_task(&bob, GetTaskRequest { id: id.clone(), ..Default::default() }).await.map(drop),
+        );
+        not_found(
+            "cancel",
+            client
+                .cancel_task(&bob, CancelTaskRequest { id: id.clone(), ..Default::default() })
+                .await
+                .map(drop),
+        );
+        not_found(
+            "subscribe",
+            client
+                .subscribe_to_task(&bob, SubscribeToTaskRequest { id: id.clone(), ..Default::default() })
+                .await
+                .map(drop),
+        );
+        let continued = SendMessageRequest {
+            message: Some(Message::user_text("Mallory").with_task_id(&id)),
+            ..Default::default()
+        };
+        not_found("continue", client.send_message(&bob, continued).await.map(drop));
+        let config = TaskPushNotificationConfig {
+            task_id: id.clone(),
+            url: "https://hooks.example.com/a2a".into(),
+            ..Default::default()
+        };
+        not_found(
+            "create push config",
+            client.create_task_push_notification_config(&bob, config).await.map(drop),
+        );
+        let list_configs =
+            ListTaskPushNotificationConfigsRequest { task_id: id.clone(), ..Default::default() };
+        not_found(
+            "list push configs",
+            client.list_task_push_notification_configs(&bob, list_configs).await.map(drop),
+        );
+
+        let listed = client.list_tasks(&bob, ListTasksRequest::default()).await.unwrap();
+        assert!(listed.tasks.iter().all(|t| t.id != id), "{binding}: bob lists none of alice's tasks");
+        let mine = client.list_tasks(&alice, ListTasksRequest::default()).await.unwrap();
+        assert!(mine.tasks.iter().any(|t| t.id == id), "{binding}: alice lists hers");
+        let bobs = task_of(client, &bob, "hello").await;
+        let bob_total = client.list_tasks(&bob, ListTasksRequest::default()).await.unwrap().total_size;
+        let alice_total = client.list_tasks(&alice, ListTasksRequest::default()).await.unwrap().total_size;
+        assert!(bob_total >= 1 && alice_total >= 1, "{binding}");
+        assert!(
+            client
+                .get_task(&alice, GetTaskRequest { id: bobs.id.clone(), ..Default::default() })
+                .await
+                .is_err(),
+            "{binding}: and the other way round"
+        );
+        // Alice still has her task, untouched by bob's attempts.
+        let mine = client.get_task(&alice, GetTaskRequest { id, ..Default::default() }).await.unwrap();
+        assert_eq!(mine.state(), TaskState::InputRequired, "{binding}");
+    }
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_0_3_surface_obeys_the_same_keys_and_isolation() {
+    use a2a_core::ProtocolVersion::V0_3;
+    let server = server().await;
+    let url = server.url();
+    let v03: Vec<(&str, Arc<dyn A2aService>)> = vec![
+        ("JSONRPC 0.3", Arc::new(JsonRpcClient::new(format!("{url}/")).with_protocol_version(V0_3))),
+        ("HTTP+JSON 0.3", Arc::new(RestClient::new(&url).unwrap().with_protocol_version(V0_3))),
+        ("GRPC 0.3", Arc::new(GrpcClient::connect(url.clone()).await.unwrap().with_protocol_version(V0_3))),
+    ];
+    let (alice, bob) = (as_key(Some("k-alice")), as_key(Some("k-bob")));
+    for (binding, client) in v03 {
+        let error = client.send_message(&as_key(None), send("hello")).await.unwrap_err();
+        assert!(matches!(error, Error::Unauthenticated { .. }), "{binding}: {error:?}");
+        let task = task_of(client.as_ref(), &alice, "ask").await;
+        let get = || GetTaskRequest { id: task.id.clone(), ..Default::default() };
+        assert!(matches!(client.get_task(&bob, get()).await, Err(Error::TaskNotFound { .. })), "{binding}");
+        assert_eq!(
+            client.get_task(&alice, get()).await.unwrap().state(),
+            TaskState::InputRequired,
+            "{binding}"
+        );
+    }
+    server.shutdown().await.unwrap();
+}
