@@ -98,6 +98,7 @@ pub struct ServerBuilder {
     separate: Vec<(Binding, TcpListener)>,
     push_transport: Option<Arc<dyn a2a_core::push::PushTransport>>,
     layers: Vec<Arc<dyn Fn(Router) -> Router + Send + Sync>>,
+    service: Option<Arc<dyn A2aService>>,
 }
 
 /// One of the three protocol bindings the server offers.
@@ -135,6 +136,16 @@ impl ServerBuilder {
     /// The agent logic.
     pub fn executor(mut self, executor: impl AgentExecutor) -> Self {
         self.executor = Some(Arc::new(executor));
+        self
+    }
+
+    /// Serves `service` instead of the default handler built from [`executor`](Self::executor):
+    /// any [`A2aService`], e.g. a `DefaultRequestHandler` wrapped in an authorization check of
+    /// your own, or a proxy to another agent. Give one or the other. The stores, push and
+    /// cluster settings of this builder configure the default handler only; a service brings its
+    /// own, and `serve` runs no `recover` for it.
+    pub fn service(mut self, service: Arc<dyn A2aService>) -> Self {
+        self.service = Some(service);
         self
     }
 
@@ -282,7 +293,11 @@ impl ServerBuilder {
     fn build(mut self, local: SocketAddr, shutdown: CancellationToken) -> std::io::Result<(Apps, AgentCard)> {
         let invalid = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, what.to_owned());
         let mut card = self.card.take().ok_or_else(|| invalid("an agent card is required"))?;
-        let executor = self.executor.take().ok_or_else(|| invalid("an executor is required"))?;
+        let executor = match (self.executor.take(), &self.service) {
+            (Some(_), Some(_)) => return Err(invalid("give an executor or a service, not both")),
+            (None, None) => return Err(invalid("an executor (or a service) is required")),
+            (executor, _) => executor,
+        };
         let separate: Vec<(Binding, TcpListener, SocketAddr)> = std::mem::take(&mut self.separate)
             .into_iter()
             .map(|(binding, listener)| listener.local_addr().map(|addr| (binding, listener, addr)))
@@ -322,43 +337,15 @@ impl ServerBuilder {
         if self.card_form == CardForm::Union {
             card = a2a_v03::with_v03_interfaces(&card);
         }
-        let mut handler = DefaultRequestHandler::builder(card.clone(), executor)
-            .push_destination_policy(self.policy.clone())
-            .push_timeout(Duration::from_secs(10));
-        if let Some(operations) = self.extensions_required_for.take() {
-            handler = handler.extensions_required_for(operations);
-        }
-        if card.capabilities.as_ref().and_then(|c| c.push_notifications) == Some(true) {
-            let transport = self
-                .push_transport
-                .take()
-                .unwrap_or_else(|| Arc::new(HttpPushTransport::new(self.policy.clone())));
-            handler = handler.push_transport(transport);
-            if let Some(retry) = self.push_retry {
-                handler = handler.push_retry_policy(retry);
+        let (handler, service): (Option<DefaultRequestHandler>, Arc<dyn A2aService>) = match executor {
+            Some(executor) => {
+                let handler = self.default_handler(&card, executor)?;
+                (Some(handler.clone()), Arc::new(handler))
             }
-            if let Some(timeout) = self.push_timeout {
-                handler = handler.push_timeout(timeout);
-            }
-        }
-        if let Some(mut extended) = self.extended_card.take() {
-            // spec 3.1.11: the extended card is a complete card; 4.4.1 requires its interfaces.
-            if extended.supported_interfaces.is_empty() {
-                extended.supported_interfaces.clone_from(&card.supported_interfaces);
-            }
-            handler = handler.extended_agent_card(extended);
-        }
-        let tasks = self.tasks.unwrap_or_else(|| Arc::new(a2a_core::store::compact::CompactTaskStore::new()));
-        handler = handler.task_store(tasks);
-        if let Some(cluster) = self.cluster.take() {
-            handler = handler.cluster(cluster);
-        }
-        if let Some(store) = self.push_configs {
-            handler = handler.push_config_store(store);
-        }
-        let handler = handler.build().map_err(|e| invalid(&e.to_string()))?;
+            None => (None, self.service.take().expect("checked above")),
+        };
         let service: Arc<dyn A2aService> =
-            Arc::new(shutdown::EndStreamsOnShutdown { inner: handler.clone(), token: shutdown });
+            Arc::new(shutdown::EndStreamsOnShutdown { inner: service, token: shutdown });
         let on_main = |binding: Binding| own_port(binding).is_none();
         let layers = std::mem::take(&mut self.layers);
         let wrap = |router: Router| layers.iter().fold(router, |router, layer| layer(router));
@@ -387,6 +374,51 @@ impl ServerBuilder {
         Ok((Apps { main, separate, handler }, card))
     }
 
+    /// The default handler: `executor` with this builder's stores, push and cluster settings.
+    fn default_handler(
+        &mut self,
+        card: &AgentCard,
+        executor: Arc<dyn AgentExecutor>,
+    ) -> std::io::Result<DefaultRequestHandler> {
+        let invalid = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, what.to_owned());
+        let mut handler = DefaultRequestHandler::builder(card.clone(), executor)
+            .push_destination_policy(self.policy.clone())
+            .push_timeout(Duration::from_secs(10));
+        if let Some(operations) = self.extensions_required_for.take() {
+            handler = handler.extensions_required_for(operations);
+        }
+        if card.capabilities.as_ref().and_then(|c| c.push_notifications) == Some(true) {
+            let transport = self
+                .push_transport
+                .take()
+                .unwrap_or_else(|| Arc::new(HttpPushTransport::new(self.policy.clone())));
+            handler = handler.push_transport(transport);
+            if let Some(retry) = self.push_retry {
+                handler = handler.push_retry_policy(retry);
+            }
+            if let Some(timeout) = self.push_timeout {
+                handler = handler.push_timeout(timeout);
+            }
+        }
+        if let Some(mut extended) = self.extended_card.take() {
+            // spec 3.1.11: the extended card is a complete card; 4.4.1 requires its interfaces.
+            if extended.supported_interfaces.is_empty() {
+                extended.supported_interfaces.clone_from(&card.supported_interfaces);
+            }
+            handler = handler.extended_agent_card(extended);
+        }
+        let tasks =
+            self.tasks.take().unwrap_or_else(|| Arc::new(a2a_core::store::compact::CompactTaskStore::new()));
+        handler = handler.task_store(tasks);
+        if let Some(cluster) = self.cluster.take() {
+            handler = handler.cluster(cluster);
+        }
+        if let Some(store) = self.push_configs.take() {
+            handler = handler.push_config_store(store);
+        }
+        handler.build().map_err(|e| invalid(&e.to_string()))
+    }
+
     /// Serves on `listener` until the process receives SIGINT or SIGTERM, then shuts down
     /// gracefully.
     pub async fn serve(self, listener: TcpListener) -> std::io::Result<()> {
@@ -407,10 +439,12 @@ impl ServerBuilder {
         let local = listener.local_addr()?;
         let token = CancellationToken::new();
         let (apps, _) = self.build(local, token.clone())?;
-        apps.handler
-            .recover()
-            .await
-            .map_err(|e| std::io::Error::other(format!("resolving interrupted tasks: {e}")))?;
+        if let Some(handler) = &apps.handler {
+            handler
+                .recover()
+                .await
+                .map_err(|e| std::io::Error::other(format!("resolving interrupted tasks: {e}")))?;
+        }
         let mut others = Vec::new();
         for (listener, router) in apps.separate {
             others.push(tokio::spawn(serve_until(listener, router, token.clone().cancelled_owned())));
@@ -477,14 +511,16 @@ pub struct App {
     pub card: AgentCard,
     /// Cancel to end every open stream (at shutdown).
     pub shutdown: CancellationToken,
-    handler: DefaultRequestHandler,
+    handler: Option<DefaultRequestHandler>,
 }
 
 impl App {
     /// Resolves the tasks a previous run left running (`DefaultRequestHandler::recover`, the
     /// restart policy of `docs/deployment.md`); call it once before serving. Returns how many.
+    /// With a service of your own ([`ServerBuilder::service`]) there is nothing to resolve: 0.
     pub async fn recover(&self) -> std::io::Result<usize> {
-        self.handler
+        let Some(handler) = &self.handler else { return Ok(0) };
+        handler
             .recover()
             .await
             .map_err(|e| std::io::Error::other(format!("resolving interrupted tasks: {e}")))
@@ -494,7 +530,7 @@ impl App {
 struct Apps {
     main: Router,
     separate: Vec<(TcpListener, Router)>,
-    handler: DefaultRequestHandler,
+    handler: Option<DefaultRequestHandler>,
 }
 
 /// Serves `router` on `listener` until `shutdown` completes, then finishes gracefully.

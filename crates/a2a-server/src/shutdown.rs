@@ -14,13 +14,12 @@ use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
 /// An [`A2aService`] whose streams end when `token` is cancelled.
-#[derive(Debug)]
-pub(crate) struct EndStreamsOnShutdown<S> {
-    pub(crate) inner: S,
+pub(crate) struct EndStreamsOnShutdown {
+    pub(crate) inner: std::sync::Arc<dyn A2aService>,
     pub(crate) token: CancellationToken,
 }
 
-impl<S> EndStreamsOnShutdown<S> {
+impl EndStreamsOnShutdown {
     fn bound(&self, stream: EventStream) -> EventStream {
         let token = self.token.clone();
         stream.take_until(async move { token.cancelled_owned().await }).boxed()
@@ -28,7 +27,7 @@ impl<S> EndStreamsOnShutdown<S> {
 }
 
 #[async_trait]
-impl<S: A2aService> A2aService for EndStreamsOnShutdown<S> {
+impl A2aService for EndStreamsOnShutdown {
     async fn send_message(
         &self,
         ctx: &CallContext,

@@ -202,3 +202,133 @@ async fn the_0_3_surface_obeys_the_same_keys_and_isolation() {
     }
     server.shutdown().await.unwrap();
 }
+
+/// An authorization rule of the user's own, as a service around the default handler: only the
+/// principal `admin` may cancel.
+struct OnlyAdminsCancel(a2a_core::DefaultRequestHandler);
+
+#[async_trait::async_trait]
+impl A2aService for OnlyAdminsCancel {
+    async fn send_message(
+        &self,
+        ctx: &CallContext,
+        request: SendMessageRequest,
+    ) -> a2a_core::Result<a2a_proto::v1::SendMessageResponse> {
+        self.0.send_message(ctx, request).await
+    }
+    async fn send_streaming_message(
+        &self,
+        ctx: &CallContext,
+        request: SendMessageRequest,
+    ) -> a2a_core::Result<a2a_core::EventStream> {
+        self.0.send_streaming_message(ctx, request).await
+    }
+    async fn get_task(&self, ctx: &CallContext, request: GetTaskRequest) -> a2a_core::Result<Task> {
+        self.0.get_task(ctx, request).await
+    }
+    async fn list_tasks(
+        &self,
+        ctx: &CallContext,
+        request: ListTasksRequest,
+    ) -> a2a_core::Result<a2a_proto::v1::ListTasksResponse> {
+        self.0.list_tasks(ctx, request).await
+    }
+    async fn cancel_task(&self, ctx: &CallContext, request: CancelTaskRequest) -> a2a_core::Result<Task> {
+        match &ctx.principal {
+            Some(p) if p.id == "admin" => self.0.cancel_task(ctx, request).await,
+            _ => Err(Error::PermissionDenied { reason: "only admins cancel".into() }),
+        }
+    }
+    async fn subscribe_to_task(
+        &self,
+        ctx: &CallContext,
+        request: SubscribeToTaskRequest,
+    ) -> a2a_core::Result<a2a_core::EventStream> {
+        self.0.subscribe_to_task(ctx, request).await
+    }
+    async fn create_task_push_notification_config(
+        &self,
+        ctx: &CallContext,
+        request: TaskPushNotificationConfig,
+    ) -> a2a_core::Result<TaskPushNotificationConfig> {
+        self.0.create_task_push_notification_config(ctx, request).await
+    }
+    async fn get_task_push_notification_config(
+        &self,
+        ctx: &CallContext,
+        request: a2a_proto::v1::GetTaskPushNotificationConfigRequest,
+    ) -> a2a_core::Result<TaskPushNotificationConfig> {
+        self.0.get_task_push_notification_config(ctx, request).await
+    }
+    async fn list_task_push_notification_configs(
+        &self,
+        ctx: &CallContext,
+        request: ListTaskPushNotificationConfigsRequest,
+    ) -> a2a_core::Result<a2a_proto::v1::ListTaskPushNotificationConfigsResponse> {
+        self.0.list_task_push_notification_configs(ctx, request).await
+    }
+    async fn delete_task_push_notification_config(
+        &self,
+        ctx: &CallContext,
+        request: a2a_proto::v1::DeleteTaskPushNotificationConfigRequest,
+    ) -> a2a_core::Result<()> {
+        self.0.delete_task_push_notification_config(ctx, request).await
+    }
+    async fn get_extended_agent_card(
+        &self,
+        ctx: &CallContext,
+        request: a2a_proto::v1::GetExtendedAgentCardRequest,
+    ) -> a2a_core::Result<a2a_proto::v1::AgentCard> {
+        self.0.get_extended_agent_card(ctx, request).await
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_service_of_ones_own_behind_the_same_layer_serves_every_binding() {
+    let keys = ApiKeys::new("apiKey", KeyLocation::Header(HeaderName::from_static("x-api-key")))
+        .key("k-alice", "alice")
+        .key("k-admin", "admin");
+    let mut card = a2a_server::demo::demo_card();
+    keys.declare_in(&mut card);
+    let policy = a2a_core::push::DestinationPolicy::public_only();
+    let handler = a2a_core::DefaultRequestHandler::builder(card.clone(), a2a_server::demo::DemoAgent)
+        .push_transport(Arc::new(a2a_server::push_http::HttpPushTransport::new(policy)))
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let server = Server::builder()
+        .agent_card(card)
+        .service(Arc::new(OnlyAdminsCancel(handler)))
+        .layer(keys.layer())
+        .spawn(listener)
+        .await
+        .unwrap();
+    let (alice, admin) = (as_key(Some("k-alice")), as_key(Some("k-admin")));
+    for (binding, client) in clients(&server).await {
+        let client = client.as_ref();
+        // Tasks without an owner would be everyone's: here each caller is a principal, so the
+        // admin cancels what the admin started.
+        let mut request = send("wait 30");
+        request.configuration =
+            Some(a2a_proto::v1::SendMessageConfiguration { return_immediately: true, ..Default::default() });
+        let Some(send_message_response::Payload::Task(task)) =
+            client.send_message(&admin, request).await.unwrap().payload
+        else {
+            panic!("{binding}: a task")
+        };
+        let cancel = || CancelTaskRequest { id: task.id.clone(), ..Default::default() };
+        let error = client.cancel_task(&alice, cancel()).await.unwrap_err();
+        assert!(matches!(error, Error::PermissionDenied { .. }), "{binding}: {error:?}");
+        assert_eq!(
+            client.cancel_task(&admin, cancel()).await.unwrap().state(),
+            TaskState::Canceled,
+            "{binding}"
+        );
+        let error = client.send_message(&as_key(None), send("hello")).await.unwrap_err();
+        assert!(
+            matches!(error, Error::Unauthenticated { .. }),
+            "{binding}: the layer still applies: {error:?}"
+        );
+    }
+    server.shutdown().await.unwrap();
+}
