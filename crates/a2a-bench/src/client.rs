@@ -10,41 +10,32 @@ use a2a_proto::v1::{
 };
 use anyhow::{bail, Context as _};
 use futures::StreamExt;
-use serde::Serialize;
 
-/// An A2A protocol binding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum Binding {
-    /// JSON-RPC 2.0 over HTTP/1.1 (spec 9).
-    JsonRpc,
-    /// HTTP+JSON/REST over HTTP/1.1 (spec 11).
-    Rest,
-    /// gRPC over HTTP/2 (spec 10).
-    Grpc,
+pub(crate) use a2a_core::Binding;
+
+/// The names this harness gives the bindings in its flags and reports: `jsonrpc`, `rest`,
+/// `grpc` (the spec's own names are `Binding::protocol_binding`).
+pub(crate) trait ReportName {
+    /// The report name.
+    fn name(self) -> &'static str;
 }
 
-impl Binding {
-    /// Every binding, in report order.
-    pub(crate) const ALL: [Binding; 3] = [Binding::JsonRpc, Binding::Rest, Binding::Grpc];
-
-    /// The name used in the report.
-    pub(crate) fn name(self) -> &'static str {
+impl ReportName for Binding {
+    fn name(self) -> &'static str {
         match self {
             Binding::JsonRpc => "jsonrpc",
             Binding::Rest => "rest",
             Binding::Grpc => "grpc",
         }
     }
+}
 
-    /// The binding's name in `AgentInterface.protocolBinding`.
-    fn card_name(self) -> &'static str {
-        match self {
-            Binding::JsonRpc => "JSONRPC",
-            Binding::Rest => "HTTP+JSON",
-            Binding::Grpc => "GRPC",
-        }
-    }
+/// Writes a binding by its report name (for `#[serde(serialize_with)]`).
+pub(crate) fn serialize_name<S: serde::Serializer>(
+    binding: &Binding,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(binding.name())
 }
 
 /// Where each binding of one server is served.
@@ -82,9 +73,9 @@ impl Endpoints {
                 continue;
             }
             let slot = match interface.protocol_binding.as_str() {
-                b if b == Binding::JsonRpc.card_name() => &mut endpoints.jsonrpc,
-                b if b == Binding::Rest.card_name() => &mut endpoints.rest,
-                b if b == Binding::Grpc.card_name() => &mut endpoints.grpc,
+                b if b == Binding::JsonRpc.protocol_binding() => &mut endpoints.jsonrpc,
+                b if b == Binding::Rest.protocol_binding() => &mut endpoints.rest,
+                b if b == Binding::Grpc.protocol_binding() => &mut endpoints.grpc,
                 _ => continue,
             };
             slot.get_or_insert_with(|| interface.url.clone());

@@ -32,6 +32,7 @@ const PHASE_TIMEOUT: Duration = Duration::from_secs(120);
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct FanoutResult {
     /// The binding of the subscribers.
+    #[serde(serialize_with = "crate::client::serialize_name")]
     pub(crate) binding: Binding,
     /// Subscribers.
     pub(crate) subscribers: usize,

@@ -31,6 +31,7 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 
 use crate::client::Binding;
+use crate::client::ReportName as _;
 use crate::run::{PinMode, RunOptions, Workload};
 
 #[derive(Debug, Parser)]

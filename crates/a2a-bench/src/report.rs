@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::stats::STALL;
 
+use crate::client::ReportName as _;
 use crate::fanout::FanoutResult;
 use crate::send::SendResult;
 use crate::store::StoreResult;

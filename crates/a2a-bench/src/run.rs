@@ -14,6 +14,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use anyhow::{anyhow, Context as _};
 
 use crate::ceiling::Replies;
+use crate::client::ReportName as _;
 use crate::client::{self, Binding, Endpoints};
 use crate::fanout;
 use crate::load::LoadSpec;

@@ -36,6 +36,7 @@ pub(crate) struct Figures {
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct SendResult {
     /// The binding.
+    #[serde(serialize_with = "crate::client::serialize_name")]
     pub(crate) binding: Binding,
     /// Requests in flight.
     pub(crate) concurrency: usize,

@@ -55,6 +55,7 @@ pub(crate) struct StorePoint {
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct StoreResult {
     /// The binding used for seeding and reads.
+    #[serde(serialize_with = "crate::client::serialize_name")]
     pub(crate) binding: Binding,
     /// Server RSS before seeding.
     pub(crate) rss_before_bytes: Option<u64>,

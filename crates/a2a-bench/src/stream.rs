@@ -70,6 +70,7 @@ pub(crate) async fn segment(
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct StreamResult {
     /// The binding.
+    #[serde(serialize_with = "crate::client::serialize_name")]
     pub(crate) binding: Binding,
     /// `pinned` or `unpinned`.
     pub(crate) placement: &'static str,
@@ -93,6 +94,7 @@ pub(crate) struct StreamResult {
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct StreamScaling {
     /// The binding.
+    #[serde(serialize_with = "crate::client::serialize_name")]
     pub(crate) binding: Binding,
     /// Artifact events in the long stream.
     pub(crate) artifact_events: usize,

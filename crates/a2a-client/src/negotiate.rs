@@ -4,7 +4,7 @@
 //! The candidates are the card's `supportedInterfaces` (spec 8.3.1; a 0.3 card read by
 //! `AgentCard::from_v03` lists its `url` and `additionalInterfaces` there, as 0.3 interfaces). An
 //! interface is usable when
-//! - its `protocolBinding` is one this build speaks ([`Binding::is_available`]) and the caller
+//! - its `protocolBinding` is one this build speaks (the crate feature of the binding is on) and the caller
 //!   allows (all by default);
 //! - its `protocolVersion` is one the client speaks: `Major.Minor` 1.0 or 0.3, a patch part
 //!   ignored (spec 3.6: patch versions "MUST not be considered when clients and servers
@@ -105,8 +105,8 @@ pub(crate) fn ranked(
     pinned: Option<ProtocolVersion>,
 ) -> Result<Vec<Selected>> {
     let allowed: Vec<Binding> = match bindings {
-        Some(list) => list.iter().copied().filter(|b| b.is_available()).collect(),
-        None => Binding::ALL.into_iter().filter(|b| b.is_available()).collect(),
+        Some(list) => list.iter().copied().filter(|b| crate::binding::is_available(*b)).collect(),
+        None => Binding::ALL.into_iter().filter(|b| crate::binding::is_available(*b)).collect(),
     };
     if allowed.is_empty() {
         let asked = bindings.unwrap_or(&Binding::ALL);

@@ -14,11 +14,13 @@
 //! - [`DefaultRequestHandler`]: the spec semantics (task lifecycle, history, listing, cancel,
 //!   subscribe, push delivery, capability and version checks) over an executor and [`store`]s.
 
+pub mod binding;
 pub mod context;
 pub mod error;
 pub mod operation;
 pub mod service;
 
+pub use binding::Binding;
 pub use context::{CallContext, Principal, ProtocolVersion, ServiceParams};
 pub use error::{Error, Result};
 pub use operation::Operation;

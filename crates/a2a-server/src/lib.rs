@@ -101,16 +101,8 @@ pub struct ServerBuilder {
     service: Option<Arc<dyn A2aService>>,
 }
 
-/// One of the three protocol bindings the server offers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Binding {
-    /// JSON-RPC 2.0 (spec 9), `protocolBinding` `JSONRPC`.
-    JsonRpc,
-    /// HTTP+JSON/REST (spec 11), `protocolBinding` `HTTP+JSON`.
-    Rest,
-    /// gRPC (spec 10), `protocolBinding` `GRPC`.
-    Grpc,
-}
+/// One of the three protocol bindings the server offers (`a2a_core::Binding`).
+pub use a2a_core::Binding;
 
 impl std::fmt::Debug for ServerBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -35,14 +35,9 @@ async fn start() -> RunningServer {
         .unwrap()
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Binding {
-    JsonRpc,
-    Rest,
-    Grpc,
-}
+use a2a_core::Binding;
 
-const BINDINGS: [Binding; 3] = [Binding::JsonRpc, Binding::Rest, Binding::Grpc];
+const BINDINGS: [Binding; 3] = Binding::ALL;
 
 /// A client of `binding` for the server at `url` speaking `version`.
 async fn client(binding: Binding, url: &str, version: ProtocolVersion) -> Box<dyn A2aService> {

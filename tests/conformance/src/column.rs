@@ -24,10 +24,10 @@ impl Column {
     /// Every column, in report order: the three 1.0 bindings, then the three 0.3 ones.
     pub const ALL: [Column; 6] = [
         Column::new(Binding::JsonRpc, ProtocolVersion::V1_0),
-        Column::new(Binding::HttpJson, ProtocolVersion::V1_0),
+        Column::new(Binding::Rest, ProtocolVersion::V1_0),
         Column::new(Binding::Grpc, ProtocolVersion::V1_0),
         Column::new(Binding::JsonRpc, ProtocolVersion::V0_3),
-        Column::new(Binding::HttpJson, ProtocolVersion::V0_3),
+        Column::new(Binding::Rest, ProtocolVersion::V0_3),
         Column::new(Binding::Grpc, ProtocolVersion::V0_3),
     ];
 
@@ -53,7 +53,7 @@ impl Column {
 
     /// `JSONRPC 1.0`, `HTTP+JSON 0.3`, ...: the binding's `protocolBinding` and the version.
     pub fn name(self) -> String {
-        format!("{} {}", self.binding.name(), self.version.as_str())
+        format!("{} {}", self.binding.protocol_binding(), self.version.as_str())
     }
 
     /// The position in [`Column::ALL`], for ordering.
@@ -84,7 +84,7 @@ impl Ord for Column {
 
 impl fmt::Display for Column {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}", self.binding.name(), self.version.as_str())
+        write!(f, "{} {}", self.binding.protocol_binding(), self.version.as_str())
     }
 }
 
@@ -94,7 +94,7 @@ mod tests {
 
     #[test]
     fn columns_are_named_by_binding_and_version_and_ordered_1_0_first() {
-        assert_eq!(Column::v03(Binding::HttpJson).to_string(), "HTTP+JSON 0.3");
+        assert_eq!(Column::v03(Binding::Rest).to_string(), "HTTP+JSON 0.3");
         assert_eq!(Column::from(Binding::Grpc), Column::v1(Binding::Grpc));
         let mut columns = Column::ALL.to_vec();
         columns.reverse();

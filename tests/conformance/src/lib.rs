@@ -51,7 +51,7 @@ pub mod tenant;
 pub mod webhook;
 pub mod wire;
 
-pub use binding::Binding;
+pub use binding::{Binding, Connect};
 pub use check::{check, Options};
 pub use column::Column;
 pub use context::{Ctx, Step, Stop};

@@ -137,7 +137,7 @@ impl Report {
                             Verdict::Skip(reason) => (Vec::new(), Some(reason.clone())),
                         };
                         let value = serde_json::json!({
-                            "binding": cell.column.binding.name(),
+                            "binding": cell.column.binding.protocol_binding(),
                             "protocolVersion": cell.column.version.as_str(),
                             "verdict": cell.verdict.label().to_ascii_lowercase(),
                             "failures": reasons,
@@ -307,7 +307,7 @@ mod tests {
                     spec: "3.1.5",
                     cells: vec![
                         cell(Binding::JsonRpc, Verdict::Pass),
-                        cell(Binding::HttpJson, Verdict::Pass),
+                        cell(Binding::Rest, Verdict::Pass),
                         cell(Binding::Grpc, Verdict::Fail(vec!["spec 3.1.5: expected TaskNotFound".into()])),
                     ],
                 },
@@ -317,7 +317,7 @@ mod tests {
                     spec: "5.7",
                     cells: vec![
                         cell(Binding::JsonRpc, Verdict::Pass),
-                        cell(Binding::HttpJson, Verdict::Pass),
+                        cell(Binding::Rest, Verdict::Pass),
                         cell(Binding::Grpc, Verdict::Skip("raw JSON".into())),
                     ],
                 },

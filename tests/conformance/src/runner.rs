@@ -367,7 +367,7 @@ mod tests {
     fn the_odd_binding_out_fails_with_a_diff_naming_both() {
         let cells = compare(vec![
             (Binding::JsonRpc.into(), completed(&[("cancel", json!({"error": "TaskNotFound"}))], 0)),
-            (Binding::HttpJson.into(), completed(&[("cancel", json!({"error": "TaskNotFound"}))], 0)),
+            (Binding::Rest.into(), completed(&[("cancel", json!({"error": "TaskNotFound"}))], 0)),
             (Binding::Grpc.into(), completed(&[("cancel", json!({"error": "Internal"}))], 0)),
         ]);
         assert_eq!(cells[0].verdict, Verdict::Pass);
@@ -399,7 +399,7 @@ mod tests {
         };
         let cells = compare(vec![
             (Binding::JsonRpc.into(), invalid("pageSize")),
-            (Binding::HttpJson.into(), invalid("pageSize")),
+            (Binding::Rest.into(), invalid("pageSize")),
             (Binding::Grpc.into(), invalid("")),
         ]);
         assert!(cells.iter().all(|c| c.verdict == Verdict::Pass), "{cells:?}");
@@ -439,7 +439,7 @@ mod tests {
         let cells = compare(vec![
             (Column::v1(Binding::JsonRpc), with_per_version(1, 10)),
             (Column::v03(Binding::JsonRpc), with_per_version(2, 30)),
-            (Column::v03(Binding::HttpJson), with_per_version(2, 30)),
+            (Column::v03(Binding::Rest), with_per_version(2, 30)),
             (Column::v03(Binding::Grpc), with_per_version(2, 31)),
         ]);
         assert_eq!(cells[0].verdict, Verdict::Pass);
@@ -460,7 +460,7 @@ mod tests {
     fn skipped_and_stopped_runs_are_not_compared() {
         let cells = compare(vec![
             (Binding::JsonRpc.into(), completed(&[("x", json!(1))], 0)),
-            (Binding::HttpJson.into(), Run::Stopped(State::default(), "no reply".into())),
+            (Binding::Rest.into(), Run::Stopped(State::default(), "no reply".into())),
             (Binding::Grpc.into(), Run::Skipped("no gRPC interface".into())),
         ]);
         assert_eq!(cells[0].verdict, Verdict::Pass);

@@ -10,6 +10,7 @@ use a2a_proto::v1::{AgentCard, AgentInterface};
 use anyhow::Context as _;
 
 use crate::binding::Binding;
+use crate::binding::Connect as _;
 use crate::column::Column;
 
 /// The well-known path of the agent card (spec 8.2).
@@ -268,12 +269,9 @@ mod tests {
             target.endpoint(Column::v03(Binding::JsonRpc)).unwrap().interface.url,
             "http://127.0.0.1:1/v03"
         );
-        assert!(target.untestable(Binding::HttpJson).unwrap().contains("no HTTP+JSON interface"));
+        assert!(target.untestable(Binding::Rest).unwrap().contains("no HTTP+JSON interface"));
         assert!(target.untestable(Binding::Grpc).unwrap().contains("[\"0.3\"], not 1.0"));
-        assert!(target
-            .untestable(Column::v03(Binding::HttpJson))
-            .unwrap()
-            .contains("no HTTP+JSON interface"));
+        assert!(target.untestable(Column::v03(Binding::Rest)).unwrap().contains("no HTTP+JSON interface"));
     }
 
     #[test]

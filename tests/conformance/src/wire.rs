@@ -237,10 +237,10 @@ impl Prober {
         }
         match (self.column.binding, self.column.version) {
             (Binding::JsonRpc, ProtocolVersion::V1_0) => self.jsonrpc(call).await,
-            (Binding::HttpJson, ProtocolVersion::V1_0) => self.rest(call).await,
+            (Binding::Rest, ProtocolVersion::V1_0) => self.rest(call).await,
             (Binding::Grpc, ProtocolVersion::V1_0) => self.grpc(call).await,
             (Binding::JsonRpc, ProtocolVersion::V0_3) => self.jsonrpc_v03(call).await,
-            (Binding::HttpJson, ProtocolVersion::V0_3) => self.rest_v03(call).await,
+            (Binding::Rest, ProtocolVersion::V0_3) => self.rest_v03(call).await,
             (Binding::Grpc, ProtocolVersion::V0_3) => self.grpc_v03(call).await,
         }
     }

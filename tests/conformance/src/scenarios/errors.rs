@@ -225,7 +225,7 @@ async fn version_negotiation_v03(ctx: &Ctx) -> Step<()> {
     let history = raw.get("history").and_then(serde_json::Value::as_array).cloned().unwrap_or_default();
     let shaped = match ctx.binding() {
         crate::Binding::JsonRpc => raw.get("kind") == Some(&json!("task")),
-        crate::Binding::HttpJson => {
+        crate::Binding::Rest => {
             history.iter().all(|m| m.get("content").is_some() && m.get("parts").is_none())
         }
         crate::Binding::Grpc => true,

@@ -1,0 +1,67 @@
+//! [`Binding`]: the three standard protocol bindings (spec 5.8), the one home of their identity
+//! and their names. Each crate adds what it does with a binding (serve it, connect to it,
+//! report on it) on top of this type.
+
+use std::fmt;
+
+/// A standard protocol binding, as an `AgentInterface` names it in `protocolBinding` (0.3
+/// cards: `preferredTransport`, `additionalInterfaces[].transport`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Binding {
+    /// JSON-RPC 2.0 over HTTP (spec 9), `JSONRPC`.
+    JsonRpc,
+    /// HTTP+JSON/REST (spec 11), `HTTP+JSON`.
+    Rest,
+    /// gRPC (spec 10), `GRPC`.
+    Grpc,
+}
+
+impl Binding {
+    /// Every standard binding, in the spec's order.
+    pub const ALL: [Binding; 3] = [Binding::JsonRpc, Binding::Rest, Binding::Grpc];
+
+    /// The `protocolBinding` value of the spec (5.8, 8.3.1): `JSONRPC`, `HTTP+JSON` or `GRPC`.
+    pub fn protocol_binding(self) -> &'static str {
+        match self {
+            Binding::JsonRpc => "JSONRPC",
+            Binding::Rest => "HTTP+JSON",
+            Binding::Grpc => "GRPC",
+        }
+    }
+
+    /// The binding a card's `protocolBinding` (or 0.3 `transport`) names, ignoring case and
+    /// surrounding spaces; `None` for any other binding (the field is an open string, spec 5.8).
+    pub fn from_protocol_binding(name: &str) -> Option<Self> {
+        let name = name.trim();
+        Self::ALL.into_iter().find(|b| b.protocol_binding().eq_ignore_ascii_case(name))
+    }
+
+    /// Whether the binding carries ProtoJSON (JSON-RPC, HTTP+JSON); gRPC carries protobuf.
+    pub fn is_json(self) -> bool {
+        matches!(self, Binding::JsonRpc | Binding::Rest)
+    }
+}
+
+impl fmt::Display for Binding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.protocol_binding())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_the_spec_s_and_read_without_regard_to_case() {
+        for binding in Binding::ALL {
+            assert_eq!(Binding::from_protocol_binding(binding.protocol_binding()), Some(binding));
+        }
+        assert_eq!(Binding::from_protocol_binding(" http+json "), Some(Binding::Rest));
+        assert_eq!(Binding::from_protocol_binding("jsonrpc"), Some(Binding::JsonRpc));
+        assert_eq!(Binding::from_protocol_binding("HTTP"), None);
+        assert_eq!(Binding::from_protocol_binding("WEBSOCKET"), None);
+        assert_eq!(Binding::Grpc.to_string(), "GRPC");
+        assert!(Binding::Rest.is_json() && !Binding::Grpc.is_json());
+    }
+}
