@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use a2a_core::{A2aService, CallContext, EventStream};
+use a2a_core::{A2aService, CallContext, EventStream, Operation};
 use a2a_proto::v1::{
     send_message_response, stream_response, AuthenticationInfo, CancelTaskRequest,
     DeleteTaskPushNotificationConfigRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest,
@@ -41,9 +41,10 @@ impl Run<'_> {
         &self,
         agent: &Agent,
         deadline: Option<Instant>,
-        what: &str,
+        operation: Operation,
         call: impl std::future::Future<Output = a2a_core::Result<T>>,
     ) -> Result<T, CliError> {
+        let what = operation.method();
         let started = Instant::now();
         let result = match deadline {
             None => call.await,
@@ -161,7 +162,7 @@ impl Run<'_> {
         self.call(
             &agent,
             self.deadline(),
-            "GetExtendedAgentCard",
+            Operation::GetExtendedAgentCard,
             agent.client.get_extended_agent_card(&Self::ctx(), request),
         )
         .await
@@ -205,7 +206,7 @@ impl Run<'_> {
                     .call(
                         &agent,
                         deadline,
-                        "SendStreamingMessage",
+                        Operation::SendStreamingMessage,
                         agent.client.send_streaming_message(&Self::ctx(), request(false)),
                     )
                     .await
@@ -216,7 +217,12 @@ impl Run<'_> {
             self.out.warn("the agent does not advertise streaming: waiting for the result instead");
         }
         let response = self
-            .call(&agent, deadline, "SendMessage", agent.client.send_message(&Self::ctx(), request(true)))
+            .call(
+                &agent,
+                deadline,
+                Operation::SendMessage,
+                agent.client.send_message(&Self::ctx(), request(true)),
+            )
             .await
             .map_err(|e| resend_hint(e, args))?;
         let task = match response.payload {
@@ -285,7 +291,7 @@ impl Run<'_> {
             tokio::time::sleep(sleep).await;
             let request = GetTaskRequest { id: task.id.clone(), ..Default::default() };
             task = self
-                .call(agent, deadline, "GetTask", agent.client.get_task(&Self::ctx(), request))
+                .call(agent, deadline, Operation::GetTask, agent.client.get_task(&Self::ctx(), request))
                 .await
                 .map_err(|e| {
                     if e.code == "A2ACLI_ERR_TIMEOUT" {
@@ -489,15 +495,16 @@ impl Run<'_> {
             TaskCommand::Get { id, history, wait } => {
                 let request =
                     GetTaskRequest { id: id.clone(), history_length: *history, ..Default::default() };
-                let mut task =
-                    self.call(&agent, deadline, "GetTask", agent.client.get_task(&ctx, request)).await?;
+                let mut task = self
+                    .call(&agent, deadline, Operation::GetTask, agent.client.get_task(&ctx, request))
+                    .await?;
                 if *wait {
                     task = self.wait(&agent, task, deadline).await?;
                     if history.is_some() {
                         let request =
                             GetTaskRequest { id: id.clone(), history_length: *history, ..Default::default() };
                         task = self
-                            .call(&agent, deadline, "GetTask", agent.client.get_task(&ctx, request))
+                            .call(&agent, deadline, Operation::GetTask, agent.client.get_task(&ctx, request))
                             .await?;
                     }
                 }
@@ -506,7 +513,7 @@ impl Run<'_> {
             TaskCommand::Cancel { id } => {
                 let request = CancelTaskRequest { id: id.clone(), ..Default::default() };
                 let task = self
-                    .call(&agent, deadline, "CancelTask", agent.client.cancel_task(&ctx, request))
+                    .call(&agent, deadline, Operation::CancelTask, agent.client.cancel_task(&ctx, request))
                     .await?;
                 self.show_task(&agent, &task, false)?;
             }
@@ -519,8 +526,9 @@ impl Run<'_> {
                     history_length: *history,
                     ..Default::default()
                 };
-                let response =
-                    self.call(&agent, deadline, "ListTasks", agent.client.list_tasks(&ctx, request)).await?;
+                let response = self
+                    .call(&agent, deadline, Operation::ListTasks, agent.client.list_tasks(&ctx, request))
+                    .await?;
                 if self.out.json() {
                     self.out.document(&to_json(&response)?);
                 } else {
@@ -544,8 +552,9 @@ impl Run<'_> {
                 // followed by polling instead (never a hang, JSON Lines still honoured).
                 self.out.warn("the agent does not advertise streaming: polling the task instead");
                 let request = GetTaskRequest { id: id.clone(), ..Default::default() };
-                let task =
-                    self.call(&agent, deadline, "GetTask", agent.client.get_task(&ctx, request)).await?;
+                let task = self
+                    .call(&agent, deadline, Operation::GetTask, agent.client.get_task(&ctx, request))
+                    .await?;
                 let task = self.wait(&agent, task, deadline).await?;
                 if *stream && self.out.json() {
                     self.out.line(&to_json(&StreamResponse::from(task))?);
@@ -557,7 +566,12 @@ impl Run<'_> {
                 let request = SubscribeToTaskRequest { id: id.clone(), ..Default::default() };
                 // Resubscribes by itself when the stream drops (a2a-client's follow_task).
                 let events = match self
-                    .call(&agent, deadline, "SubscribeToTask", agent.client.follow_task(&ctx, request))
+                    .call(
+                        &agent,
+                        deadline,
+                        Operation::SubscribeToTask,
+                        agent.client.follow_task(&ctx, request),
+                    )
                     .await
                 {
                     Ok(events) => events,
@@ -571,8 +585,9 @@ impl Run<'_> {
             }
             TaskCommand::Download { id, dir } => {
                 let request = GetTaskRequest { id: id.clone(), ..Default::default() };
-                let task =
-                    self.call(&agent, deadline, "GetTask", agent.client.get_task(&ctx, request)).await?;
+                let task = self
+                    .call(&agent, deadline, Operation::GetTask, agent.client.get_task(&ctx, request))
+                    .await?;
                 let saved = download(&task, dir)?;
                 if self.out.json() {
                     self.out.document(&to_json(&task)?);
@@ -647,7 +662,7 @@ impl Run<'_> {
                 self.call(
                     agent,
                     deadline,
-                    "CreateTaskPushNotificationConfig",
+                    Operation::CreateTaskPushNotificationConfig,
                     agent.client.create_task_push_notification_config(&ctx, request),
                 )
                 .await?
@@ -661,7 +676,7 @@ impl Run<'_> {
                 self.call(
                     agent,
                     deadline,
-                    "GetTaskPushNotificationConfig",
+                    Operation::GetTaskPushNotificationConfig,
                     agent.client.get_task_push_notification_config(&ctx, request),
                 )
                 .await?
@@ -677,7 +692,7 @@ impl Run<'_> {
                     .call(
                         agent,
                         deadline,
-                        "ListTaskPushNotificationConfigs",
+                        Operation::ListTaskPushNotificationConfigs,
                         agent.client.list_task_push_notification_configs(&ctx, request),
                     )
                     .await?;
@@ -706,7 +721,7 @@ impl Run<'_> {
                 self.call(
                     agent,
                     deadline,
-                    "DeleteTaskPushNotificationConfig",
+                    Operation::DeleteTaskPushNotificationConfig,
                     agent.client.delete_task_push_notification_config(&ctx, request),
                 )
                 .await?;
