@@ -398,13 +398,14 @@ impl Worker {
         &self,
         Queued { task_id, config: StoredPushConfig { config, version }, payload }: Queued,
     ) {
-        let host = url::Url::parse(&config.url).ok().and_then(|u| u.host_str().map(str::to_owned));
-        let host = host.unwrap_or_default();
-        if let Err(reason) = self.policy.check_url(&config.url) {
-            Counters::add(&self.counters.given_up);
-            tracing::warn!(%task_id, config_id = %config.id, %host, %reason, "push: destination refused, notification given up");
-            return;
-        }
+        let host = match self.policy.check_url(&config.url) {
+            Ok(url) => url.host_str().unwrap_or_default().to_owned(),
+            Err(reason) => {
+                Counters::add(&self.counters.given_up);
+                tracing::warn!(%task_id, config_id = %config.id, %reason, "push: destination refused, notification given up");
+                return;
+            }
+        };
         let request = PushRequest {
             url: config.url.clone(),
             headers: headers_for(&config, version),

@@ -424,12 +424,11 @@ impl TaskStore for CompactTaskStore {
 
     async fn running(&self) -> Result<Vec<(Scope, String)>> {
         let inner = self.inner.read().expect("task store lock");
-        let running = [TaskState::Submitted as i32, TaskState::Working as i32];
         Ok(inner
             .shards
             .iter()
             .flat_map(|shard| shard.iter())
-            .filter(|(_, entry)| running.contains(&entry.state))
+            .filter(|(_, entry)| TaskState::try_from(entry.state).is_ok_and(TaskState::is_running))
             .map(|(id, entry)| (inner.scopes[entry.scope as usize].0.clone(), id.to_string()))
             .collect())
     }
