@@ -174,14 +174,38 @@ impl TaskUpdater {
     /// [`is_cancelled`](Self::is_cancelled) (or `RequestContext::cancellation`), and should stop
     /// working then. Without a cancellation, an update the state does not admit is an
     /// `InvalidAgentResponse` error, as always: that is a bug of the agent.
+    ///
+    /// # When the event is stored
+    /// The call returns once the event is checked and queued in order; it is stored (together
+    /// with the events published right after it) before any subscriber sees it. A write that
+    /// fails is reported by the next call (or [`flush`](Self::flush)), and ends the execution
+    /// as failed if nothing calls again.
     pub async fn publish(&self, event: impl Into<StreamResponse>) -> Result<()> {
-        match self.runtime.publish(event.into()).await {
+        self.unless_cancelled(self.runtime.publish(event.into()).await)
+    }
+
+    /// An update the store refused after a cancellation is dropped (see [`publish`](Self::publish)).
+    fn unless_cancelled(&self, outcome: Result<()>) -> Result<()> {
+        match outcome {
             Err(Error::InvalidAgentResponse { reason }) if self.is_cancelled() => {
                 tracing::debug!(task_id = %self.task_id(), %reason, "an update after the task was canceled was dropped");
                 Ok(())
             }
             other => other,
         }
+    }
+
+    /// Waits until every event published so far is stored and handed to the task's
+    /// subscribers, and returns the error of a write of them that failed.
+    ///
+    /// [`publish`](Self::publish) returns once the event is checked and queued, in order: the
+    /// events an execution publishes without waiting in between are stored together, in one
+    /// write, before any subscriber, webhook or reader sees them (a client is never told of an
+    /// event a restart could lose). An agent that must know an event is durable before it acts
+    /// on the outside world (it charges a card once the task says so, say) calls this first. The
+    /// end of an execution flushes by itself.
+    pub async fn flush(&self) -> Result<()> {
+        self.unless_cancelled(self.runtime.flush().await)
     }
 
     /// Makes sure the task exists (state `SUBMITTED` for a new task), without another event.

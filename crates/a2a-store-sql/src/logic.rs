@@ -18,7 +18,8 @@
 
 use a2a_core::lifecycle::{check_mutation, merge_artifact_head, TaskMutation};
 use a2a_core::store::{
-    updated_ms, Cursor, Scope, StoredPushConfig, StoredTask, TaskPage, TaskQuery, TaskView,
+    check_all, fold_new_task, updated_ms, Cursor, Scope, StoredPushConfig, StoredTask, TaskPage, TaskQuery,
+    TaskView,
 };
 use a2a_core::{Error, ProtocolVersion};
 use a2a_proto::v1::{Artifact, Message, Part, Task, TaskPushNotificationConfig, TaskState, TaskStatus};
@@ -151,6 +152,51 @@ async fn insert_artifact<D: Db>(db: &mut D, task_id: &str, n: i64, artifact: &Ar
 
 /// `TaskStore::create`.
 pub(crate) async fn create<D: Db>(db: &mut D, scope: &Scope, task: &Task) -> Result<(), Fail> {
+    insert_task(db, scope, task, 1).await
+}
+
+/// `TaskStore::create_and_apply_all`: the changes are folded into the new task in memory
+/// (checked first: a refusal writes nothing), which is then inserted once, at its final state and
+/// `seq`: the same rows as creating it and applying them one by one, in a fraction of the
+/// statements.
+pub(crate) async fn create_and_apply_all<D: Db>(
+    db: &mut D,
+    scope: &Scope,
+    task: &Task,
+    changes: &[TaskMutation<'_>],
+) -> Result<u64, Fail> {
+    let (folded, seq) = fold_new_task(task, changes)?;
+    insert_task(db, scope, &folded, seq).await?;
+    Ok(seq)
+}
+
+/// `TaskStore::apply_all`: checks the chain against the stored state before writing anything
+/// (a refusal writes nothing), then applies the changes in order.
+pub(crate) async fn apply_all<D: Db>(
+    db: &mut D,
+    task_id: &str,
+    changes: &[TaskMutation<'_>],
+) -> Result<u64, Fail> {
+    let sql = if D::LOCKS_ROWS {
+        "SELECT state, seq FROM a2a_tasks WHERE id = $1 FOR UPDATE"
+    } else {
+        "SELECT state, seq FROM a2a_tasks WHERE id = $1"
+    };
+    let row = db
+        .rows(sql, &[Param::Text(task_id)])
+        .await?
+        .pop()
+        .ok_or_else(|| Error::TaskNotFound { task_id: task_id.into() })?;
+    check_all(task_id, state_of(row.int(0)?), changes)?;
+    let mut seq = row.int(1)? as u64;
+    for change in changes {
+        seq = apply(db, task_id, *change).await?;
+    }
+    Ok(seq)
+}
+
+/// Inserts a new task at `seq` (its rows, and its count).
+pub(crate) async fn insert_task<D: Db>(db: &mut D, scope: &Scope, task: &Task, seq: u64) -> Result<(), Fail> {
     let owner = owner_key(&scope.owner);
     let state = task.state();
     let status = encode_opt(task.status.as_ref());
@@ -158,7 +204,7 @@ pub(crate) async fn create<D: Db>(db: &mut D, scope: &Scope, task: &Task) -> Res
     let inserted = db
         .exec(
             "INSERT INTO a2a_tasks (id, tenant, owner, context_id, state, updated_ms, seq, status, metadata, \
-             history_len, artifacts_len) VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING",
+             history_len, artifacts_len) VALUES ($1, $2, $3, $4, $5, $6, $11, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING",
             &[
                 Param::Text(&task.id),
                 Param::Text(&scope.tenant),
@@ -170,6 +216,7 @@ pub(crate) async fn create<D: Db>(db: &mut D, scope: &Scope, task: &Task) -> Res
                 blob_param(&metadata),
                 Param::Int(task.history.len() as i64),
                 Param::Int(task.artifacts.len() as i64),
+                Param::Int(seq as i64),
             ],
         )
         .await?;

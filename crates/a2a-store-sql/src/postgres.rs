@@ -265,6 +265,19 @@ impl TaskStore for PostgresStore {
         in_transaction!(self, false, |db| logic::create_and_apply(&mut db, scope, task, first))
     }
 
+    async fn create_and_apply_all(
+        &self,
+        scope: &Scope,
+        task: &Task,
+        changes: &[TaskMutation<'_>],
+    ) -> Result<u64> {
+        in_transaction!(self, false, |db| logic::create_and_apply_all(&mut db, scope, task, changes))
+    }
+
+    async fn apply_all(&self, _scope: &Scope, task_id: &str, changes: &[TaskMutation<'_>]) -> Result<u64> {
+        in_transaction!(self, false, |db| logic::apply_all(&mut db, task_id, changes))
+    }
+
     async fn get(&self, scope: &Scope, task_id: &str, view: TaskView) -> Result<Option<StoredTask>> {
         in_transaction!(self, true, |db| logic::get(&mut db, scope, task_id, view))
     }

@@ -33,8 +33,8 @@ use std::task::{Context, Poll, Waker};
 use std::thread::JoinHandle;
 
 use a2a_core::store::{
-    PushConfigStore, Scope, StoredPushConfig, StoredTask, TaskMutation, TaskPage, TaskQuery, TaskStore,
-    TaskView,
+    fold_new_task, PushConfigStore, Scope, StoredPushConfig, StoredTask, TaskMutation, TaskPage, TaskQuery,
+    TaskStore, TaskView,
 };
 use a2a_core::{Error, ProtocolVersion, Result};
 use a2a_proto::v1::{Artifact, Message, Task, TaskPushNotificationConfig, TaskStatus};
@@ -548,6 +548,29 @@ impl TaskStore for SqliteStore {
     async fn create_and_apply(&self, scope: &Scope, task: &Task, first: TaskMutation<'_>) -> Result<u64> {
         let (scope, task, first) = (scope.clone(), task.clone(), OwnedMutation::new(first));
         self.write(move |db| run(logic::create_and_apply(db, &scope, &task, first.get()))).await
+    }
+
+    async fn create_and_apply_all(
+        &self,
+        scope: &Scope,
+        task: &Task,
+        changes: &[TaskMutation<'_>],
+    ) -> Result<u64> {
+        // Folded here, on the caller's thread: the writer thread only inserts.
+        let (folded, seq) = fold_new_task(task, changes)?;
+        let scope = scope.clone();
+        self.write(move |db| run(logic::insert_task(db, &scope, &folded, seq))).await?;
+        Ok(seq)
+    }
+
+    async fn apply_all(&self, _scope: &Scope, task_id: &str, changes: &[TaskMutation<'_>]) -> Result<u64> {
+        let task_id = task_id.to_owned();
+        let changes: Vec<OwnedMutation> = changes.iter().map(|c| OwnedMutation::new(*c)).collect();
+        self.write(move |db| {
+            let changes: Vec<TaskMutation<'_>> = changes.iter().map(OwnedMutation::get).collect();
+            run(logic::apply_all(db, &task_id, &changes))
+        })
+        .await
     }
 
     async fn get(&self, scope: &Scope, task_id: &str, view: TaskView) -> Result<Option<StoredTask>> {

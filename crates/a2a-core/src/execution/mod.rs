@@ -69,6 +69,9 @@ const PUBLISH_SLICE: std::time::Duration = std::time::Duration::from_millis(10);
 const PUBLISH_GAP: std::time::Duration = std::time::Duration::from_micros(200);
 /// Events read from the cluster's log at a time.
 const FEED_BATCH: usize = 256;
+/// Events an execution may publish ahead of the store: the publish that queues this many writes
+/// them itself (module docs, write-behind).
+const MAX_QUEUED: usize = 64;
 
 /// What flows from a runtime to its subscribers.
 #[derive(Debug, Clone)]
@@ -85,8 +88,14 @@ pub(crate) enum Envelope {
 }
 
 struct RunState {
-    /// The task's state as this runtime last wrote or read it (the store has the last word).
+    /// The task's state as this runtime last wrote or read it, and after the events queued in
+    /// `queue` (the store has the last word).
     state: TaskState,
+    /// Events the execution published that are not stored yet (write-behind, module docs), each
+    /// with the state after it. Only status and artifact updates.
+    queue: Vec<(StreamResponse, TaskState)>,
+    /// Why a write of queued events failed, for the execution's next publish or its end.
+    deferred: Option<Error>,
     /// The task to create on the first event, until then.
     pending: Option<Task>,
     replied: bool,
@@ -160,8 +169,20 @@ impl std::fmt::Debug for ProducerGuard {
 impl Drop for ProducerGuard {
     fn drop(&mut self) {
         if self.runtime.producers.fetch_sub(1, Ordering::AcqRel) == 1 {
-            let error = self.runtime.failure.lock().expect("failure lock").take().map(Arc::new);
-            let _ = self.runtime.tx.send(Envelope::ExecutionEnded { error });
+            // The end is announced after the last events: queued ones are written first.
+            let queued = self.runtime.state.try_lock().map_or(true, |run| !run.queue.is_empty());
+            match tokio::runtime::Handle::try_current() {
+                Ok(handle) if queued => {
+                    let runtime = Arc::clone(&self.runtime);
+                    handle.spawn(async move {
+                        if let Err(error) = runtime.flush().await {
+                            tracing::debug!(task_id = %runtime.task_id, %error, "the last events were not stored");
+                        }
+                        runtime.announce_end();
+                    });
+                }
+                _ => self.runtime.announce_end(),
+            }
         }
     }
 }
@@ -199,6 +220,8 @@ impl TaskRuntime {
             cluster: backends.cluster.clone(),
             state: tokio::sync::Mutex::new(RunState {
                 state,
+                queue: Vec::new(),
+                deferred: None,
                 pending,
                 replied: false,
                 stale: false,
@@ -213,6 +236,12 @@ impl TaskRuntime {
             slice_start_us: AtomicU64::new(0),
             last_publish_us: AtomicU64::new(0),
         })
+    }
+
+    /// Tells the subscribers that every producer is gone.
+    fn announce_end(&self) {
+        let error = self.failure.lock().expect("failure lock").take().map(Arc::new);
+        let _ = self.tx.send(Envelope::ExecutionEnded { error });
     }
 
     /// Registers a producer; events published through it keep the runtime alive.
@@ -259,11 +288,12 @@ impl TaskRuntime {
     pub(crate) async fn until_terminal(self: &Arc<Self>) {
         let mut subscription = self.subscribe(StreamMode::Task, false);
         {
-            let run = self.state.lock().await;
-            if run.state.is_terminal() {
+            // Flushed first: `state` then is what was handed out.
+            let Ok(run) = self.writing().await else { return };
+            if run.state.state.is_terminal() {
                 return;
             }
-            subscription.skip_through(run.last_seq);
+            subscription.skip_through(run.state.last_seq);
         }
         while let Some(step) = subscription.next().await {
             if matches!(step, Ok(Step::Event(_, state)) if state.is_terminal()) {
@@ -285,7 +315,12 @@ impl TaskRuntime {
     /// Records how an execution ended. A failure fails the task (spec 4.1.3) if it exists and is
     /// not terminal yet; before the task exists, the error is reported to the caller instead. An
     /// execution that published nothing at all is an invalid agent response.
-    pub(crate) async fn finish_execution(&self, outcome: Result<()>) {
+    pub(crate) async fn finish_execution(self: &Arc<Self>, outcome: Result<()>) {
+        // What the execution published is stored first; a write that failed is its failure.
+        let outcome = match (outcome, self.flush().await) {
+            (Ok(()), Err(error)) => Err(error),
+            (outcome, _) => outcome,
+        };
         let (created, replied, state) = {
             let state = self.state.lock().await;
             (state.pending.is_none(), state.replied, state.state)
@@ -321,25 +356,154 @@ impl TaskRuntime {
     /// Appends a client message to the stored task's history (no stream event: history is not
     /// streamed, spec 3.2.3).
     pub(crate) async fn append_history(&self, message: &Message) -> Result<()> {
-        // Under the lock, so that the message takes its place among the events.
-        let state = self.state.lock().await;
-        debug_assert!(state.pending.is_none());
+        // Under the lock, after the queued events, so that the message takes its place among
+        // the events.
+        let writing = self.writing().await?;
+        debug_assert!(writing.state.pending.is_none());
         self.store.apply(&self.task_id, TaskMutation::History(message)).await?;
         Ok(())
     }
 
-    /// Takes the runtime's lock for a write, first re-reading the stored state if an earlier
-    /// write was abandoned.
-    async fn writing(&self) -> Result<Writing<'_>> {
-        let mut state = self.state.lock().await;
-        if state.stale {
-            if let Some(stored) = self.store.get(&self.scope, &self.task_id, TaskView::FULL).await? {
-                state.state = stored.task.state();
-                state.last_seq = state.last_seq.max(stored.seq);
+    /// Takes the runtime's lock, first re-reading the stored state if an earlier write was
+    /// abandoned or failed. Queued events stay queued.
+    async fn lock(&self) -> Result<Writing<'_>> {
+        let mut writing = Writing { state: self.state.lock().await, tx: &self.tx, armed: false };
+        self.refresh(&mut writing.state).await?;
+        Ok(writing)
+    }
+
+    /// Re-reads the stored state if it is stale.
+    async fn refresh(&self, run: &mut RunState) -> Result<()> {
+        if run.stale {
+            let view = TaskView { history_length: Some(0), include_artifacts: false };
+            if let Some(stored) = self.store.get(&self.scope, &self.task_id, view).await? {
+                run.state = stored.task.state();
+                run.last_seq = run.last_seq.max(stored.seq);
             }
-            state.stale = false;
+            run.stale = false;
         }
-        Ok(Writing { state, tx: &self.tx, armed: false })
+        Ok(())
+    }
+
+    /// Takes the runtime's lock for a write of its own: [`lock`](Self::lock), then the queued
+    /// events are stored and handed out first. A failed write of them is kept for the execution
+    /// (its next publish, or its end) and does not fail the caller.
+    async fn writing(&self) -> Result<Writing<'_>> {
+        let mut writing = self.lock().await?;
+        if let Err(error) = self.flush_locked(&mut writing).await {
+            writing.state.deferred = Some(error);
+            self.refresh(&mut writing.state).await?;
+        }
+        Ok(writing)
+    }
+
+    /// Stores and hands out every event published so far; the error of a write of them that
+    /// failed (now or since the last publish). [`TaskUpdater::flush`](crate::TaskUpdater::flush).
+    pub(crate) async fn flush(&self) -> Result<()> {
+        let mut writing = self.lock().await?;
+        if let Some(error) = writing.state.deferred.take() {
+            return Err(error);
+        }
+        self.flush_locked(&mut writing).await
+    }
+
+    /// The write-behind: stores the queued events (and the pending task they follow) in one
+    /// store call, then hands them out with their `seq`. On failure nothing is handed out, the
+    /// subscribers resynchronise, the pending task stays pending, and the runtime re-reads the
+    /// stored state before the next write.
+    async fn flush_locked(&self, writing: &mut Writing<'_>) -> Result<()> {
+        if writing.state.queue.is_empty() {
+            return Ok(());
+        }
+        let queue = std::mem::take(&mut writing.state.queue);
+        // A 0.3 webhook receives the task as it is after each event: one write per event then.
+        let per_event = queue.len() > 1
+            && match &self.push {
+                Some(push) => push.needs_task_after_each_event(&self.task_id).await,
+                None => false,
+            };
+        let batch = if per_event { 1 } else { queue.len() };
+        let mut events = queue.into_iter();
+        loop {
+            let burst: Vec<(StreamResponse, TaskState)> = events.by_ref().take(batch).collect();
+            if burst.is_empty() {
+                return Ok(());
+            }
+            if let Err(error) = self.store_burst(writing, burst).await {
+                // The events after a failed one were checked against a state that never was.
+                self.release_primary(events.len());
+                return Err(error);
+            }
+        }
+    }
+
+    /// One store call for `burst` (see [`flush_locked`](Self::flush_locked)).
+    async fn store_burst(
+        &self,
+        writing: &mut Writing<'_>,
+        burst: Vec<(StreamResponse, TaskState)>,
+    ) -> Result<()> {
+        let pending = writing.state.pending.take();
+        writing.armed = true;
+        let stored = {
+            let changes: Vec<TaskMutation<'_>> = burst.iter().map(|(event, _)| mutation_of(event)).collect();
+            match &pending {
+                Some(task) => self.store.create_and_apply_all(&self.scope, task, &changes).await,
+                None => self.store.apply_all(&self.scope, &self.task_id, &changes).await,
+            }
+        };
+        let last_seq = match stored {
+            Ok(seq) => seq,
+            Err(error) => {
+                writing.armed = false;
+                let sent = burst.len() + usize::from(pending.is_some());
+                if let Some(task) = pending {
+                    writing.state.state = task.state();
+                    writing.state.pending = Some(task);
+                } else {
+                    writing.state.stale = true;
+                }
+                let _ = self.tx.send(Envelope::Resync);
+                self.release_primary(sent);
+                if matches!(error, Error::InvalidAgentResponse { .. }) {
+                    // Refused by the store: another writer got there first (a CancelTask).
+                    let view = TaskView { history_length: Some(0), include_artifacts: false };
+                    if let Ok(Some(stored)) = self.store.get(&self.scope, &self.task_id, view).await {
+                        self.cancelled_elsewhere(stored.task.state());
+                    }
+                }
+                return Err(error);
+            }
+        };
+        if let Some(task) = pending {
+            self.announce_created(writing, task).await;
+        }
+        let first_seq = last_seq + 1 - burst.len() as u64;
+        let mut terminal = false;
+        for ((event, state), seq) in burst.into_iter().zip(first_seq..) {
+            self.dispatch_push(&event).await;
+            let event = Arc::new(event);
+            self.broadcast(&mut writing.state, seq, Arc::clone(&event), state);
+            self.tell_cluster(seq, &event, state).await;
+            terminal |= state.is_terminal();
+        }
+        writing.armed = false;
+        if terminal {
+            if let Some(push) = &self.push {
+                push.finish_task(&self.task_id);
+            }
+        }
+        Ok(())
+    }
+
+    /// Gives back the originating stream's window for events that will never reach it.
+    fn release_primary(&self, events: usize) {
+        if events == 0 {
+            return;
+        }
+        if let Some(semaphore) = self.primary.lock().expect("primary lock").as_ref() {
+            semaphore.add_permits(events);
+        }
     }
 
     /// Creates the pending task, if any, publishing it as the first event.
@@ -372,9 +536,9 @@ impl TaskRuntime {
     /// Hands out a task just stored as its event 1 (the caller holds the armed lock).
     async fn announce_created(&self, writing: &mut Writing<'_>, pending: Task) {
         self.created.store(true, Ordering::Release);
+        let state = pending.state();
         let event = StreamResponse::from(pending);
         self.dispatch_push(&event).await;
-        let state = writing.state.state;
         let event = Arc::new(event);
         self.broadcast(&mut writing.state, 1, Arc::clone(&event), state);
         self.tell_cluster(1, &event, state).await;
@@ -411,7 +575,9 @@ impl TaskRuntime {
     /// or their publisher died before logging them) are replaced by a resync.
     pub(crate) async fn feed(&self, up_to: Option<u64>) {
         let Some(cluster) = &self.cluster else { return };
-        let mut run = self.state.lock().await;
+        // Own events first: those fed after them are numbered after them.
+        let Ok(mut writing) = self.writing().await else { return };
+        let run = &mut *writing.state;
         if run.pending.is_some() {
             return;
         }
@@ -440,7 +606,7 @@ impl TaskRuntime {
             }
             for (seq, event) in events {
                 let state = state_after(&event, run.state);
-                if self.broadcast(&mut run, seq, Arc::new(event), state) {
+                if self.broadcast(run, seq, Arc::new(event), state) {
                     run.state = state;
                 }
             }
@@ -458,7 +624,7 @@ impl TaskRuntime {
     /// them, and a fan-out to a thousand subscribers would slow the agent down a hundredfold. So
     /// that an agent publishing in a tight loop cannot hold a worker thread for long, it yields
     /// once it has been publishing for [`PUBLISH_SLICE`] without a break.
-    pub(crate) async fn publish(&self, event: StreamResponse) -> Result<()> {
+    pub(crate) async fn publish(self: &Arc<Self>, event: StreamResponse) -> Result<()> {
         let now = self.born.elapsed().as_micros() as u64;
         let slice = self.slice_start_us.load(Ordering::Relaxed);
         if now.saturating_sub(slice) > PUBLISH_SLICE.as_micros() as u64 {
@@ -475,9 +641,14 @@ impl TaskRuntime {
         outcome
     }
 
-    async fn publish_now(&self, mut event: StreamResponse) -> Result<()> {
-        let mut writing = self.writing().await?;
-        let new_task = writing.state.pending.is_some();
+    async fn publish_now(self: &Arc<Self>, mut event: StreamResponse) -> Result<()> {
+        let mut writing = self.lock().await?;
+        if let Some(error) = writing.state.deferred.take() {
+            // An earlier event of this execution was not stored: this one, checked against a
+            // state that never was, is not taken either.
+            return Err(error);
+        }
+        let new_task = writing.state.pending.is_some() && writing.state.queue.is_empty();
         check_event(event.payload.as_ref(), new_task, writing.state.replied)?;
         let payload = event.payload.as_mut().expect("checked by check_event");
         if let Payload::Message(message) = payload {
@@ -487,70 +658,37 @@ impl TaskRuntime {
             return Ok(());
         }
         self.fill_event(payload)?;
-        let mutation = match event.payload.as_ref() {
-            Some(Payload::StatusUpdate(u)) => TaskMutation::Status(u.status.as_ref().expect("filled above")),
-            Some(Payload::ArtifactUpdate(u)) => TaskMutation::Artifact {
-                artifact: u.artifact.as_ref().expect("checked by check_mutation"),
-                append: u.append,
-            },
-            _ => unreachable!("check_event admits only status and artifact updates here"),
-        };
-        // Checked here against the state this runtime knows, for an early answer (and before a
-        // pending task is created); the store checks it again atomically with the write.
-        let new_state = match check_mutation(&self.task_id, writing.state.state, &mutation) {
+        // Checked here against the state this runtime knows (after the queued events), for an
+        // early answer; the store checks it again atomically with the write.
+        let new_state = match check_mutation(&self.task_id, writing.state.state, &mutation_of(&event)) {
             Ok(state) => state,
             Err(error) => {
                 self.cancelled_elsewhere(writing.state.state);
                 return Err(error);
             }
         };
-        let mut sent = 0;
-        writing.armed = true;
-        // A new task is stored with its first event, in one write (spec 3.1.2: the Task is
-        // still handed out first, as event 1).
-        let stored = match writing.state.pending.take() {
-            Some(pending) => match self.store.create_and_apply(&self.scope, &pending, mutation).await {
-                Ok(seq) => {
-                    self.announce_created(&mut writing, pending).await;
-                    sent += 1;
-                    Ok(seq)
-                }
-                Err(error) => {
-                    writing.state.pending = Some(pending);
-                    Err(error)
-                }
-            },
-            None => self.store.apply(&self.task_id, mutation).await,
-        };
-        let seq = match stored {
-            Ok(seq) => seq,
-            Err(error) => {
-                // Refused by the store (another writer got there first) or not stored at all:
-                // nothing was broadcast; the next write re-reads the stored state.
-                writing.armed = false;
-                writing.state.stale = true;
-                if matches!(error, Error::InvalidAgentResponse { .. }) {
-                    let view = TaskView { history_length: Some(0), include_artifacts: false };
-                    if let Ok(Some(stored)) = self.store.get(&self.scope, &self.task_id, view).await {
-                        self.cancelled_elsewhere(stored.task.state());
+        writing.state.state = new_state;
+        writing.state.queue.push((event, new_state));
+        let queued = writing.state.queue.len();
+        // A new task is stored with its first events, in one write (spec 3.1.2: the Task is still
+        // handed out first, as event 1): that is one more event for the originating stream.
+        let sent = 1 + u32::from(new_task);
+        if queued >= MAX_QUEUED {
+            // A long burst is written now, by its publisher: the queue stays bounded.
+            self.flush_locked(&mut writing).await?;
+        } else if queued == 1 {
+            // Written when this task next yields (or by whoever takes the lock first): the events
+            // the execution publishes until then share the write.
+            let runtime = Arc::clone(self);
+            tokio::spawn(async move {
+                if let Ok(mut writing) = runtime.lock().await {
+                    if let Err(error) = runtime.flush_locked(&mut writing).await {
+                        writing.state.deferred = Some(error);
                     }
                 }
-                return Err(error);
-            }
-        };
-        writing.state.state = new_state;
-        self.dispatch_push(&event).await;
-        let event = Arc::new(event);
-        self.broadcast(&mut writing.state, seq, Arc::clone(&event), new_state);
-        writing.armed = false;
-        sent += 1;
-        self.tell_cluster(seq, &event, new_state).await;
-        drop(writing);
-        if new_state.is_terminal() {
-            if let Some(push) = &self.push {
-                push.finish_task(&self.task_id);
-            }
+            });
         }
+        drop(writing);
         self.wait_for_primary(sent).await;
         Ok(())
     }
@@ -656,11 +794,28 @@ pub(crate) fn check_event(payload: Option<&Payload>, new_task: bool, replied: bo
         Some(Payload::Task(_)) => {
             Err(invalid("executors publish status and artifact updates; the handler maintains the Task"))
         }
+        Some(Payload::ArtifactUpdate(update)) if update.artifact.is_none() => {
+            Err(invalid("an artifact update needs an artifact with an id and at least one part"))
+        }
         Some(Payload::Message(_)) if !new_task => Err(invalid(
             "a Message reply must be the only event of a new task's execution; \
              attach messages to status updates instead",
         )),
         Some(_) => Ok(()),
+    }
+}
+
+/// The store change of an event [`check_event`] admitted and `fill_event` filled.
+fn mutation_of(event: &StreamResponse) -> TaskMutation<'_> {
+    match event.payload.as_ref() {
+        Some(Payload::StatusUpdate(u)) => {
+            TaskMutation::Status(u.status.as_ref().expect("filled by fill_event"))
+        }
+        Some(Payload::ArtifactUpdate(u)) => TaskMutation::Artifact {
+            artifact: u.artifact.as_ref().expect("checked by check_mutation"),
+            append: u.append,
+        },
+        _ => unreachable!("check_event admits only status and artifact updates into the queue"),
     }
 }
 

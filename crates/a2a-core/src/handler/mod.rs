@@ -413,7 +413,9 @@ impl Inner {
         let runtime = self.runtime_for(&stored, scope);
         let guard = runtime.producer();
         let updater = TaskUpdater::new(Arc::clone(&runtime), guard);
-        if let Err(error) = self.executor.recover(stored.task, updater).await {
+        if let Err(error) =
+            self.executor.recover(stored.task, updater.clone()).await.and(updater.flush().await)
+        {
             tracing::warn!(%task_id, %error, "could not resolve a task whose execution is gone");
         }
         Ok(())
@@ -732,10 +734,14 @@ impl A2aService for DefaultRequestHandler {
         if let Err(error) = inner.executor.cancel(task.clone(), updater.clone()).await {
             tracing::warn!(task_id = %task.id, %error, "the agent's cancel failed; canceling anyway");
         }
+        // What the agent published is read back from the store below.
+        if let Err(error) = updater.flush().await {
+            tracing::debug!(task_id = %task.id, %error, "the agent's cancel update was not stored");
+        }
         let state = inner.visible_task(&scope, &task.id, STATE_ONLY).await?.state();
         if !state.is_terminal() {
             // The executor did not end the task: the handler does (spec 3.1.5).
-            if let Err(error) = updater.cancel(None).await {
+            if let Err(error) = updater.cancel(None).await.and(updater.flush().await) {
                 tracing::debug!(task_id = %task.id, %error, "cancel raced with another update");
             }
         }

@@ -1189,10 +1189,13 @@ struct GivesUpOnAPublish;
 impl AgentExecutor for GivesUpOnAPublish {
     async fn execute(&self, _ctx: RequestContext, updater: TaskUpdater) -> Result<()> {
         updater.start_work(None).await?;
+        updater.flush().await?;
         let artifact =
             Artifact { artifact_id: "a".into(), parts: vec![Part::text("kept")], ..Default::default() };
-        let abandoned = tokio::time::timeout(Duration::from_millis(50), updater.add_artifact(artifact)).await;
-        assert!(abandoned.is_err(), "the publish was abandoned while the store held it");
+        updater.add_artifact(artifact).await?;
+        // The artifact is queued (write-behind): this flush writes it, and gives up on the write.
+        let abandoned = tokio::time::timeout(Duration::from_millis(50), updater.flush()).await;
+        assert!(abandoned.is_err(), "the write was abandoned while the store held it");
         updater.complete(None).await
     }
 }

@@ -283,6 +283,17 @@ impl PushDispatcher {
         &self.policy
     }
 
+    /// Whether a webhook of `task_id` receives the whole task after each event (a 0.3 config):
+    /// then each event must be stored on its own, so that the task read after it is the task
+    /// after that event (the task runtime's write-behind asks). A config store that cannot answer
+    /// counts as yes.
+    pub(crate) async fn needs_task_after_each_event(&self, task_id: &str) -> bool {
+        match self.store.list(task_id).await {
+            Ok(configs) => configs.iter().any(|c| c.version == ProtocolVersion::V0_3),
+            Err(_) => true,
+        }
+    }
+
     /// Queues `event` for every config of `task_id`, each in its version's format. Never waits
     /// for a webhook.
     ///

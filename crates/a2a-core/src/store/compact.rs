@@ -33,6 +33,7 @@ use async_trait::async_trait;
 use super::{updated_ms, Cursor, Scope, StoredTask, TaskMutation, TaskPage, TaskQuery, TaskStore, TaskView};
 use crate::error::{Error, Result};
 use crate::lifecycle::{apply_mutation, check_mutation, is_event};
+use crate::store::{check_all, fold_new_task};
 
 /// How many of the most recently finished tasks stay unfrozen.
 pub const HOT_TERMINAL: usize = 64;
@@ -342,9 +343,9 @@ impl CompactTaskStore {
     }
 }
 
-#[async_trait]
-impl TaskStore for CompactTaskStore {
-    async fn create(&self, scope: &Scope, task: &Task) -> Result<()> {
+impl CompactTaskStore {
+    /// Stores a new task at `seq` (`TaskStore::create` is `seq` 1).
+    fn insert(&self, scope: &Scope, task: &Task, seq: u64) -> Result<()> {
         let mut inner = self.inner.write().expect("task store lock");
         let shard = shard_of(&task.id);
         if inner.shards[shard].contains_key(task.id.as_str()) {
@@ -357,8 +358,7 @@ impl TaskStore for CompactTaskStore {
         let scope = inner.scope_id(scope);
         inner.scopes[scope as usize].1.insert(&key, state, &context);
         let live = Live { task: task.clone(), id: Arc::clone(&id), context };
-        let entry =
-            Entry { updated_ms: key.updated_ms, seq: 1, state, scope, body: Body::Live(Box::new(live)) };
+        let entry = Entry { updated_ms: key.updated_ms, seq, state, scope, body: Body::Live(Box::new(live)) };
         inner.shards[shard].insert(Arc::clone(&id), entry);
         if is_terminal(state) {
             inner.hot.push_back(id);
@@ -367,7 +367,8 @@ impl TaskStore for CompactTaskStore {
         Ok(())
     }
 
-    async fn apply(&self, task_id: &str, mutation: TaskMutation<'_>) -> Result<u64> {
+    /// `TaskStore::apply`, synchronous.
+    fn apply_one(&self, task_id: &str, mutation: TaskMutation<'_>) -> Result<u64> {
         let mut inner = self.inner.write().expect("task store lock");
         let (finished, seq) = {
             let Tasks { shards, scopes, .. } = &mut *inner;
@@ -406,6 +407,44 @@ impl TaskStore for CompactTaskStore {
         if let Some(id) = finished {
             inner.hot.push_back(id);
             inner.freeze_cold();
+        }
+        Ok(seq)
+    }
+}
+
+#[async_trait]
+impl TaskStore for CompactTaskStore {
+    async fn create(&self, scope: &Scope, task: &Task) -> Result<()> {
+        self.insert(scope, task, 1)
+    }
+
+    async fn create_and_apply_all(
+        &self,
+        scope: &Scope,
+        task: &Task,
+        changes: &[TaskMutation<'_>],
+    ) -> Result<u64> {
+        let (folded, seq) = fold_new_task(task, changes)?;
+        self.insert(scope, &folded, seq)?;
+        Ok(seq)
+    }
+
+    async fn apply(&self, task_id: &str, mutation: TaskMutation<'_>) -> Result<u64> {
+        self.apply_one(task_id, mutation)
+    }
+
+    async fn apply_all(&self, _scope: &Scope, task_id: &str, changes: &[TaskMutation<'_>]) -> Result<u64> {
+        {
+            let inner = self.inner.read().expect("task store lock");
+            let entry =
+                inner.entry(task_id).ok_or_else(|| Error::TaskNotFound { task_id: task_id.into() })?;
+            let current = TaskState::try_from(entry.state).unwrap_or(TaskState::Unspecified);
+            check_all(task_id, current, changes)?;
+        }
+        // The handler writes a task from one runtime at a time: the chain checked above still holds.
+        let mut seq = 0;
+        for change in changes {
+            seq = self.apply_one(task_id, *change)?;
         }
         Ok(seq)
     }

@@ -19,6 +19,7 @@ use super::{
 use crate::context::ProtocolVersion;
 use crate::error::{Error, Result};
 use crate::lifecycle::{apply_mutation, check_mutation, is_event};
+use crate::store::{check_all, fold_new_task};
 
 /// A [`TaskStore`] in process memory.
 #[derive(Debug, Default)]
@@ -66,6 +67,32 @@ impl TaskStore for InMemoryTaskStore {
         }
         tasks.insert(task.id.clone(), Entry { scope: scope.clone(), task: task.clone(), seq: 1 });
         Ok(())
+    }
+
+    async fn create_and_apply_all(
+        &self,
+        scope: &Scope,
+        task: &Task,
+        changes: &[TaskMutation<'_>],
+    ) -> Result<u64> {
+        let (folded, seq) = fold_new_task(task, changes)?;
+        let mut tasks = self.tasks.lock().expect("task store lock");
+        if tasks.contains_key(&task.id) {
+            return Err(Error::internal(format!("task {} already exists", task.id)));
+        }
+        tasks.insert(task.id.clone(), Entry { scope: scope.clone(), task: folded, seq });
+        Ok(seq)
+    }
+
+    async fn apply_all(&self, _scope: &Scope, task_id: &str, changes: &[TaskMutation<'_>]) -> Result<u64> {
+        let mut tasks = self.tasks.lock().expect("task store lock");
+        let entry = tasks.get_mut(task_id).ok_or_else(|| Error::TaskNotFound { task_id: task_id.into() })?;
+        check_all(task_id, entry.task.state(), changes)?;
+        for change in changes {
+            apply_mutation(&mut entry.task, *change);
+            entry.seq += u64::from(is_event(change));
+        }
+        Ok(entry.seq)
     }
 
     async fn apply(&self, task_id: &str, mutation: TaskMutation<'_>) -> Result<u64> {

@@ -55,7 +55,7 @@ use async_trait::async_trait;
 
 use crate::context::ProtocolVersion;
 use crate::error::Result;
-pub use crate::lifecycle::{check_mutation, TaskMutation};
+pub use crate::lifecycle::{apply_mutation, check_mutation, is_event, TaskMutation};
 
 /// Who may see a task: the tenant it was created in and the principal that created it (`None`
 /// when the server does not authenticate; such tasks are visible to every caller of the tenant).
@@ -169,6 +169,29 @@ pub fn updated_ms(task: &Task) -> i64 {
     task.status.as_ref().and_then(|s| s.timestamp.as_ref()).map_or(0, a2a_proto::Timestamp::as_millis)
 }
 
+/// Checks a chain of changes starting from `state` with [`check_mutation`]; returns the state
+/// after the last one.
+pub fn check_all(task_id: &str, mut state: TaskState, changes: &[TaskMutation<'_>]) -> Result<TaskState> {
+    for change in changes {
+        state = check_mutation(task_id, state, change)?;
+    }
+    Ok(state)
+}
+
+/// A new task with its first changes applied, as [`TaskStore::create_and_apply_all`] stores it,
+/// and its `seq` (1 for the creation, plus one per stream event). The changes are checked first
+/// ([`check_all`]); nothing is copied if one is refused.
+pub fn fold_new_task(task: &Task, changes: &[TaskMutation<'_>]) -> Result<(Task, u64)> {
+    check_all(&task.id, task.state(), changes)?;
+    let mut folded = task.clone();
+    let mut seq = 1;
+    for change in changes {
+        apply_mutation(&mut folded, *change);
+        seq += u64::from(is_event(change));
+    }
+    Ok((folded, seq))
+}
+
 /// Persistent storage of tasks. The contract is in the [module docs](self); the
 /// [`testing`] suite checks it.
 #[async_trait]
@@ -186,6 +209,57 @@ pub trait TaskStore: Send + Sync + 'static {
         check_mutation(&task.id, task.state(), &first)?;
         self.create(scope, task).await?;
         self.apply(&task.id, first).await
+    }
+
+    /// Creates a new task (event 1) together with the changes an execution made to it before
+    /// any of them was stored (events 2, 3, ...: an execution's burst, see
+    /// [`crate::execution`]'s write-behind), in one atomic step: all or nothing. The changes are
+    /// checked in order against the new task's state first; if one is refused, nothing is written
+    /// and its error is returned. Returns the `seq` after the last change.
+    ///
+    /// The stored task is exactly what creating it and applying the changes one by one would
+    /// store ([`apply_mutation`](crate::lifecycle::apply_mutation) folds them), so a store may
+    /// write it as one row of its final state. The default creates, then applies one change at a
+    /// time (not atomic against a crash between them; every store of this crate overrides it).
+    async fn create_and_apply_all(
+        &self,
+        scope: &Scope,
+        task: &Task,
+        changes: &[TaskMutation<'_>],
+    ) -> Result<u64> {
+        let Some((first, rest)) = changes.split_first() else {
+            self.create(scope, task).await?;
+            return Ok(1);
+        };
+        check_all(&task.id, task.state(), changes)?;
+        let mut seq = self.create_and_apply(scope, task, *first).await?;
+        for change in rest {
+            seq = self.apply(&task.id, *change).await?;
+        }
+        Ok(seq)
+    }
+
+    /// Applies consecutive changes of one task atomically: each is checked against the state the
+    /// ones before it leave (the first against the stored state) and if one is refused, nothing
+    /// is written and its error is returned. Returns the task's `seq` after the last one. The
+    /// default applies them one at a time after checking the chain against a read of the stored
+    /// state (atomic against refusals, not against a concurrent writer or a crash between them;
+    /// every store of this crate overrides it).
+    ///
+    /// `scope` is one that sees the task (the default reads the task's state with it); like
+    /// [`apply`](Self::apply), the change itself is unscoped.
+    async fn apply_all(&self, scope: &Scope, task_id: &str, changes: &[TaskMutation<'_>]) -> Result<u64> {
+        let view = TaskView { history_length: Some(0), include_artifacts: false };
+        let stored = self
+            .get(scope, task_id, view)
+            .await?
+            .ok_or_else(|| crate::Error::TaskNotFound { task_id: task_id.into() })?;
+        check_all(task_id, stored.task.state(), changes)?;
+        let mut seq = stored.seq;
+        for change in changes {
+            seq = self.apply(task_id, *change).await?;
+        }
+        Ok(seq)
     }
 
     /// Applies one change atomically, after checking it against the stored state with

@@ -30,6 +30,8 @@ pub async fn task_store_suite(store: &dyn TaskStore) {
     seq_counts_stream_events_only(store).await;
     apply_checks_the_stored_state(store).await;
     create_and_apply_is_both_or_neither(store).await;
+    a_burst_stores_what_one_change_at_a_time_stores(store).await;
+    a_refused_burst_writes_nothing(store).await;
     artifacts_append_and_replace_by_id(store).await;
     status_messages_move_into_history(store).await;
     views_limit_history_and_omit_artifacts(store).await;
@@ -261,6 +263,112 @@ pub async fn create_and_apply_is_both_or_neither(store: &dyn TaskStore) {
     assert!(matches!(err, Error::InvalidAgentResponse { .. }), "create-apply: refused: {err}");
     let missing = store.get(&check.scope, &check.id("refused"), TaskView::FULL).await.unwrap();
     assert_eq!(missing, None, "create-apply: a refused change writes nothing, not even the task");
+}
+
+/// A burst of changes: the task a new one's first events make, and the later events of
+/// another, each applied one at a time.
+fn burst<'a>(
+    artifacts: &'a [Artifact],
+    statuses: &'a [TaskStatus],
+    message: &'a Message,
+) -> Vec<TaskMutation<'a>> {
+    vec![
+        TaskMutation::Status(&statuses[0]),
+        TaskMutation::Artifact { artifact: &artifacts[0], append: false },
+        TaskMutation::Artifact { artifact: &artifacts[1], append: true },
+        TaskMutation::Status(&statuses[1]),
+        TaskMutation::History(message),
+        TaskMutation::Artifact { artifact: &artifacts[2], append: false },
+        TaskMutation::Status(&statuses[2]),
+    ]
+}
+
+/// `create_and_apply_all` and `apply_all` store exactly what `create` and one `apply` per change
+/// store, with the same `seq`, counts and list order.
+pub async fn a_burst_stores_what_one_change_at_a_time_stores(store: &dyn TaskStore) {
+    let check = Check::new("burst");
+    let artifacts = [text_artifact("a", "1"), text_artifact("a", "2"), text_artifact("b", "x")];
+    let statuses = [
+        status(TaskState::Working, 1001, Some(Message::agent_text("on it"))),
+        status(TaskState::InputRequired, 1002, Some(Message::agent_text("which?"))),
+        status(TaskState::Completed, 1003, Some(Message::agent_text("done"))),
+    ];
+    let message = Message::user_text("this one");
+    let changes = burst(&artifacts, &statuses, &message);
+    let mut new = check.task("one-by-one", "c", TaskState::Submitted, 1000);
+    new.history.push(Message::user_text("hello"));
+
+    store.create(&check.scope, &new).await.unwrap();
+    let mut seq = 1;
+    for change in &changes {
+        seq = store.apply(&new.id, *change).await.unwrap();
+    }
+    let expected = get(store, &check.scope, &new.id).await;
+    assert_eq!(expected.seq, seq);
+
+    let mut burst_new = new.clone();
+    burst_new.id = check.id("new-burst");
+    let seq = store.create_and_apply_all(&check.scope, &burst_new, &changes).await.unwrap();
+    let stored = get(store, &check.scope, &burst_new.id).await;
+    assert_eq!(seq, expected.seq, "burst: create_and_apply_all returns the seq after the last change");
+    assert_eq!(stored.seq, expected.seq, "burst: a new task's burst is at the same seq");
+    let mut task = stored.task;
+    task.id.clone_from(&new.id);
+    assert_eq!(task, expected.task, "burst: a new task's burst stores the same task");
+
+    let mut later = new.clone();
+    later.id = check.id("later-burst");
+    store.create(&check.scope, &later).await.unwrap();
+    let seq = store.apply_all(&check.scope, &later.id, &changes).await.unwrap();
+    let stored = get(store, &check.scope, &later.id).await;
+    assert_eq!((seq, stored.seq), (expected.seq, expected.seq), "burst: apply_all counts the events");
+    let mut task = stored.task;
+    task.id.clone_from(&new.id);
+    assert_eq!(task, expected.task, "burst: apply_all stores the same task");
+
+    let done = TaskQuery { state: Some(TaskState::Completed), ..query(10) };
+    let page = store.list(&check.scope, &done).await.unwrap();
+    assert_eq!(page.total_size, 3, "burst: each task counted once, in its final state");
+    let submitted = TaskQuery { state: Some(TaskState::Submitted), ..query(10) };
+    assert_eq!(store.list(&check.scope, &submitted).await.unwrap().total_size, 0);
+    assert_eq!(
+        store
+            .create_and_apply_all(&check.scope, &check.task("alone", "c", TaskState::Submitted, 1000), &[])
+            .await
+            .unwrap(),
+        1,
+        "burst: no change is a plain create"
+    );
+}
+
+/// A burst with one refused change writes nothing: not the changes before it, not the new task.
+pub async fn a_refused_burst_writes_nothing(store: &dyn TaskStore) {
+    let check = Check::new("burst-refused");
+    let working = status(TaskState::Working, 1001, None);
+    let done = status(TaskState::Completed, 1002, None);
+    let chunk = text_artifact("a", "late");
+    let changes = [
+        TaskMutation::Status(&working),
+        TaskMutation::Status(&done),
+        TaskMutation::Artifact { artifact: &chunk, append: false },
+    ];
+    let new = check.task("new", "c", TaskState::Submitted, 1000);
+    let err = store.create_and_apply_all(&check.scope, &new, &changes).await.unwrap_err();
+    assert!(matches!(err, Error::InvalidAgentResponse { .. }), "burst-refused: {err}");
+    assert_eq!(
+        store.get(&check.scope, &new.id, TaskView::FULL).await.unwrap(),
+        None,
+        "burst-refused: no task"
+    );
+
+    let old = check.task("old", "c", TaskState::Submitted, 1000);
+    store.create(&check.scope, &old).await.unwrap();
+    let before = get(store, &check.scope, &old.id).await;
+    let err = store.apply_all(&check.scope, &old.id, &changes).await.unwrap_err();
+    assert!(matches!(err, Error::InvalidAgentResponse { .. }), "burst-refused: {err}");
+    assert_eq!(get(store, &check.scope, &old.id).await, before, "burst-refused: nothing applied");
+    let err = store.apply_all(&check.scope, &check.id("missing"), &changes[..1]).await.unwrap_err();
+    assert!(matches!(err, Error::TaskNotFound { .. }), "burst-refused: an unknown task: {err}");
 }
 
 /// Artifact chunks: `append` extends the artifact of the same id in order, without it the
