@@ -1,6 +1,14 @@
 //! Running tasks: one [`TaskRuntime`] per task with live executions or subscribers, which orders,
 //! validates, stores and fans out every event.
 //!
+//! Write-behind: an executor's `publish` checks its event against the state after the events
+//! already queued and queues it; the queue is stored in one store call
+//! ([`TaskStore::create_and_apply_all`] for a new task, [`TaskStore::apply_all`]) when the
+//! executor next yields (a task spawned at the first queued event does it), when anything else
+//! needs the lock (another write, the end of the execution, a cancel, [`TaskRuntime::flush`]), or
+//! at [`MAX_QUEUED`] events. Only then are the events handed out: a burst costs one write, and
+//! nobody hears of an event before it is stored.
+//!
 //! Fan-out policy (spec 3.5.2: every stream gets the same events in the same order):
 //! - Each event is applied to the store under the runtime's lock; the store numbers it (the task's
 //!   `seq`, see [`crate::store`]) and checks it against the stored state, then it is broadcast to
@@ -48,7 +56,7 @@ use crate::cluster::{state_after, Cluster};
 use crate::error::{Error, Result};
 use crate::lifecycle::{check_mutation, TaskMutation};
 use crate::push::PushDispatcher;
-use crate::store::{Scope, TaskStore, TaskView};
+use crate::store::{apply_mutation, Scope, TaskStore, TaskView};
 
 /// What every runtime of a handler writes to and reads from.
 #[derive(Clone)]
@@ -96,6 +104,9 @@ struct RunState {
     queue: Vec<(StreamResponse, TaskState)>,
     /// Why a write of queued events failed, for the execution's next publish or its end.
     deferred: Option<Error>,
+    /// The task as stored at a `seq`, when this runtime created it with its first burst and
+    /// nothing changed it since: a blocking SendMessage answers from it instead of a read.
+    written: Option<Written>,
     /// The task to create on the first event, until then.
     pending: Option<Task>,
     replied: bool,
@@ -104,6 +115,14 @@ struct RunState {
     /// The `seq` of the last event handed to subscribers (or of the snapshot the runtime was
     /// made from).
     last_seq: u64,
+}
+
+/// A task this runtime created with its first burst: the created task and the burst's events, as
+/// handed out (folded on demand, see [`TaskRuntime::written_at`]), and the `seq` after them.
+struct Written {
+    seq: u64,
+    created: Arc<StreamResponse>,
+    events: Vec<Arc<StreamResponse>>,
 }
 
 /// The runtime's lock held for a write. It is armed from the moment a write goes to the store
@@ -146,6 +165,14 @@ pub(crate) struct TaskRuntime {
     born: std::time::Instant,
     slice_start_us: AtomicU64,
     last_publish_us: AtomicU64,
+    /// Events are queued by the execution's own task and no write is under way for them: its
+    /// poll wrapper starts one when the agent waits ([`TaskRuntime::run_execution`]).
+    flush_wanted: AtomicBool,
+}
+
+tokio::task_local! {
+    /// The runtime whose execution the current task runs ([`TaskRuntime::key`]).
+    static EXECUTING: usize;
 }
 
 impl std::fmt::Debug for TaskRuntime {
@@ -222,6 +249,7 @@ impl TaskRuntime {
                 state,
                 queue: Vec::new(),
                 deferred: None,
+                written: None,
                 pending,
                 replied: false,
                 stale: false,
@@ -235,6 +263,7 @@ impl TaskRuntime {
             born: std::time::Instant::now(),
             slice_start_us: AtomicU64::new(0),
             last_publish_us: AtomicU64::new(0),
+            flush_wanted: AtomicBool::new(false),
         })
     }
 
@@ -358,8 +387,9 @@ impl TaskRuntime {
     pub(crate) async fn append_history(&self, message: &Message) -> Result<()> {
         // Under the lock, after the queued events, so that the message takes its place among
         // the events.
-        let writing = self.writing().await?;
+        let mut writing = self.writing().await?;
         debug_assert!(writing.state.pending.is_none());
+        writing.state.written = None;
         self.store.apply(&self.task_id, TaskMutation::History(message)).await?;
         Ok(())
     }
@@ -375,6 +405,7 @@ impl TaskRuntime {
     /// Re-reads the stored state if it is stale.
     async fn refresh(&self, run: &mut RunState) -> Result<()> {
         if run.stale {
+            run.written = None;
             let view = TaskView { history_length: Some(0), include_artifacts: false };
             if let Some(stored) = self.store.get(&self.scope, &self.task_id, view).await? {
                 run.state = stored.task.state();
@@ -449,7 +480,10 @@ impl TaskRuntime {
             let changes: Vec<TaskMutation<'_>> = burst.iter().map(|(event, _)| mutation_of(event)).collect();
             match &pending {
                 Some(task) => self.store.create_and_apply_all(&self.scope, task, &changes).await,
-                None => self.store.apply_all(&self.scope, &self.task_id, &changes).await,
+                None => {
+                    writing.state.written = None;
+                    self.store.apply_all(&self.scope, &self.task_id, &changes).await
+                }
             }
         };
         let last_seq = match stored {
@@ -475,25 +509,85 @@ impl TaskRuntime {
                 return Err(error);
             }
         };
-        if let Some(task) = pending {
-            self.announce_created(writing, task).await;
-        }
+        // The stored task is the created one with this burst folded in (the store contract):
+        // kept for a blocking send.
+        let mut written = match pending {
+            Some(task) => Some(Written {
+                seq: last_seq,
+                created: self.announce_created(writing, task).await,
+                events: Vec::with_capacity(burst.len()),
+            }),
+            None => None,
+        };
         let first_seq = last_seq + 1 - burst.len() as u64;
         let mut terminal = false;
         for ((event, state), seq) in burst.into_iter().zip(first_seq..) {
             self.dispatch_push(&event).await;
             let event = Arc::new(event);
+            if let Some(written) = &mut written {
+                written.events.push(Arc::clone(&event));
+            }
             self.broadcast(&mut writing.state, seq, Arc::clone(&event), state);
             self.tell_cluster(seq, &event, state).await;
             terminal |= state.is_terminal();
         }
         writing.armed = false;
+        if written.is_some() {
+            writing.state.written = written;
+        }
         if terminal {
             if let Some(push) = &self.push {
                 push.finish_task(&self.task_id);
             }
         }
         Ok(())
+    }
+
+    /// The task as stored at `seq`, projected by `view`, if this runtime wrote it whole and
+    /// nothing changed it since (see `RunState::written`).
+    pub(crate) async fn written_at(&self, seq: u64, view: TaskView) -> Option<Task> {
+        let run = self.state.lock().await;
+        let written = run.written.as_ref().filter(|written| written.seq == seq)?;
+        let Some(Payload::Task(created)) = &written.created.payload else { return None };
+        let mut task = created.clone();
+        for event in &written.events {
+            apply_mutation(&mut task, mutation_of(event));
+        }
+        view.trim(&mut task);
+        Some(task)
+    }
+
+    /// Writes the queued events in a task of their own.
+    fn spawn_flush(self: &Arc<Self>) {
+        let runtime = Arc::clone(self);
+        tokio::spawn(async move {
+            if let Ok(mut writing) = runtime.lock().await {
+                if let Err(error) = runtime.flush_locked(&mut writing).await {
+                    writing.state.deferred = Some(error);
+                }
+            }
+        });
+    }
+
+    /// What identifies this runtime's execution task ([`EXECUTING`]).
+    fn key(&self) -> usize {
+        std::ptr::from_ref(self) as usize
+    }
+
+    /// Runs an execution's future (in the task spawned for it) as this runtime's execution: its
+    /// publishes only queue, and whenever the agent waits (the future is pending) with events
+    /// queued, a task writes them (module docs, write-behind).
+    pub(crate) async fn run_execution<F: std::future::Future>(self: &Arc<Self>, execution: F) -> F::Output {
+        use std::future::Future as _;
+        let mut execution = std::pin::pin!(EXECUTING.scope(self.key(), execution));
+        std::future::poll_fn(|cx| {
+            let polled = execution.as_mut().poll(cx);
+            if polled.is_pending() && self.flush_wanted.swap(false, Ordering::AcqRel) {
+                self.spawn_flush();
+            }
+            polled
+        })
+        .await
     }
 
     /// Gives back the originating stream's window for events that will never reach it.
@@ -534,7 +628,7 @@ impl TaskRuntime {
     }
 
     /// Hands out a task just stored as its event 1 (the caller holds the armed lock).
-    async fn announce_created(&self, writing: &mut Writing<'_>, pending: Task) {
+    async fn announce_created(&self, writing: &mut Writing<'_>, pending: Task) -> Arc<StreamResponse> {
         self.created.store(true, Ordering::Release);
         let state = pending.state();
         let event = StreamResponse::from(pending);
@@ -542,6 +636,7 @@ impl TaskRuntime {
         let event = Arc::new(event);
         self.broadcast(&mut writing.state, 1, Arc::clone(&event), state);
         self.tell_cluster(1, &event, state).await;
+        event
     }
 
     /// Hands a stored event to this replica's subscribers, unless it was handed out already (fed
@@ -604,6 +699,7 @@ impl TaskRuntime {
                 }
                 return;
             }
+            run.written = None;
             for (seq, event) in events {
                 let state = state_after(&event, run.state);
                 if self.broadcast(run, seq, Arc::new(event), state) {
@@ -678,15 +774,15 @@ impl TaskRuntime {
             self.flush_locked(&mut writing).await?;
         } else if queued == 1 {
             // Written when this task next yields (or by whoever takes the lock first): the events
-            // the execution publishes until then share the write.
-            let runtime = Arc::clone(self);
-            tokio::spawn(async move {
-                if let Ok(mut writing) = runtime.lock().await {
-                    if let Err(error) = runtime.flush_locked(&mut writing).await {
-                        writing.state.deferred = Some(error);
-                    }
-                }
-            });
+            // the execution publishes until then share the write. Inside the execution's own
+            // task, its poll wrapper ([`TaskRuntime::run_execution`]) starts the write when the
+            // agent waits, and the end of the execution flushes: no task is spawned for an agent
+            // that publishes and returns.
+            if EXECUTING.try_with(|key| *key == self.key()).unwrap_or(false) {
+                self.flush_wanted.store(true, Ordering::Release);
+            } else {
+                self.spawn_flush();
+            }
         }
         drop(writing);
         self.wait_for_primary(sent).await;

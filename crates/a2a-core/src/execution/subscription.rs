@@ -77,6 +77,11 @@ impl Subscription {
         self.delivered_through = self.delivered_through.max(seq);
     }
 
+    /// The `seq` of the last event (or snapshot) delivered.
+    pub(crate) fn position(&self) -> u64 {
+        self.delivered_through
+    }
+
     /// Whether the state ends a stream of this mode.
     pub(crate) fn ends(&self, state: TaskState) -> bool {
         state.is_terminal() || (self.mode == StreamMode::Execution && state.is_interrupted())

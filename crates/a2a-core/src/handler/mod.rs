@@ -438,7 +438,8 @@ impl Inner {
         let executor = Arc::clone(&self.executor);
         let runtime = Arc::clone(runtime);
         tokio::spawn(async move {
-            let outcome = AssertUnwindSafe(executor.execute(ctx, updater)).catch_unwind().await;
+            let outcome =
+                runtime.run_execution(AssertUnwindSafe(executor.execute(ctx, updater)).catch_unwind()).await;
             let outcome = outcome.unwrap_or_else(|panic| {
                 let reason = panic
                     .downcast_ref::<&str>()
@@ -648,7 +649,12 @@ impl A2aService for DefaultRequestHandler {
                 reason: "the agent finished without publishing a task update or a message".into(),
             });
         }
-        let task = inner.visible_task(&scope, &runtime.task_id, history_view(history_length)).await?;
+        let view = history_view(history_length);
+        // The task this runtime just stored whole is the task the store would return.
+        if let Some(task) = runtime.written_at(subscription.position(), view).await {
+            return Ok(task.into());
+        }
+        let task = inner.visible_task(&scope, &runtime.task_id, view).await?;
         Ok(task.into())
     }
 
