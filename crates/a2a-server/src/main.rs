@@ -103,6 +103,16 @@ struct Args {
     /// Log filter (tracing EnvFilter syntax), e.g. "info" or "a2a_core=debug".
     #[arg(long, default_value = "info", env = "A2A_LOG")]
     log: String,
+
+    /// How log lines are written to stderr: `text` (for people) or `json` (one object per line,
+    /// with the request's `request_id`; docs/operations.md).
+    #[arg(long, default_value = "text", env = "A2A_LOG_FORMAT", value_parser = ["text", "json"])]
+    log_format: String,
+
+    /// Serve the Prometheus scrape (/metrics) and the probes (/healthz, /readyz) on this address
+    /// of its own (off by default; keep it off the public network).
+    #[arg(long, value_name = "HOST:PORT", env = "A2A_METRICS_LISTEN")]
+    metrics_listen: Option<String>,
 }
 
 fn parse_api_key(value: &str) -> Result<(String, String), String> {
@@ -125,11 +135,16 @@ fn parse_card_form(value: &str) -> Result<a2a_server::CardForm, String> {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt()
         .with_env_filter(EnvFilter::try_new(&args.log).context("--log")?)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_writer(std::io::stderr)
-        .init();
+        .with_writer(std::io::stderr);
+    if args.log_format == "json" {
+        // Event fields at the top level beside `timestamp`, `level`, `target`, `message`; the
+        // request's span (with `request_id`) as `span`, all open spans as `spans`.
+        logs.json().flatten_event(true).with_current_span(true).with_span_list(true).init();
+    } else {
+        logs.with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr())).init();
+    }
 
     let cluster = a2a_store_sql::ClusterOptions { ttl: args.replica_ttl, ..Default::default() };
     let stores = args
@@ -198,6 +213,13 @@ async fn main() -> anyhow::Result<()> {
             println!("{binding:?} on its own port: {}", listener.local_addr()?);
             builder = builder.binding_listener(binding, listener);
         }
+    }
+    if let Some(address) = args.metrics_listen {
+        let listener = tokio::net::TcpListener::bind(&address)
+            .await
+            .with_context(|| format!("binding {address} for the metrics"))?;
+        println!("metrics on http://{}{}", listener.local_addr()?, a2a_server::metrics::METRICS_PATH);
+        builder = builder.metrics_listener(listener);
     }
     println!("a2a-server listening on http://{local}");
     println!("tasks kept in: {}", stores.description);
