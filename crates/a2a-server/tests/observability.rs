@@ -312,6 +312,24 @@ async fn open_streams_and_executions_are_gauged_until_the_task_is_canceled() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_its_client_abandons_is_counted_as_cancelled() {
+    let env = start().await;
+    let (_, grpc) = env.clients.iter().find(|(b, _)| *b == Binding::Grpc).unwrap();
+    // A blocking SendMessage on a task that works until canceled: the client gives up waiting,
+    // which resets its HTTP/2 stream, and the server drops the call.
+    let ctx = ctx();
+    let call = grpc.send_message(&ctx, send("wait 120"));
+    assert!(tokio::time::timeout(Duration::from_millis(500), call).await.is_err(), "the call blocks");
+    let metrics = env.server.metrics().clone();
+    eventually("the abandoned call is counted", || async {
+        metrics.requests(Binding::Grpc, Operation::SendMessage, "cancelled") == 1
+    })
+    .await;
+    assert_eq!(metrics.requests(Binding::Grpc, Operation::SendMessage, "ok"), 0);
+    env.server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn request_ids_are_echoed_when_sane_and_generated_otherwise_on_every_binding() {
     let server = Server::builder()
         .agent_card(a2a_server::demo::demo_card())
