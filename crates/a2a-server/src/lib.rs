@@ -12,6 +12,10 @@
 //! the root (`/message:send`, `/tasks/{id}`, ...), gRPC chosen by `content-type: application/grpc`,
 //! and the card at `/.well-known/agent-card.json`, whose `supportedInterfaces` list all three.
 //!
+//! Features: `bin` (default) builds the `a2a-server` binary (its command line, log output and
+//! allocator); `otel` makes the request and operation spans OpenTelemetry spans with W3C trace
+//! context from the caller (`docs/operations.md`), and gives the binary `--otlp-endpoint`.
+//!
 //! A2A 0.3 clients are served on the same endpoints and see the same tasks (`docs/versions.md`):
 //! JSON-RPC slash methods, REST under `/v1/...`, gRPC package `a2a.v1` beside `lf.a2a.v1`. The
 //! card is the "union" card, readable by 0.3 and 1.0 clients, declaring a 1.0 and (after all
@@ -46,6 +50,8 @@ pub mod card;
 pub mod demo;
 pub mod health;
 pub mod metrics;
+#[cfg(feature = "otel")]
+mod otel;
 mod panic;
 pub mod push_http;
 pub mod request_id;

@@ -68,11 +68,15 @@ where
         // At ERROR level so that the span exists whatever the level filter lets through: with
         // `--log warn`, the warnings of a request still carry its id. Its target lets a filter
         // name it (`a2a_server::request=off` drops it).
+        #[cfg(not(feature = "otel"))]
         let span = tracing::error_span!(
             target: "a2a_server::request",
             "request",
             request_id = id.to_str().unwrap_or_default()
         );
+        // With OpenTelemetry, the same span is the SERVER span of the trace (`crate::otel`).
+        #[cfg(feature = "otel")]
+        let span = crate::otel::request_span(&request, id.to_str().unwrap_or_default());
         let future = span.in_scope(|| self.inner.call(request));
         ResponseFuture { inner: future.instrument(span), id: Some(id) }
     }
@@ -96,8 +100,10 @@ where
     type Output = F::Output;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
-        let mut response = std::task::ready!(this.inner.poll(cx))?;
+        let mut this = self.project();
+        let mut response = std::task::ready!(this.inner.as_mut().poll(cx))?;
+        #[cfg(feature = "otel")]
+        crate::otel::record_status(this.inner.span(), response.status());
         if let Some(id) = this.id.take() {
             response.headers_mut().insert(REQUEST_ID.clone(), id);
         }

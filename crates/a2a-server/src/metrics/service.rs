@@ -19,6 +19,12 @@ use futures::{Stream, StreamExt};
 
 use super::{outcome_index, Counters, Metrics, CANCELLED, OK, OUTCOMES};
 
+/// The span of one operation: an OpenTelemetry span with the feature `otel`, nothing without.
+#[cfg(feature = "otel")]
+type OperationSpan = tracing::Span;
+#[cfg(not(feature = "otel"))]
+type OperationSpan = ();
+
 /// Counts and times the calls `inner` answers on `binding`.
 pub(crate) struct Metered {
     inner: Arc<dyn A2aService>,
@@ -31,14 +37,35 @@ impl Metered {
         Metered { inner, binding, counters: Arc::clone(metrics.counters()) }
     }
 
-    /// Runs one call, recording its outcome and duration, or `cancelled` if the caller drops it.
+    /// The span of a call of `operation` about `request`.
+    #[cfg(feature = "otel")]
+    fn span(
+        &self,
+        operation: Operation,
+        ctx: &CallContext,
+        request: &impl crate::otel::Ids,
+    ) -> OperationSpan {
+        crate::otel::operation_span(operation, self.binding, ctx, request.ids())
+    }
+
+    /// No span without the feature `otel`.
+    #[cfg(not(feature = "otel"))]
+    fn span<R>(&self, _: Operation, _: &CallContext, _: &R) -> OperationSpan {}
+
+    /// Runs one call (in `span`), recording its outcome and duration, or `cancelled` if the
+    /// caller drops it.
     async fn call<T>(
         &self,
         operation: Operation,
         ctx: &CallContext,
+        span: &OperationSpan,
         call: impl std::future::Future<Output = Result<T>>,
     ) -> Result<T> {
-        let mut pending = Pending { metered: self, operation, ctx, started: Instant::now(), done: false };
+        let mut pending =
+            Pending { metered: self, operation, ctx, span, started: Instant::now(), done: false };
+        #[cfg(feature = "otel")]
+        let result = tracing::Instrument::instrument(call, span.clone()).await;
+        #[cfg(not(feature = "otel"))]
         let result = call.await;
         pending.done = true;
         let outcome = match &result {
@@ -63,6 +90,8 @@ struct Pending<'a> {
     metered: &'a Metered,
     operation: Operation,
     ctx: &'a CallContext,
+    #[cfg_attr(not(feature = "otel"), allow(dead_code))]
+    span: &'a OperationSpan,
     started: Instant,
     done: bool,
 }
@@ -72,6 +101,8 @@ impl Pending<'_> {
         let elapsed = self.started.elapsed();
         let metered = self.metered;
         metered.counters.record(metered.binding, self.operation, self.ctx.wire_version, outcome, elapsed);
+        #[cfg(feature = "otel")]
+        crate::otel::record_outcome(self.span, OUTCOMES[outcome]);
         // Names and timings only: never the message's content or the caller's credentials.
         tracing::debug!(
             operation = self.operation.method(),
@@ -125,7 +156,15 @@ impl A2aService for Metered {
         ctx: &CallContext,
         request: SendMessageRequest,
     ) -> Result<SendMessageResponse> {
-        self.call(Operation::SendMessage, ctx, self.inner.send_message(ctx, request)).await
+        let operation = Operation::SendMessage;
+        let span = self.span(operation, ctx, &request);
+        let result = self.call(operation, ctx, &span, self.inner.send_message(ctx, request)).await;
+        // A new task's ids are known only from the reply.
+        #[cfg(feature = "otel")]
+        if let Ok(response) = &result {
+            crate::otel::record_ids(&span, crate::otel::Ids::ids(response));
+        }
+        result
     }
 
     async fn send_streaming_message(
@@ -134,20 +173,25 @@ impl A2aService for Metered {
         request: SendMessageRequest,
     ) -> Result<EventStream> {
         let operation = Operation::SendStreamingMessage;
-        let stream = self.call(operation, ctx, self.inner.send_streaming_message(ctx, request)).await?;
+        let span = self.span(operation, ctx, &request);
+        let stream =
+            self.call(operation, ctx, &span, self.inner.send_streaming_message(ctx, request)).await?;
         Ok(self.open(operation, stream))
     }
 
     async fn get_task(&self, ctx: &CallContext, request: GetTaskRequest) -> Result<Task> {
-        self.call(Operation::GetTask, ctx, self.inner.get_task(ctx, request)).await
+        let span = self.span(Operation::GetTask, ctx, &request);
+        self.call(Operation::GetTask, ctx, &span, self.inner.get_task(ctx, request)).await
     }
 
     async fn list_tasks(&self, ctx: &CallContext, request: ListTasksRequest) -> Result<ListTasksResponse> {
-        self.call(Operation::ListTasks, ctx, self.inner.list_tasks(ctx, request)).await
+        let span = self.span(Operation::ListTasks, ctx, &request);
+        self.call(Operation::ListTasks, ctx, &span, self.inner.list_tasks(ctx, request)).await
     }
 
     async fn cancel_task(&self, ctx: &CallContext, request: CancelTaskRequest) -> Result<Task> {
-        self.call(Operation::CancelTask, ctx, self.inner.cancel_task(ctx, request)).await
+        let span = self.span(Operation::CancelTask, ctx, &request);
+        self.call(Operation::CancelTask, ctx, &span, self.inner.cancel_task(ctx, request)).await
     }
 
     async fn subscribe_to_task(
@@ -156,7 +200,8 @@ impl A2aService for Metered {
         request: SubscribeToTaskRequest,
     ) -> Result<EventStream> {
         let operation = Operation::SubscribeToTask;
-        let stream = self.call(operation, ctx, self.inner.subscribe_to_task(ctx, request)).await?;
+        let span = self.span(operation, ctx, &request);
+        let stream = self.call(operation, ctx, &span, self.inner.subscribe_to_task(ctx, request)).await?;
         Ok(self.open(operation, stream))
     }
 
@@ -165,8 +210,10 @@ impl A2aService for Metered {
         ctx: &CallContext,
         request: TaskPushNotificationConfig,
     ) -> Result<TaskPushNotificationConfig> {
+        let operation = Operation::CreateTaskPushNotificationConfig;
+        let span = self.span(operation, ctx, &request);
         let call = self.inner.create_task_push_notification_config(ctx, request);
-        self.call(Operation::CreateTaskPushNotificationConfig, ctx, call).await
+        self.call(operation, ctx, &span, call).await
     }
 
     async fn get_task_push_notification_config(
@@ -174,8 +221,10 @@ impl A2aService for Metered {
         ctx: &CallContext,
         request: GetTaskPushNotificationConfigRequest,
     ) -> Result<TaskPushNotificationConfig> {
+        let operation = Operation::GetTaskPushNotificationConfig;
+        let span = self.span(operation, ctx, &request);
         let call = self.inner.get_task_push_notification_config(ctx, request);
-        self.call(Operation::GetTaskPushNotificationConfig, ctx, call).await
+        self.call(operation, ctx, &span, call).await
     }
 
     async fn list_task_push_notification_configs(
@@ -183,8 +232,10 @@ impl A2aService for Metered {
         ctx: &CallContext,
         request: ListTaskPushNotificationConfigsRequest,
     ) -> Result<ListTaskPushNotificationConfigsResponse> {
+        let operation = Operation::ListTaskPushNotificationConfigs;
+        let span = self.span(operation, ctx, &request);
         let call = self.inner.list_task_push_notification_configs(ctx, request);
-        self.call(Operation::ListTaskPushNotificationConfigs, ctx, call).await
+        self.call(operation, ctx, &span, call).await
     }
 
     async fn delete_task_push_notification_config(
@@ -192,8 +243,10 @@ impl A2aService for Metered {
         ctx: &CallContext,
         request: DeleteTaskPushNotificationConfigRequest,
     ) -> Result<()> {
+        let operation = Operation::DeleteTaskPushNotificationConfig;
+        let span = self.span(operation, ctx, &request);
         let call = self.inner.delete_task_push_notification_config(ctx, request);
-        self.call(Operation::DeleteTaskPushNotificationConfig, ctx, call).await
+        self.call(operation, ctx, &span, call).await
     }
 
     async fn get_extended_agent_card(
@@ -201,7 +254,8 @@ impl A2aService for Metered {
         ctx: &CallContext,
         request: GetExtendedAgentCardRequest,
     ) -> Result<AgentCard> {
-        self.call(Operation::GetExtendedAgentCard, ctx, self.inner.get_extended_agent_card(ctx, request))
-            .await
+        let operation = Operation::GetExtendedAgentCard;
+        let span = self.span(operation, ctx, &request);
+        self.call(operation, ctx, &span, self.inner.get_extended_agent_card(ctx, request)).await
     }
 }
