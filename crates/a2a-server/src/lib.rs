@@ -295,8 +295,16 @@ impl ServerBuilder {
     /// `InvalidInput` if a binding was given a listener of its own
     /// ([`binding_listener`](Self::binding_listener)): one router cannot serve it, and the card
     /// would advertise a port nobody serves. Use [`serve`](Self::serve) or [`spawn`](Self::spawn)
-    /// for that, or mount the binding crates' routers yourself.
+    /// for that, or mount the binding crates' routers yourself. Likewise with a
+    /// [`metrics_listener`](Self::metrics_listener): serve [`App::metrics_router`] on it yourself.
     pub fn into_app(self, local: SocketAddr) -> std::io::Result<App> {
+        if self.metrics_listener.is_some() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "into_app builds one router, but a metrics listener was given (metrics_listener): \
+                 serve App::metrics_router on it, or use serve or spawn",
+            ));
+        }
         if let Some((binding, _)) = self.separate.first() {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,

@@ -462,3 +462,35 @@ async fn json_log_lines_parse_and_carry_the_request_id_without_message_content()
     let labels = [("operation", "SendMessage"), ("binding", "JSONRPC"), ("outcome", "ok")];
     assert_eq!(value(&scraped, "a2a_requests_total", &labels), 2.0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_embedder_serves_the_apps_metrics_router_on_a_listener_of_its_own() {
+    let builder =
+        || Server::builder().agent_card(a2a_server::demo::demo_card()).executor(a2a_server::demo::DemoAgent);
+    let main = listener().await;
+    let addr = main.local_addr().unwrap();
+    // What into_app cannot honour is refused, never dropped silently.
+    let refused = builder().metrics_listener(listener().await).into_app(addr).unwrap_err();
+    assert_eq!(refused.kind(), std::io::ErrorKind::InvalidInput, "{refused}");
+    let shadowing = builder().jsonrpc_path("/readyz").into_app(addr).unwrap_err();
+    assert!(shadowing.to_string().contains("probe"), "{shadowing}");
+
+    let app = builder().into_app(addr).unwrap();
+    let metrics_port = listener().await;
+    let metrics_url = format!("http://{}/metrics", metrics_port.local_addr().unwrap());
+    let (metrics_router, router, stop) = (app.metrics_router(), app.router, app.shutdown.clone());
+    tokio::spawn(async move { axum::serve(metrics_port, metrics_router).await });
+    tokio::spawn(async move { axum::serve(main, router).await });
+    let client = JsonRpcClient::new(format!("http://{addr}/"));
+    send_task(&client, "hello").await;
+    let labels = [("operation", "SendMessage"), ("binding", "JSONRPC"), ("outcome", "ok")];
+    assert_eq!(value(&scrape(&metrics_url).await, "a2a_requests_total", &labels), 1.0);
+    assert_eq!(app.metrics.requests(Binding::JsonRpc, Operation::SendMessage, "ok"), 1);
+    let probe = metrics_url.replace("/metrics", "/readyz");
+    assert_eq!(get_json(&probe).await.0, 200);
+    stop.cancel();
+    assert_eq!(
+        get_json(&probe).await,
+        (503, json!({"status": "unavailable", "reason": "the server is shutting down"}))
+    );
+}
