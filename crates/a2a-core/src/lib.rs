@@ -30,6 +30,7 @@ pub mod executor;
 pub mod handler;
 pub mod lifecycle;
 pub mod push;
+pub mod stats;
 pub mod store;
 
 mod execution;

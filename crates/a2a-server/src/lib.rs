@@ -3,12 +3,18 @@
 //!
 //! Where it sits: on top of everything. It composes the three binding crates around one
 //! [`a2a_core::DefaultRequestHandler`] and adds what a deployment needs: the agent card endpoint
-//! with caching, push delivery over HTTP, gRPC reflection and health, graceful shutdown. It holds no
-//! protocol logic of its own.
+//! with caching, push delivery over HTTP, gRPC reflection and health, graceful shutdown, and what
+//! an operator watches: liveness and readiness probes ([`health`]), a request id per request
+//! ([`request_id`]) and metrics ([`metrics`], `docs/operations.md`). It holds no protocol logic of
+//! its own.
 //!
 //! Layout on one port (the official Python SDK's default): JSON-RPC at `POST /`, the REST routes at
 //! the root (`/message:send`, `/tasks/{id}`, ...), gRPC chosen by `content-type: application/grpc`,
 //! and the card at `/.well-known/agent-card.json`, whose `supportedInterfaces` list all three.
+//!
+//! Features: `bin` (default) builds the `a2a-server` binary (its command line, log output and
+//! allocator); `otel` makes the request and operation spans OpenTelemetry spans with W3C trace
+//! context from the caller (`docs/operations.md`), and gives the binary `--otlp-endpoint`.
 //!
 //! A2A 0.3 clients are served on the same endpoints and see the same tasks (`docs/versions.md`):
 //! JSON-RPC slash methods, REST under `/v1/...`, gRPC package `a2a.v1` beside `lf.a2a.v1`. The
@@ -42,8 +48,13 @@
 pub mod auth;
 pub mod card;
 pub mod demo;
+pub mod health;
+pub mod metrics;
+#[cfg(feature = "otel")]
+mod otel;
 mod panic;
 pub mod push_http;
+pub mod request_id;
 mod shutdown;
 pub mod store;
 
@@ -65,6 +76,7 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
 pub use card::{interfaces, interfaces_of, CardForm, AGENT_CARD_PATH};
+pub use metrics::Metrics;
 pub use push_http::HttpPushTransport;
 
 /// Entry point: [`Server::builder`].
@@ -99,6 +111,8 @@ pub struct ServerBuilder {
     push_transport: Option<Arc<dyn a2a_core::push::PushTransport>>,
     layers: Vec<Arc<dyn Fn(Router) -> Router + Send + Sync>>,
     service: Option<Arc<dyn A2aService>>,
+    metrics: Option<Metrics>,
+    metrics_listener: Option<TcpListener>,
 }
 
 /// One of the three protocol bindings the server offers (`a2a_core::Binding`).
@@ -250,6 +264,21 @@ impl ServerBuilder {
         self
     }
 
+    /// Records this server's metrics in `metrics` (default: a new [`Metrics`], readable from
+    /// [`RunningServer::metrics`] or [`App::metrics`]); keep a clone to read them in-process.
+    pub fn metrics(mut self, metrics: Metrics) -> Self {
+        self.metrics = Some(metrics);
+        self
+    }
+
+    /// Serves the Prometheus scrape ([`metrics::METRICS_PATH`]) and the probes
+    /// ([`health`]) on `listener`, a port of its own that needs no A2A credentials: keep it off
+    /// the public network. Off by default; the probes are on the main port anyway.
+    pub fn metrics_listener(mut self, listener: TcpListener) -> Self {
+        self.metrics_listener = Some(listener);
+        self
+    }
+
     /// The complete HTTP + gRPC application for a server reachable at `local` (used for the
     /// default public URL), for users who serve it themselves (their own listener, layers or
     /// routes). What [`serve`](Self::serve) does around the router is theirs then, and
@@ -266,8 +295,16 @@ impl ServerBuilder {
     /// `InvalidInput` if a binding was given a listener of its own
     /// ([`binding_listener`](Self::binding_listener)): one router cannot serve it, and the card
     /// would advertise a port nobody serves. Use [`serve`](Self::serve) or [`spawn`](Self::spawn)
-    /// for that, or mount the binding crates' routers yourself.
+    /// for that, or mount the binding crates' routers yourself. Likewise with a
+    /// [`metrics_listener`](Self::metrics_listener): serve [`App::metrics_router`] on it yourself.
     pub fn into_app(self, local: SocketAddr) -> std::io::Result<App> {
+        if self.metrics_listener.is_some() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "into_app builds one router, but a metrics listener was given (metrics_listener): \
+                 serve App::metrics_router on it, or use serve or spawn",
+            ));
+        }
         if let Some((binding, _)) = self.separate.first() {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
@@ -279,12 +316,20 @@ impl ServerBuilder {
         }
         let shutdown = CancellationToken::new();
         let (apps, card) = self.build(local, shutdown.clone())?;
-        Ok(App { router: apps.main, card, shutdown, handler: apps.handler })
+        Ok(App {
+            router: apps.main,
+            card,
+            shutdown,
+            metrics: apps.metrics,
+            readiness: apps.readiness,
+            handler: apps.handler,
+        })
     }
 
     fn build(mut self, local: SocketAddr, shutdown: CancellationToken) -> std::io::Result<(Apps, AgentCard)> {
         let invalid = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, what.to_owned());
         let mut card = self.card.take().ok_or_else(|| invalid("an agent card is required"))?;
+        let metrics = self.metrics.take().unwrap_or_default();
         let executor = match (self.executor.take(), &self.service) {
             (Some(_), Some(_)) => return Err(invalid("give an executor or a service, not both")),
             (None, None) => return Err(invalid("an executor (or a service) is required")),
@@ -314,6 +359,11 @@ impl ServerBuilder {
             own_port(binding).map_or_else(|| public_url.clone(), |a| format!("http://{a}"))
         };
         let jsonrpc_path = a2a_jsonrpc::normalize_path(self.jsonrpc_path.as_deref().unwrap_or("/"));
+        if own_port(Binding::JsonRpc).is_none() && health::is_probe_path(&jsonrpc_path) {
+            return Err(invalid(&format!(
+                "the JSON-RPC path {jsonrpc_path} is the path of a health probe on the main port"
+            )));
+        }
         if card.supported_interfaces.is_empty() {
             let base = http_url(Binding::JsonRpc);
             let jsonrpc_url = if jsonrpc_path == "/" {
@@ -329,50 +379,67 @@ impl ServerBuilder {
         if self.card_form == CardForm::Union {
             card = a2a_v03::with_v03_interfaces(&card);
         }
-        let (handler, service): (Option<DefaultRequestHandler>, Arc<dyn A2aService>) = match executor {
-            Some(executor) => {
-                let handler = self.default_handler(&card, executor)?;
-                (Some(handler.clone()), Arc::new(handler))
-            }
-            None => (None, self.service.take().expect("checked above")),
-        };
+        let (handler, service, store): (Option<DefaultRequestHandler>, Arc<dyn A2aService>, _) =
+            match executor {
+                Some(executor) => {
+                    let (handler, store) = self.default_handler(&card, executor, &metrics)?;
+                    metrics.attach_handler(handler.clone());
+                    (Some(handler.clone()), Arc::new(handler), Some(store))
+                }
+                None => (None, self.service.take().expect("checked above"), None),
+            };
+        let readiness = health::Readiness::new(store, shutdown.clone());
         let service: Arc<dyn A2aService> =
             Arc::new(shutdown::EndStreamsOnShutdown { inner: service, token: shutdown });
+        // One metered service per binding: the binding is known by the router it serves.
+        let metered = |binding: Binding| -> Arc<dyn A2aService> {
+            Arc::new(metrics::Metered::new(Arc::clone(&service), binding, &metrics))
+        };
         let on_main = |binding: Binding| own_port(binding).is_none();
         let layers = std::mem::take(&mut self.layers);
         let wrap = |router: Router| layers.iter().fold(router, |router, layer| layer(router));
+        // The probes sit outside the user's layers (no credentials needed), the request ids
+        // outside everything (so an authentication layer's logs carry them too).
         let main = wrap(app(
-            &service,
+            &metered,
             &card,
             self.card_form,
             on_main(Binding::JsonRpc).then_some(jsonrpc_path.as_str()),
             on_main(Binding::Rest),
             on_main(Binding::Grpc),
-        ));
+        ))
+        .merge(health::router(readiness.clone()))
+        .layer(request_id::RequestIdLayer);
         let separate = separate
             .into_iter()
             .map(|(binding, listener, _)| {
                 let router = match binding {
-                    Binding::JsonRpc => a2a_jsonrpc::JsonRpcServer::new(Arc::clone(&service))
+                    Binding::JsonRpc => a2a_jsonrpc::JsonRpcServer::new(metered(binding))
                         .path(&jsonrpc_path)
                         .into_router()
                         .layer(panic::http_layer()),
-                    Binding::Rest => a2a_rest::router(Arc::clone(&service)).layer(panic::http_layer()),
-                    Binding::Grpc => grpc_router(Arc::clone(&service)),
+                    Binding::Rest => a2a_rest::router(metered(binding)).layer(panic::http_layer()),
+                    Binding::Grpc => grpc_router(metered(binding)),
                 };
-                (listener, wrap(router))
+                (listener, wrap(router).layer(request_id::RequestIdLayer))
             })
             .collect();
-        Ok((Apps { main, separate, handler }, card))
+        let metrics_port = self.metrics_listener.take().map(|listener| {
+            (listener, metrics::router(metrics.clone()).merge(health::router(readiness.clone())))
+        });
+        Ok((Apps { main, separate, metrics_port, handler, metrics, readiness }, card))
     }
 
-    /// The default handler: `executor` with this builder's stores, push and cluster settings.
+    /// The default handler: `executor` with this builder's stores, push and cluster settings,
+    /// each counted in `metrics`; and its task store, for the readiness probe.
     fn default_handler(
         &mut self,
         card: &AgentCard,
         executor: Arc<dyn AgentExecutor>,
-    ) -> std::io::Result<DefaultRequestHandler> {
+        metrics: &Metrics,
+    ) -> std::io::Result<(DefaultRequestHandler, Arc<dyn TaskStore>)> {
         let invalid = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, what.to_owned());
+        let executor = metrics::CountedExecutor::new(executor, metrics);
         let mut handler = DefaultRequestHandler::builder(card.clone(), executor)
             .push_destination_policy(self.policy.clone())
             .push_timeout(Duration::from_secs(10));
@@ -401,14 +468,19 @@ impl ServerBuilder {
         }
         let tasks =
             self.tasks.take().unwrap_or_else(|| Arc::new(a2a_core::store::compact::CompactTaskStore::new()));
-        handler = handler.task_store(tasks);
+        let tasks: Arc<dyn TaskStore> = Arc::new(metrics::TimedTaskStore::new(tasks, metrics));
+        handler = handler.task_store(Arc::clone(&tasks));
         if let Some(cluster) = self.cluster.take() {
             handler = handler.cluster(cluster);
         }
-        if let Some(store) = self.push_configs.take() {
-            handler = handler.push_config_store(store);
-        }
-        handler.build().map_err(|e| invalid(&e.to_string()))
+        let push_configs = self
+            .push_configs
+            .take()
+            .unwrap_or_else(|| Arc::new(a2a_core::store::memory::InMemoryPushConfigStore::new()));
+        handler =
+            handler.push_config_store(Arc::new(metrics::TimedPushConfigStore::new(push_configs, metrics)));
+        let handler = handler.build().map_err(|e| invalid(&e.to_string()))?;
+        Ok((handler, tasks))
     }
 
     /// Serves on `listener` until the process receives SIGINT or SIGTERM, then shuts down
@@ -438,7 +510,7 @@ impl ServerBuilder {
                 .map_err(|e| std::io::Error::other(format!("resolving interrupted tasks: {e}")))?;
         }
         let mut others = Vec::new();
-        for (listener, router) in apps.separate {
+        for (listener, router) in apps.separate.into_iter().chain(apps.metrics_port) {
             others.push(tokio::spawn(serve_until(listener, router, token.clone().cancelled_owned())));
         }
         let stop = token.clone();
@@ -455,13 +527,14 @@ impl ServerBuilder {
     }
 
     /// Starts serving in the background; the returned handle stops it.
-    pub async fn spawn(self, listener: TcpListener) -> std::io::Result<RunningServer> {
+    pub async fn spawn(mut self, listener: TcpListener) -> std::io::Result<RunningServer> {
         let addr = listener.local_addr()?;
         let stop = CancellationToken::new();
         let signal = stop.clone().cancelled_owned();
+        let metrics = self.metrics.get_or_insert_with(Metrics::new).clone();
         // The listener is bound already: connections queue until the server task accepts them.
         let task = tokio::spawn(self.serve_with_shutdown(listener, signal));
-        Ok(RunningServer { addr, stop, task })
+        Ok(RunningServer { addr, stop, task, metrics })
     }
 }
 
@@ -471,6 +544,7 @@ pub struct RunningServer {
     addr: SocketAddr,
     stop: CancellationToken,
     task: tokio::task::JoinHandle<std::io::Result<()>>,
+    metrics: Metrics,
 }
 
 impl RunningServer {
@@ -482,6 +556,11 @@ impl RunningServer {
     /// `http://` + the address.
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// The server's metrics, read in-process.
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
     }
 
     /// Shuts down gracefully and waits for the server to finish.
@@ -501,8 +580,11 @@ pub struct App {
     pub router: Router,
     /// The card the router serves, with its interfaces filled in.
     pub card: AgentCard,
-    /// Cancel to end every open stream (at shutdown).
+    /// Cancel to end every open stream (at shutdown); the readiness probe answers 503 from then on.
     pub shutdown: CancellationToken,
+    /// The application's metrics (serve them with [`App::metrics_router`], or read them).
+    pub metrics: Metrics,
+    readiness: health::Readiness,
     handler: Option<DefaultRequestHandler>,
 }
 
@@ -517,12 +599,21 @@ impl App {
             .await
             .map_err(|e| std::io::Error::other(format!("resolving interrupted tasks: {e}")))
     }
+
+    /// What the `--metrics-listen` port serves: the scrape ([`metrics::METRICS_PATH`]) and the
+    /// probes ([`health`]; the main router has them too), for a listener of the embedder's own.
+    pub fn metrics_router(&self) -> Router {
+        metrics::router(self.metrics.clone()).merge(health::router(self.readiness.clone()))
+    }
 }
 
 struct Apps {
     main: Router,
     separate: Vec<(TcpListener, Router)>,
+    metrics_port: Option<(TcpListener, Router)>,
     handler: Option<DefaultRequestHandler>,
+    metrics: Metrics,
+    readiness: health::Readiness,
 }
 
 /// Serves `router` on `listener` until `shutdown` completes, then finishes gracefully.
@@ -541,7 +632,7 @@ async fn serve_until(
 /// The main port's application: the card, and each binding not given a port of its own; gRPC is
 /// chosen by the request's content type. `jsonrpc`: the JSON-RPC path, if JSON-RPC is served here.
 fn app(
-    service: &Arc<dyn A2aService>,
+    service: &dyn Fn(Binding) -> Arc<dyn A2aService>,
     card: &AgentCard,
     form: CardForm,
     jsonrpc: Option<&str>,
@@ -550,16 +641,17 @@ fn app(
 ) -> Router {
     let mut http = card::router(card, form);
     if let Some(path) = jsonrpc {
-        http = http.merge(a2a_jsonrpc::JsonRpcServer::new(Arc::clone(service)).path(path).into_router());
+        http =
+            http.merge(a2a_jsonrpc::JsonRpcServer::new(service(Binding::JsonRpc)).path(path).into_router());
     }
     if rest {
-        http = http.merge(a2a_rest::router(Arc::clone(service)));
+        http = http.merge(a2a_rest::router(service(Binding::Rest)));
     }
     let http = http.layer(panic::http_layer());
     if !grpc {
         return http;
     }
-    let grpc = grpc_router(Arc::clone(service));
+    let grpc = grpc_router(service(Binding::Grpc));
     Router::new().fallback_service(tower::service_fn(move |request: Request<Body>| {
         let target = if is_grpc(&request) { grpc.clone() } else { http.clone() };
         target.oneshot(request)

@@ -7,7 +7,9 @@ use a2a_server::store::StoreChoice;
 use a2a_server::Binding;
 use anyhow::Context as _;
 use clap::Parser;
-use tracing_subscriber::EnvFilter;
+use tracing_subscriber::layer::SubscriberExt as _;
+use tracing_subscriber::util::SubscriberInitExt as _;
+use tracing_subscriber::{EnvFilter, Layer as _};
 
 /// The binary's allocator (the library leaves the choice to its users): see `docs/benchmarks.md`
 /// for what it changes.
@@ -103,6 +105,22 @@ struct Args {
     /// Log filter (tracing EnvFilter syntax), e.g. "info" or "a2a_core=debug".
     #[arg(long, default_value = "info", env = "A2A_LOG")]
     log: String,
+
+    /// How log lines are written to stderr: `text` (for people) or `json` (one object per line,
+    /// with the request's `request_id`; docs/operations.md).
+    #[arg(long, default_value = "text", env = "A2A_LOG_FORMAT", value_parser = ["text", "json"])]
+    log_format: String,
+
+    /// Serve the Prometheus scrape (/metrics) and the probes (/healthz, /readyz) on this address
+    /// of its own (off by default; keep it off the public network).
+    #[arg(long, value_name = "HOST:PORT", env = "A2A_METRICS_LISTEN")]
+    metrics_listen: Option<String>,
+
+    /// Export OpenTelemetry traces over OTLP (HTTP + protobuf) to this URL, e.g.
+    /// http://127.0.0.1:4318/v1/traces (built with the `otel` feature; docs/operations.md).
+    #[cfg(feature = "otel")]
+    #[arg(long, value_name = "URL", env = "A2A_OTLP_ENDPOINT")]
+    otlp_endpoint: Option<String>,
 }
 
 fn parse_api_key(value: &str) -> Result<(String, String), String> {
@@ -125,11 +143,24 @@ fn parse_card_form(value: &str) -> Result<a2a_server::CardForm, String> {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_new(&args.log).context("--log")?)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_writer(std::io::stderr)
-        .init();
+    let logs = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
+    let logs = if args.log_format == "json" {
+        // Event fields at the top level beside `timestamp`, `level`, `target`, `message`; the
+        // request's span (with `request_id`) as `span`, all open spans as `spans`.
+        logs.json().flatten_event(true).with_current_span(true).with_span_list(true).boxed()
+    } else {
+        logs.with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr())).boxed()
+    };
+    let logs = logs.with_filter(EnvFilter::try_new(&args.log).context("--log")?);
+    #[cfg(not(feature = "otel"))]
+    tracing_subscriber::registry().with(logs).init();
+    #[cfg(feature = "otel")]
+    let traces = match &args.otlp_endpoint {
+        Some(url) => Some(traces::export_to(url)?),
+        None => None,
+    };
+    #[cfg(feature = "otel")]
+    tracing_subscriber::registry().with(logs).with(traces.as_ref().map(traces::layer)).init();
 
     let cluster = a2a_store_sql::ClusterOptions { ttl: args.replica_ttl, ..Default::default() };
     let stores = args
@@ -199,10 +230,54 @@ async fn main() -> anyhow::Result<()> {
             builder = builder.binding_listener(binding, listener);
         }
     }
+    if let Some(address) = args.metrics_listen {
+        let listener = tokio::net::TcpListener::bind(&address)
+            .await
+            .with_context(|| format!("binding {address} for the metrics"))?;
+        println!("metrics on http://{}{}", listener.local_addr()?, a2a_server::metrics::METRICS_PATH);
+        builder = builder.metrics_listener(listener);
+    }
     println!("a2a-server listening on http://{local}");
     println!("tasks kept in: {}", stores.description);
     println!("agent card: http://{local}{}", a2a_server::AGENT_CARD_PATH);
     tracing::info!(%local, "serving JSON-RPC (POST /), REST and gRPC");
     builder.serve(listener).await.context("serving")?;
+    #[cfg(feature = "otel")]
+    if let Some(provider) = traces {
+        // Sends what is still batched.
+        provider.shutdown().context("exporting the last traces")?;
+    }
     Ok(())
+}
+
+/// `--otlp-endpoint`: the OTLP exporter and the `tracing` layer that feeds it.
+#[cfg(feature = "otel")]
+mod traces {
+    use anyhow::Context as _;
+    use opentelemetry::trace::TracerProvider as _;
+    use opentelemetry_otlp::WithExportConfig as _;
+    use opentelemetry_sdk::trace::SdkTracerProvider;
+    use tracing_subscriber::Layer as _;
+
+    /// A provider exporting in batches over OTLP/HTTP to `url`.
+    pub(crate) fn export_to(url: &str) -> anyhow::Result<SdkTracerProvider> {
+        let exporter = opentelemetry_otlp::SpanExporter::builder()
+            .with_http()
+            .with_endpoint(url)
+            .build()
+            .context("--otlp-endpoint")?;
+        let resource = opentelemetry_sdk::Resource::builder().with_service_name("a2a-server").build();
+        Ok(SdkTracerProvider::builder().with_batch_exporter(exporter).with_resource(resource).build())
+    }
+
+    /// The server's spans (`a2a_server` targets: requests and operations) for `provider`,
+    /// whatever `--log` lets through to the log.
+    pub(crate) fn layer<S>(provider: &SdkTracerProvider) -> impl tracing_subscriber::Layer<S>
+    where
+        S: tracing::Subscriber + for<'span> tracing_subscriber::registry::LookupSpan<'span>,
+    {
+        let filter =
+            tracing_subscriber::filter::Targets::new().with_target("a2a_server", tracing::Level::INFO);
+        tracing_opentelemetry::layer().with_tracer(provider.tracer("a2a-server")).with_filter(filter)
+    }
 }

@@ -603,6 +603,11 @@ pub(crate) async fn running<D: Db>(db: &mut D) -> Result<Vec<(Scope, String)>, F
     Ok(out)
 }
 
+/// A round trip to the database that reads nothing of ours: the readiness ping.
+pub(crate) async fn ping<D: Db>(db: &mut D) -> Result<(), Fail> {
+    db.rows("SELECT 1", &[]).await.map(drop)
+}
+
 /// The protocol version a push config was stored with (written as `ProtocolVersion::as_str`),
 /// read back by the same parser as the `A2A-Version` header.
 fn version_of(name: &str) -> Result<ProtocolVersion, Fail> {

@@ -289,6 +289,13 @@ impl TaskStore for PostgresStore {
     async fn running(&self) -> Result<Vec<(Scope, String)>> {
         in_transaction!(self, true, |db| logic::running(&mut db))
     }
+
+    /// One `SELECT 1` on a pooled connection, outside any transaction: bounded by the pool's
+    /// timeouts ([`POOL_TIMEOUT`], [`CONNECT_TIMEOUT`]) and the statement timeout.
+    async fn ping(&self) -> Result<()> {
+        let client = self.client().await.map_err(Fail::into_error)?;
+        client.batch_execute("SELECT 1").await.map_err(|e| pg_error(e).into_error())
+    }
 }
 
 #[async_trait]

@@ -584,6 +584,14 @@ impl TaskStore for SqliteStore {
     async fn running(&self) -> Result<Vec<(Scope, String)>> {
         self.read(|db| run(logic::running(db))).await
     }
+
+    /// The writer thread is alive (every write goes through it) and a reader connection reads.
+    async fn ping(&self) -> Result<()> {
+        if self.shared.writer.as_ref().is_none_or(mpsc::UnboundedSender::is_closed) {
+            return Err(Error::internal("the SQLite store's writer has stopped"));
+        }
+        self.read(|db| run(logic::ping(db))).await
+    }
 }
 
 #[async_trait]

@@ -115,8 +115,13 @@ impl Subscription {
                         return Some(Ok(Step::Ended(error)));
                     }
                 }
-                Ok(Envelope::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                Ok(Envelope::Resync) => {
                     // Lossless resync: a snapshot reflects everything missed (module docs).
+                    crate::stats::record_resync(0);
+                    return Some(self.resync().await);
+                }
+                Err(broadcast::error::RecvError::Lagged(missed)) => {
+                    crate::stats::record_resync(missed);
                     return Some(self.resync().await);
                 }
                 Err(broadcast::error::RecvError::Closed) => {

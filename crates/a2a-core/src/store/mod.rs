@@ -276,6 +276,14 @@ pub trait TaskStore: Send + Sync + 'static {
     /// Every task, in any scope, whose state is `SUBMITTED` or `WORKING`: what executions were
     /// producing. Read once at startup, to resolve tasks a previous run left unfinished.
     async fn running(&self) -> Result<Vec<(Scope, String)>>;
+
+    /// Whether the store can serve now: one cheap round trip to its backend (a `SELECT 1` on a
+    /// pooled connection, say), for a server's readiness probe. `Err` says why not (the database
+    /// is unreachable, the writer stopped). Callers bound it with a timeout of their own, since a
+    /// hung backend may not answer at all. The default, for in-process stores, is always `Ok`.
+    async fn ping(&self) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// A push config as stored: the config and the protocol version of the client that registered it.

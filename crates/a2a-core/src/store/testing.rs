@@ -26,6 +26,7 @@ use crate::error::Error;
 
 /// Runs every task store check, in order.
 pub async fn task_store_suite(store: &dyn TaskStore) {
+    store.ping().await.expect("a healthy store answers its readiness ping");
     create_and_get_keep_every_field(store).await;
     seq_counts_stream_events_only(store).await;
     apply_checks_the_stored_state(store).await;

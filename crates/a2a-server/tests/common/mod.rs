@@ -6,8 +6,8 @@
 use std::process::Stdio;
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+use tokio::io::{AsyncBufReadExt, BufReader, Lines};
+use tokio::process::{Child, ChildStderr, Command};
 
 /// What the binary prints once it accepts connections.
 const LISTENING: &str = "a2a-server listening on ";
@@ -17,6 +17,8 @@ pub struct ServerProcess {
     pub child: Child,
     /// `http://127.0.0.1:PORT` (no trailing slash).
     pub url: String,
+    /// What it printed on stdout before it listened (ports of its own, the metrics address).
+    pub banner: Vec<String>,
 }
 
 impl ServerProcess {
@@ -27,20 +29,42 @@ impl ServerProcess {
         I: IntoIterator<Item = S>,
         S: AsRef<std::ffi::OsStr>,
     {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_a2a-server"))
-            .args(["--listen", "127.0.0.1:0", "--log", "warn"])
-            .args(args)
+        let mut command = Command::new(env!("CARGO_BIN_EXE_a2a-server"));
+        command.args(["--log", "warn"]).args(args);
+        Self::launch(command).await
+    }
+
+    /// Starts the binary like [`start`](Self::start), but with no `--log` of its own (`args`
+    /// choose) and its stderr, the log, handed to the caller line by line (read it: a full pipe
+    /// blocks the server).
+    pub async fn start_logging<I, S>(args: I) -> (ServerProcess, Lines<BufReader<ChildStderr>>)
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_a2a-server"));
+        command.args(args).stderr(Stdio::piped());
+        let mut server = Self::launch(command).await;
+        let log = BufReader::new(server.child.stderr.take().unwrap()).lines();
+        (server, log)
+    }
+
+    async fn launch(mut command: Command) -> ServerProcess {
+        let mut child = command
+            .args(["--listen", "127.0.0.1:0"])
             .env_remove("A2A_STORE")
             .stdout(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
             .expect("the a2a-server binary starts");
         let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut banner = Vec::new();
         let url = tokio::time::timeout(Duration::from_secs(30), async {
             while let Some(line) = lines.next_line().await.unwrap() {
                 if let Some(url) = line.strip_prefix(LISTENING) {
                     return url.trim().to_owned();
                 }
+                banner.push(line);
             }
             panic!("the server exited before it listened")
         })
@@ -48,7 +72,7 @@ impl ServerProcess {
         .expect("the server listens within 30 s");
         // Keep draining stdout so the server never blocks on a full pipe.
         tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-        ServerProcess { child, url }
+        ServerProcess { child, url, banner }
     }
 
     /// The JSON-RPC endpoint (`POST /`).

@@ -1,0 +1,660 @@
+//! The reference server's metrics: every definition in one place, read in-process through
+//! [`Metrics`] and scraped as OpenMetrics / Prometheus text ([`Metrics::render`], served at
+//! [`METRICS_PATH`] on the `--metrics-listen` port). `docs/operations.md` lists each metric with
+//! its labels and meaning.
+//!
+//! Where each figure is taken (the cleanest seam for each):
+//! - requests, durations and open streams: an [`A2aService`](a2a_core::A2aService) wrapper per
+//!   binding (`service.rs`), where the operation, the outcome and the caller's protocol version
+//!   are known, and the binding is fixed by which router the wrapper was given to;
+//! - executions in progress: an [`AgentExecutor`](a2a_core::AgentExecutor) wrapper
+//!   (`executor.rs`);
+//! - store latency and failures: [`TaskStore`](a2a_core::store::TaskStore) and
+//!   [`PushConfigStore`](a2a_core::store::PushConfigStore) wrappers (`store.rs`);
+//! - push deliveries and subscriber resyncs: counters core keeps anyway
+//!   (`DefaultRequestHandler::push_stats`, [`a2a_core::stats`]), read at scrape time.
+//!
+//! Hot-path cost: every series is a plain atomic in fixed arrays indexed by the closed enums
+//! ([`Operation`], [`Binding`], [`ProtocolVersion`], the outcome), so recording a request is a few
+//! relaxed `fetch_add`s and two clock reads: no lock, no map, no allocation. Label values come
+//! from those enums only, never from a request. The text is built only when scraped, by
+//! `prometheus-client`'s encoder through its [`Collector`] interface.
+
+mod executor;
+mod histogram;
+mod service;
+mod store;
+
+use std::fmt;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use a2a_core::{Binding, DefaultRequestHandler, Error, Operation, ProtocolVersion};
+use axum::response::IntoResponse;
+use axum::routing::get;
+use axum::Router;
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, NoLabelSet};
+use prometheus_client::metrics::MetricType;
+use prometheus_client::registry::{Registry, Unit};
+
+pub(crate) use executor::CountedExecutor;
+use histogram::Histogram;
+pub(crate) use service::Metered;
+pub(crate) use store::{TimedPushConfigStore, TimedTaskStore};
+
+/// Where the metrics listener serves the scrape.
+pub const METRICS_PATH: &str = "/metrics";
+
+/// The scrape's media type: OpenMetrics 1.0 text, which Prometheus reads natively.
+pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// The `outcome` label: `ok`, `cancelled` (the caller went away before the answer), or the
+/// error's name: the ErrorInfo reason of spec 3.3.2 for A2A errors
+/// ([`Error::reason`]), the one the bindings send for the standard ones.
+const OUTCOMES: [&str; 19] = [
+    "ok",
+    "cancelled",
+    "TASK_NOT_FOUND",
+    "TASK_NOT_CANCELABLE",
+    "PUSH_NOTIFICATION_NOT_SUPPORTED",
+    "UNSUPPORTED_OPERATION",
+    "CONTENT_TYPE_NOT_SUPPORTED",
+    "INVALID_AGENT_RESPONSE",
+    "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
+    "EXTENSION_SUPPORT_REQUIRED",
+    "VERSION_NOT_SUPPORTED",
+    "PARSE_ERROR",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "INVALID_PARAMS",
+    "UNAUTHENTICATED",
+    "PERMISSION_DENIED",
+    "INTERNAL_ERROR",
+    "TRANSPORT_ERROR",
+];
+const OK: usize = 0;
+const CANCELLED: usize = 1;
+
+/// The index in [`OUTCOMES`] of an error: one exhaustive match, so a new error variant fails to
+/// compile here until it has a name.
+fn outcome_index(error: &Error) -> usize {
+    match error {
+        Error::TaskNotFound { .. } => 2,
+        Error::TaskNotCancelable { .. } => 3,
+        Error::PushNotificationNotSupported => 4,
+        Error::UnsupportedOperation { .. } => 5,
+        Error::ContentTypeNotSupported { .. } => 6,
+        Error::InvalidAgentResponse { .. } => 7,
+        Error::ExtendedAgentCardNotConfigured => 8,
+        Error::ExtensionSupportRequired { .. } => 9,
+        Error::VersionNotSupported { .. } => 10,
+        Error::ParseError { .. } => 11,
+        Error::InvalidRequest { .. } => 12,
+        Error::MethodNotFound { .. } => 13,
+        Error::InvalidParams { .. } => 14,
+        Error::Unauthenticated { .. } => 15,
+        Error::PermissionDenied { .. } => 16,
+        Error::Internal { .. } => 17,
+        Error::Transport { .. } => 18,
+    }
+}
+
+/// The `outcome` label value of an answer: `ok` or the error's name (see `docs/operations.md`).
+pub fn outcome(result: Result<(), &Error>) -> &'static str {
+    match result {
+        Ok(()) => OUTCOMES[OK],
+        Err(error) => OUTCOMES[outcome_index(error)],
+    }
+}
+
+/// The protocol versions a caller may speak, as the `version` label: index and value.
+const VERSIONS: [ProtocolVersion; 2] = [ProtocolVersion::V1_0, ProtocolVersion::V0_3];
+
+fn version_index(version: ProtocolVersion) -> usize {
+    match version {
+        ProtocolVersion::V1_0 => 0,
+        ProtocolVersion::V0_3 => 1,
+    }
+}
+
+/// The two streaming operations, the `operation` label of the open streams gauge.
+const STREAMING: [Operation; 2] = [Operation::SendStreamingMessage, Operation::SubscribeToTask];
+
+/// What an [`AgentExecutor`](a2a_core::AgentExecutor) call does: the `kind` label of the
+/// executions gauge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExecutionKind {
+    /// `execute`: a message being worked on.
+    Execute,
+    /// `cancel`: a CancelTask being carried out by the agent.
+    Cancel,
+    /// `recover`: a task a previous run left running, being resolved at startup.
+    Recover,
+}
+
+impl ExecutionKind {
+    /// Every kind.
+    pub const ALL: [ExecutionKind; 3] =
+        [ExecutionKind::Execute, ExecutionKind::Cancel, ExecutionKind::Recover];
+
+    /// The label value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExecutionKind::Execute => "execute",
+            ExecutionKind::Cancel => "cancel",
+            ExecutionKind::Recover => "recover",
+        }
+    }
+}
+
+/// A store method: the `operation` label of the store metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoreOperation {
+    /// `TaskStore::create`.
+    Create,
+    /// `TaskStore::create_and_apply`: a new task with its first event.
+    CreateAndApply,
+    /// `TaskStore::apply`: one event of a task.
+    Apply,
+    /// `TaskStore::get`.
+    Get,
+    /// `TaskStore::list`.
+    List,
+    /// `TaskStore::running` (startup).
+    Running,
+    /// `TaskStore::ping` (readiness probes).
+    Ping,
+    /// `PushConfigStore::put`.
+    PushConfigPut,
+    /// `PushConfigStore::get`.
+    PushConfigGet,
+    /// `PushConfigStore::list` (also once per event of a task with push configs).
+    PushConfigList,
+    /// `PushConfigStore::delete`.
+    PushConfigDelete,
+}
+
+impl StoreOperation {
+    /// Every store operation.
+    pub const ALL: [StoreOperation; 11] = [
+        StoreOperation::Create,
+        StoreOperation::CreateAndApply,
+        StoreOperation::Apply,
+        StoreOperation::Get,
+        StoreOperation::List,
+        StoreOperation::Running,
+        StoreOperation::Ping,
+        StoreOperation::PushConfigPut,
+        StoreOperation::PushConfigGet,
+        StoreOperation::PushConfigList,
+        StoreOperation::PushConfigDelete,
+    ];
+
+    /// The label value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StoreOperation::Create => "create",
+            StoreOperation::CreateAndApply => "create_and_apply",
+            StoreOperation::Apply => "apply",
+            StoreOperation::Get => "get",
+            StoreOperation::List => "list",
+            StoreOperation::Running => "running",
+            StoreOperation::Ping => "ping",
+            StoreOperation::PushConfigPut => "push_config_put",
+            StoreOperation::PushConfigGet => "push_config_get",
+            StoreOperation::PushConfigList => "push_config_list",
+            StoreOperation::PushConfigDelete => "push_config_delete",
+        }
+    }
+}
+
+const BINDINGS: usize = Binding::ALL.len();
+const OPERATIONS: usize = Operation::ALL.len();
+
+/// The index of a request counter.
+fn request_slot(binding: Binding, operation: Operation, version: usize, outcome: usize) -> usize {
+    (((binding as usize * OPERATIONS) + operation as usize) * VERSIONS.len() + version) * OUTCOMES.len()
+        + outcome
+}
+
+/// The index of a per-binding, per-operation series.
+fn operation_slot(binding: Binding, operation: Operation) -> usize {
+    binding as usize * OPERATIONS + operation as usize
+}
+
+/// The index of an open-streams gauge (`operation` is one of [`STREAMING`]).
+fn stream_slot(binding: Binding, operation: Operation) -> usize {
+    let streaming = usize::from(operation == Operation::SubscribeToTask);
+    binding as usize * STREAMING.len() + streaming
+}
+
+/// Every series, as atomics.
+pub(crate) struct Counters {
+    requests: Box<[AtomicU64]>,
+    durations: Box<[Histogram]>,
+    open_streams: [AtomicI64; BINDINGS * STREAMING.len()],
+    executions: [AtomicI64; ExecutionKind::ALL.len()],
+    store: [Histogram; StoreOperation::ALL.len()],
+    store_errors: [AtomicU64; StoreOperation::ALL.len()],
+    /// The default handler, for its push statistics (absent with a service of the user's own).
+    handler: RwLock<Option<DefaultRequestHandler>>,
+}
+
+impl Default for Counters {
+    fn default() -> Self {
+        Counters {
+            requests: (0..BINDINGS * OPERATIONS * VERSIONS.len() * OUTCOMES.len())
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+            durations: (0..BINDINGS * OPERATIONS).map(|_| Histogram::default()).collect(),
+            open_streams: Default::default(),
+            executions: Default::default(),
+            store: Default::default(),
+            store_errors: Default::default(),
+            handler: RwLock::new(None),
+        }
+    }
+}
+
+impl Counters {
+    /// One answered (or abandoned) call.
+    fn record(
+        &self,
+        binding: Binding,
+        operation: Operation,
+        version: ProtocolVersion,
+        outcome: usize,
+        elapsed: Duration,
+    ) {
+        self.requests[request_slot(binding, operation, version_index(version), outcome)]
+            .fetch_add(1, Ordering::Relaxed);
+        self.durations[operation_slot(binding, operation)].observe(elapsed);
+    }
+
+    fn stream_opened(&self, binding: Binding, operation: Operation) {
+        self.open_streams[stream_slot(binding, operation)].fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn stream_closed(&self, binding: Binding, operation: Operation) {
+        self.open_streams[stream_slot(binding, operation)].fetch_sub(1, Ordering::Relaxed);
+    }
+
+    fn execution(&self, kind: ExecutionKind) -> &AtomicI64 {
+        &self.executions[kind as usize]
+    }
+
+    fn store_done(&self, operation: StoreOperation, elapsed: Duration, failed: bool) {
+        self.store[operation as usize].observe(elapsed);
+        if failed {
+            self.store_errors[operation as usize].fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// The reference server's metrics. Cheap to clone (one `Arc`); give the same value to
+/// [`ServerBuilder::metrics`](crate::ServerBuilder::metrics) and keep a clone to read them, or
+/// get the server's from [`RunningServer::metrics`](crate::RunningServer::metrics) and
+/// [`App::metrics`](crate::App::metrics). One `Metrics` belongs to one server.
+///
+/// It is also a `prometheus-client` [`Collector`]: an embedder with a registry of its own can
+/// register it there instead of serving [`render`](Self::render).
+#[derive(Clone, Default)]
+pub struct Metrics {
+    counters: Arc<Counters>,
+}
+
+impl fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Metrics").finish_non_exhaustive()
+    }
+}
+
+impl Metrics {
+    /// Metrics with every series at zero.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub(crate) fn counters(&self) -> &Arc<Counters> {
+        &self.counters
+    }
+
+    /// Reads push statistics from this handler at each scrape.
+    pub(crate) fn attach_handler(&self, handler: DefaultRequestHandler) {
+        *self.counters.handler.write().unwrap_or_else(|e| e.into_inner()) = Some(handler);
+    }
+
+    /// Calls of `operation` on `binding` answered with `outcome` (`"ok"`, `"cancelled"` or an
+    /// error's name, see [`outcome`]), in every protocol version.
+    pub fn requests(&self, binding: Binding, operation: Operation, outcome: &str) -> u64 {
+        VERSIONS.into_iter().map(|version| self.requests_in(binding, operation, version, outcome)).sum()
+    }
+
+    /// Calls of `operation` on `binding` by callers speaking `version`, answered with `outcome`.
+    pub fn requests_in(
+        &self,
+        binding: Binding,
+        operation: Operation,
+        version: ProtocolVersion,
+        outcome: &str,
+    ) -> u64 {
+        OUTCOMES.iter().position(|o| *o == outcome).map_or(0, |o| {
+            self.counters.requests[request_slot(binding, operation, version_index(version), o)]
+                .load(Ordering::Relaxed)
+        })
+    }
+
+    /// Calls of `operation` on `binding` timed in the duration histogram (every outcome).
+    pub fn timed_requests(&self, binding: Binding, operation: Operation) -> u64 {
+        self.counters.durations[operation_slot(binding, operation)].count()
+    }
+
+    /// Streams of `operation` (SendStreamingMessage or SubscribeToTask) open on `binding` now.
+    pub fn open_streams(&self, binding: Binding, operation: Operation) -> i64 {
+        if !operation.is_streaming() {
+            return 0;
+        }
+        self.counters.open_streams[stream_slot(binding, operation)].load(Ordering::Relaxed)
+    }
+
+    /// Agent executor calls of `kind` in progress now.
+    pub fn active_executions(&self, kind: ExecutionKind) -> i64 {
+        self.counters.execution(kind).load(Ordering::Relaxed)
+    }
+
+    /// Store calls of `operation` so far (timed in the store latency histogram).
+    pub fn store_operations(&self, operation: StoreOperation) -> u64 {
+        self.counters.store[operation as usize].count()
+    }
+
+    /// Store calls of `operation` that failed with an internal error (the backend failed).
+    pub fn store_errors(&self, operation: StoreOperation) -> u64 {
+        self.counters.store_errors[operation as usize].load(Ordering::Relaxed)
+    }
+
+    /// The OpenMetrics text of every metric ([`CONTENT_TYPE`]), as scraped.
+    pub fn render(&self) -> String {
+        let mut registry = Registry::default();
+        registry.register_collector(Box::new(self.clone()));
+        let mut text = String::with_capacity(8 * 1024);
+        if let Err(error) = prometheus_client::encoding::text::encode(&mut text, &registry) {
+            // Writing into a String does not fail; an encoder bug would show as a short scrape.
+            tracing::warn!(%error, "encoding the metrics failed");
+        }
+        text
+    }
+}
+
+impl Collector for Metrics {
+    fn encode(&self, mut encoder: DescriptorEncoder<'_>) -> Result<(), fmt::Error> {
+        let c = &*self.counters;
+        {
+            let mut family = encoder.encode_descriptor(
+                "a2a_requests",
+                "A2A operations answered, by operation, binding, caller's protocol version and outcome \
+                 (ok, cancelled, or the error's name).",
+                None,
+                MetricType::Counter,
+            )?;
+            for binding in Binding::ALL {
+                for operation in Operation::ALL {
+                    for (v, version) in VERSIONS.into_iter().enumerate() {
+                        for (o, outcome) in OUTCOMES.iter().enumerate() {
+                            let value =
+                                c.requests[request_slot(binding, operation, v, o)].load(Ordering::Relaxed);
+                            // Series appear when first used, except 1.0 successes, present from
+                            // the start so that rates over them have a starting point.
+                            if value == 0 && !(o == OK && v == 0) {
+                                continue;
+                            }
+                            let labels = [
+                                ("operation", operation.method()),
+                                ("binding", binding.protocol_binding()),
+                                ("version", version.as_str()),
+                                ("outcome", outcome),
+                            ];
+                            family
+                                .encode_family(&labels)?
+                                .encode_counter::<NoLabelSet, _, u64>(&value, None)?;
+                        }
+                    }
+                }
+            }
+        }
+        {
+            let mut family = encoder.encode_descriptor(
+                "a2a_request_duration",
+                "Time from a call reaching the handler to its answer (for streaming operations, to the \
+                 stream's start), by operation and binding.",
+                Some(&Unit::Seconds),
+                MetricType::Histogram,
+            )?;
+            for binding in Binding::ALL {
+                for operation in Operation::ALL {
+                    let snapshot = c.durations[operation_slot(binding, operation)].snapshot();
+                    if snapshot.count == 0 {
+                        continue;
+                    }
+                    let labels = [("operation", operation.method()), ("binding", binding.protocol_binding())];
+                    family.encode_family(&labels)?.encode_histogram::<NoLabelSet>(
+                        snapshot.sum,
+                        snapshot.count,
+                        &snapshot.buckets,
+                        None,
+                    )?;
+                }
+            }
+        }
+        {
+            let mut family = encoder.encode_descriptor(
+                "a2a_open_streams",
+                "SendStreamingMessage and SubscribeToTask streams open now, by operation and binding.",
+                None,
+                MetricType::Gauge,
+            )?;
+            for binding in Binding::ALL {
+                for operation in STREAMING {
+                    let value = c.open_streams[stream_slot(binding, operation)].load(Ordering::Relaxed);
+                    let labels = [("operation", operation.method()), ("binding", binding.protocol_binding())];
+                    family.encode_family(&labels)?.encode_gauge(&value)?;
+                }
+            }
+        }
+        {
+            let mut family = encoder.encode_descriptor(
+                "a2a_active_executions",
+                "Agent executor calls in progress now: tasks being worked on (execute), canceled \
+                 (cancel) or resolved after a restart (recover).",
+                None,
+                MetricType::Gauge,
+            )?;
+            for kind in ExecutionKind::ALL {
+                let value = c.execution(kind).load(Ordering::Relaxed);
+                family.encode_family(&[("kind", kind.as_str())])?.encode_gauge(&value)?;
+            }
+        }
+        let subscribers = a2a_core::stats::subscriber_stats();
+        encoder
+            .encode_descriptor(
+                "a2a_subscriber_resyncs",
+                "Stream subscribers that fell behind (or saw a write abandoned) and were resynchronised \
+                 from a task snapshot, in this process.",
+                None,
+                MetricType::Counter,
+            )?
+            .encode_counter::<NoLabelSet, _, u64>(&subscribers.resyncs, None)?;
+        encoder
+            .encode_descriptor(
+                "a2a_subscriber_lagged_events",
+                "Events slow subscribers missed, each made up for by a resync snapshot, in this process.",
+                None,
+                MetricType::Counter,
+            )?
+            .encode_counter::<NoLabelSet, _, u64>(&subscribers.lagged_events, None)?;
+        let push = c.handler.read().unwrap_or_else(|e| e.into_inner()).as_ref().and_then(|h| h.push_stats());
+        if let Some(push) = push {
+            {
+                let mut family = encoder.encode_descriptor(
+                    "a2a_push_notifications",
+                    "Push notifications settled, by result: delivered (a 2xx answer), given_up (a final \
+                     failure or the retry budget spent), dropped (the config's queue was full).",
+                    None,
+                    MetricType::Counter,
+                )?;
+                for (result, value) in
+                    [("delivered", push.delivered), ("given_up", push.given_up), ("dropped", push.dropped)]
+                {
+                    family
+                        .encode_family(&[("result", result)])?
+                        .encode_counter::<NoLabelSet, _, u64>(&value, None)?;
+                }
+            }
+            encoder
+                .encode_descriptor(
+                    "a2a_push_retries",
+                    "Push notification attempts that failed and were retried.",
+                    None,
+                    MetricType::Counter,
+                )?
+                .encode_counter::<NoLabelSet, _, u64>(&push.retried, None)?;
+        }
+        {
+            let mut family = encoder.encode_descriptor(
+                "a2a_store_operation_duration",
+                "Time of each task and push config store call, by store operation.",
+                Some(&Unit::Seconds),
+                MetricType::Histogram,
+            )?;
+            for operation in StoreOperation::ALL {
+                let snapshot = c.store[operation as usize].snapshot();
+                if snapshot.count == 0 {
+                    continue;
+                }
+                family.encode_family(&[("operation", operation.as_str())])?.encode_histogram::<NoLabelSet>(
+                    snapshot.sum,
+                    snapshot.count,
+                    &snapshot.buckets,
+                    None,
+                )?;
+            }
+        }
+        let mut family = encoder.encode_descriptor(
+            "a2a_store_errors",
+            "Store calls that failed with an internal error (the backend failed), by store operation.",
+            None,
+            MetricType::Counter,
+        )?;
+        for operation in StoreOperation::ALL {
+            let value = c.store_errors[operation as usize].load(Ordering::Relaxed);
+            if value > 0 {
+                family
+                    .encode_family(&[("operation", operation.as_str())])?
+                    .encode_counter::<NoLabelSet, _, u64>(&value, None)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `GET /metrics`: the scrape, for the metrics listener (or an embedder's router).
+pub fn router(metrics: Metrics) -> Router {
+    Router::new().route(
+        METRICS_PATH,
+        get(move || {
+            let text = metrics.render();
+            std::future::ready(([(http::header::CONTENT_TYPE, CONTENT_TYPE)], text).into_response())
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One error of each variant.
+    fn every_error() -> Vec<Error> {
+        vec![
+            Error::TaskNotFound { task_id: "t".into() },
+            Error::TaskNotCancelable { task_id: "t".into(), state: a2a_proto::v1::TaskState::Completed },
+            Error::PushNotificationNotSupported,
+            Error::unsupported("x"),
+            Error::ContentTypeNotSupported { media_type: "x/y".into() },
+            Error::InvalidAgentResponse { reason: "x".into() },
+            Error::ExtendedAgentCardNotConfigured,
+            Error::ExtensionSupportRequired { uris: vec![] },
+            Error::VersionNotSupported { version: "9.9".into(), supported: vec![] },
+            Error::ParseError { reason: "x".into() },
+            Error::InvalidRequest { reason: "x".into() },
+            Error::MethodNotFound { method: "x".into() },
+            Error::invalid_param("f", "x"),
+            Error::Unauthenticated { reason: "x".into() },
+            Error::PermissionDenied { reason: "x".into() },
+            Error::internal("x"),
+            Error::Transport { reason: "x".into() },
+        ]
+    }
+
+    #[test]
+    fn every_error_has_its_own_outcome_named_as_core_names_it() {
+        let names: Vec<_> = every_error().iter().map(|e| outcome(Err(e))).collect();
+        let mut distinct = names.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), names.len(), "{names:?}");
+        assert_eq!(outcome(Ok(())), "ok");
+        for error in every_error() {
+            // spec 3.3.2: A2A errors by their ErrorInfo reason; the standard ones as the
+            // bindings' ErrorInfo names them (parse errors and transport failures have their own).
+            let expected = match (&error, error.reason()) {
+                (_, Some(reason)) => reason.to_owned(),
+                (Error::ParseError { .. }, None) => "PARSE_ERROR".to_owned(),
+                (Error::Transport { .. }, None) => "TRANSPORT_ERROR".to_owned(),
+                (_, None) => error.error_info().unwrap().reason,
+            };
+            assert_eq!(outcome(Err(&error)), expected);
+        }
+    }
+
+    #[test]
+    fn a_recorded_call_is_read_back_and_scraped_with_its_labels() {
+        let metrics = Metrics::new();
+        let c = metrics.counters();
+        c.record(Binding::Grpc, Operation::GetTask, ProtocolVersion::V0_3, 2, Duration::from_millis(3));
+        c.record(Binding::Rest, Operation::SendMessage, ProtocolVersion::V1_0, OK, Duration::from_millis(1));
+        c.stream_opened(Binding::JsonRpc, Operation::SubscribeToTask);
+        assert_eq!(metrics.requests(Binding::Grpc, Operation::GetTask, "TASK_NOT_FOUND"), 1);
+        assert_eq!(
+            metrics.requests_in(Binding::Grpc, Operation::GetTask, ProtocolVersion::V1_0, "TASK_NOT_FOUND"),
+            0
+        );
+        assert_eq!(metrics.requests(Binding::Rest, Operation::SendMessage, "ok"), 1);
+        assert_eq!(metrics.requests(Binding::Rest, Operation::SendMessage, "no such outcome"), 0);
+        assert_eq!(metrics.timed_requests(Binding::Grpc, Operation::GetTask), 1);
+        assert_eq!(metrics.open_streams(Binding::JsonRpc, Operation::SubscribeToTask), 1);
+
+        let text = metrics.render();
+        assert!(
+            text.contains(
+                r#"a2a_requests_total{operation="GetTask",binding="GRPC",version="0.3",outcome="TASK_NOT_FOUND"} 1"#
+            ),
+            "{text}"
+        );
+        assert!(text.contains(
+            r#"a2a_requests_total{operation="ListTasks",binding="JSONRPC",version="1.0",outcome="ok"} 0"#
+        ));
+        assert!(text.contains(r#"a2a_request_duration_seconds_count{operation="GetTask",binding="GRPC"} 1"#));
+        let bucket = |le: &str| {
+            format!(r#"a2a_request_duration_seconds_bucket{{le="{le}",operation="GetTask",binding="GRPC"}}"#)
+        };
+        assert!(text.contains(&format!("{} 0\n", bucket("0.0025"))), "{text}");
+        assert!(text.contains(&format!("{} 1\n", bucket("0.005"))), "cumulative: {text}");
+        assert!(text.contains(&format!("{} 1\n", bucket("+Inf"))), "{text}");
+        assert!(text.contains(r#"a2a_open_streams{operation="SubscribeToTask",binding="JSONRPC"} 1"#));
+        assert!(text.contains(r#"a2a_active_executions{kind="execute"} 0"#));
+        assert!(text.contains("a2a_subscriber_resyncs_total "));
+        assert!(!text.contains("a2a_push_notifications"), "no handler, no push series");
+        assert!(text.ends_with("# EOF\n"));
+    }
+}
