@@ -156,8 +156,13 @@ pub enum StoreOperation {
     Create,
     /// `TaskStore::create_and_apply`: a new task with its first event.
     CreateAndApply,
-    /// `TaskStore::apply`: one event of a task.
+    /// `TaskStore::apply`: one change of a task (a client message joining its history).
     Apply,
+    /// `TaskStore::create_and_apply_all`: a new task with the burst of events its execution
+    /// published before the first write.
+    CreateAndApplyAll,
+    /// `TaskStore::apply_all`: a burst of events of a stored task.
+    ApplyAll,
     /// `TaskStore::get`.
     Get,
     /// `TaskStore::list`.
@@ -178,10 +183,12 @@ pub enum StoreOperation {
 
 impl StoreOperation {
     /// Every store operation.
-    pub const ALL: [StoreOperation; 11] = [
+    pub const ALL: [StoreOperation; 13] = [
         StoreOperation::Create,
         StoreOperation::CreateAndApply,
         StoreOperation::Apply,
+        StoreOperation::CreateAndApplyAll,
+        StoreOperation::ApplyAll,
         StoreOperation::Get,
         StoreOperation::List,
         StoreOperation::Running,
@@ -198,6 +205,8 @@ impl StoreOperation {
             StoreOperation::Create => "create",
             StoreOperation::CreateAndApply => "create_and_apply",
             StoreOperation::Apply => "apply",
+            StoreOperation::CreateAndApplyAll => "create_and_apply_all",
+            StoreOperation::ApplyAll => "apply_all",
             StoreOperation::Get => "get",
             StoreOperation::List => "list",
             StoreOperation::Running => "running",

@@ -1,6 +1,7 @@
 //! [`TimedTaskStore`] and [`TimedPushConfigStore`]: store wrappers that time every call and count
 //! the calls that fail because the backend failed. Every method is forwarded, the ones with
-//! defaults too, so a backend's own `create_and_apply` (one transaction) stays in use.
+//! defaults too, so a backend's own `create_and_apply`, `create_and_apply_all` and `apply_all` (one
+//! transaction each) stay in use.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -55,6 +56,21 @@ impl TaskStore for TimedTaskStore {
 
     async fn apply(&self, task_id: &str, mutation: TaskMutation<'_>) -> Result<u64> {
         timed(&self.counters, StoreOperation::Apply, self.inner.apply(task_id, mutation)).await
+    }
+
+    async fn create_and_apply_all(
+        &self,
+        scope: &Scope,
+        task: &Task,
+        changes: &[TaskMutation<'_>],
+    ) -> Result<u64> {
+        let call = self.inner.create_and_apply_all(scope, task, changes);
+        timed(&self.counters, StoreOperation::CreateAndApplyAll, call).await
+    }
+
+    async fn apply_all(&self, scope: &Scope, task_id: &str, changes: &[TaskMutation<'_>]) -> Result<u64> {
+        let call = self.inner.apply_all(scope, task_id, changes);
+        timed(&self.counters, StoreOperation::ApplyAll, call).await
     }
 
     async fn get(&self, scope: &Scope, task_id: &str, view: TaskView) -> Result<Option<StoredTask>> {
