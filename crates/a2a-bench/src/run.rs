@@ -17,10 +17,11 @@ use crate::ceiling::Replies;
 use crate::client::ReportName as _;
 use crate::client::{self, Binding, Endpoints};
 use crate::fanout;
+use crate::generator::{Generator, GeneratorChoice, Tools};
 use crate::load::LoadSpec;
 use crate::process::{self, Placement, ServerProcess};
 use crate::report::{self, Harness, Machine, Report};
-use crate::send::{self, placement_name, ECHO_TEXT};
+use crate::send::{self, placement_name, ToolTarget, ECHO_TEXT};
 use crate::store::{self, StorePoint, StoreResult};
 use crate::stream::{self, StreamResult};
 
@@ -52,6 +53,10 @@ pub(crate) enum Workload {
 #[derive(Debug, Clone)]
 pub(crate) struct RunOptions {
     pub(crate) url: Option<String>,
+    /// With `url`: the command that serves it, started (and pinned) by the harness.
+    pub(crate) server_cmd: Option<Vec<String>>,
+    /// Which load generator drives SendMessage.
+    pub(crate) generator: GeneratorChoice,
     pub(crate) server_bin: PathBuf,
     pub(crate) baseline_bin: Option<PathBuf>,
     /// The started server's `--store` (`sqlite` keeps it in a fresh data directory per start).
@@ -96,6 +101,84 @@ where
     .map_err(|_| anyhow!("a load thread panicked"))?
 }
 
+/// The servers of one SendMessage comparison: where each is and its process id (if local).
+struct Sides<'a> {
+    a2a: (&'a Endpoints, Option<u32>),
+    baseline: Option<(&'a Endpoints, Option<u32>)>,
+    ceiling: (&'a Endpoints, Option<u32>),
+}
+
+/// One SendMessage comparison (one binding, one concurrency, one placement).
+struct SendRun<'a> {
+    opts: &'a RunOptions,
+    tools: &'a Tools,
+    /// Drive with wrk / h2load (else the built-in generator).
+    external: bool,
+    binding: Binding,
+    spec: LoadSpec,
+    load_at: Placement,
+    workdir: &'a Path,
+}
+
+impl SendRun<'_> {
+    /// The interleaved rounds (A, baseline, ceiling; A, baseline, ceiling; ...), then, with the
+    /// built-in generator, one run of the external tool on the ceiling as the reference.
+    fn rounds(&self, sides: &Sides<'_>) -> anyhow::Result<send::SendResult> {
+        let mut a = Vec::new();
+        let mut base = Vec::new();
+        let mut b = Vec::new();
+        let prepare =
+            |endpoints: &Endpoints| ToolTarget::prepare(self.tools, endpoints, self.binding, self.workdir);
+        let targets = if self.external {
+            let baseline = sides.baseline.map(|(e, _)| prepare(e)).transpose()?;
+            Some((prepare(sides.a2a.0)?, baseline, prepare(sides.ceiling.0)?))
+        } else {
+            None
+        };
+        for _ in 0..self.opts.rounds.max(1) {
+            match &targets {
+                Some((ta, tbase, tb)) => {
+                    a.push(self.external_segment(ta, sides.a2a.1)?);
+                    if let (Some(t), Some((_, pid))) = (tbase, sides.baseline) {
+                        base.push(self.external_segment(t, pid)?);
+                    }
+                    b.push(self.external_segment(tb, sides.ceiling.1)?);
+                }
+                None => {
+                    a.push(self.builtin_segment(sides.a2a.0, sides.a2a.1)?);
+                    if let Some((e, pid)) = sides.baseline {
+                        base.push(self.builtin_segment(e, pid)?);
+                    }
+                    b.push(self.builtin_segment(sides.ceiling.0, sides.ceiling.1)?);
+                }
+            }
+        }
+        let reference = if !self.external && self.tools.have(Generator::external_for(self.binding)) {
+            let target = prepare(sides.ceiling.0)?;
+            let segment = self.external_segment(&target, sides.ceiling.1)?;
+            anyhow::ensure!(
+                segment.errors == 0,
+                "the reference run on the ceiling failed: {:?}",
+                segment.first_error
+            );
+            Some(segment.throughput)
+        } else {
+            None
+        };
+        let base = sides.baseline.map(|_| base.as_slice());
+        Ok(send::compare(self.binding, self.spec.concurrency, self.load_at, &a, base, &b, reference))
+    }
+
+    fn external_segment(&self, target: &ToolTarget, pid: Option<u32>) -> anyhow::Result<send::Segment> {
+        send::segment_external(self.tools, target, self.spec, self.load_at, pid, self.workdir)
+    }
+
+    fn builtin_segment(&self, endpoints: &Endpoints, pid: Option<u32>) -> anyhow::Result<send::Segment> {
+        let (e, binding, spec) = (endpoints.clone(), self.binding, self.spec);
+        on_thread(self.load_at, move || async move { send::segment(&e, binding, spec, pid).await })
+    }
+}
+
 /// The server under test for one phase: a local `a2a-server` process, or the `--url` server.
 struct UnderTest {
     process: Option<ServerProcess>,
@@ -115,9 +198,13 @@ impl Drop for UnderTest {
 
 impl UnderTest {
     fn start(opts: &RunOptions, placement: Placement, log: &Path) -> anyhow::Result<Self> {
-        match &opts.url {
-            Some(url) => Ok(UnderTest { process: None, url: url.clone(), data_dir: None }),
-            None => Self::start_binary(&opts.server_bin, &opts.store, placement, log),
+        match (&opts.url, &opts.server_cmd) {
+            (Some(url), Some(argv)) => {
+                let process = ServerProcess::start_serving("server-cmd", argv, url, placement, log)?;
+                Ok(UnderTest { process: Some(process), url: url.clone(), data_dir: None })
+            }
+            (Some(url), None) => Ok(UnderTest { process: None, url: url.clone(), data_dir: None }),
+            (None, _) => Self::start_binary(&opts.server_bin, &opts.store, placement, log),
         }
     }
 
@@ -149,7 +236,35 @@ pub(crate) fn run(opts: &RunOptions) -> anyhow::Result<(Report, bool)> {
     let machine = Machine::describe();
     let out_dir = opts.out.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
     let logs = out_dir.join("logs");
-    let local = opts.url.is_none();
+    let local = opts.url.is_none() || opts.server_cmd.is_some();
+    let tools = Tools::find();
+    let missing = tools.missing();
+    let external = match opts.generator {
+        GeneratorChoice::BuiltIn => false,
+        GeneratorChoice::Auto => missing.is_empty(),
+        GeneratorChoice::External if missing.is_empty() => true,
+        GeneratorChoice::External => {
+            anyhow::bail!(
+                "--generator external: {} not installed (Debian: wrk, nghttp2-client)",
+                missing.join(", ")
+            )
+        }
+    };
+    let mut warnings = Vec::new();
+    if !external && opts.workloads.contains(&Workload::Send) {
+        let why = if opts.generator == GeneratorChoice::BuiltIn {
+            "--generator built-in".to_owned()
+        } else {
+            format!("{} not installed (Debian packages wrk and nghttp2-client)", missing.join(", "))
+        };
+        warnings.push(format!(
+            "SendMessage is driven by the built-in generator ({why}): generator: built-in (may be \
+             load-generator-bound); its ceilings may be the generator's own ceiling"
+        ));
+        for warning in &warnings {
+            eprintln!("\n!!! a2a-bench WARNING: {warning}\n");
+        }
+    }
     let pinnable = local && machine.can_pin && machine.nproc >= 2;
     let pinned = (Placement::Core(0), Placement::Core(1));
     let unpinned = (Placement::Anywhere, Placement::Anywhere);
@@ -179,6 +294,12 @@ pub(crate) fn run(opts: &RunOptions) -> anyhow::Result<(Report, bool)> {
             duration_s: opts.duration.as_secs_f64(),
             rounds: opts.rounds,
             placements: placements.iter().map(|(server, _)| placement_name(*server)).collect(),
+            generator: if external {
+                "wrk (JSON-RPC, REST) and h2load (gRPC)".to_owned()
+            } else {
+                "built-in (may be load-generator-bound)".to_owned()
+            },
+            warnings,
             started_unix_s: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
             elapsed_s: 0.0,
         },
@@ -231,7 +352,8 @@ pub(crate) fn run(opts: &RunOptions) -> anyhow::Result<(Report, bool)> {
                 anyhow::bail!("the server offers none of the requested bindings");
             };
             if !captured {
-                capture_replies(&endpoints, first, opts.stream_events, &replies_dir)?;
+                let stream_events = wants(Workload::Stream).then_some(opts.stream_events);
+                capture_replies(&endpoints, first, stream_events, &replies_dir)?;
                 captured = true;
             }
             let replies = replies_dir.to_string_lossy().into_owned();
@@ -250,44 +372,39 @@ pub(crate) fn run(opts: &RunOptions) -> anyhow::Result<(Report, bool)> {
             };
 
             if wants(Workload::Send) {
+                let workdir = out_dir.join("load");
                 for &binding in &bindings {
+                    let base = baseline.as_ref().map(|(server, endpoints)| (endpoints, server.pid()));
+                    let sides = Sides {
+                        a2a: (&endpoints, a2a.pid()),
+                        baseline: base,
+                        ceiling: (&ceiling, ceiling_pid(binding)),
+                    };
                     for &concurrency in &opts.concurrency {
                         eprintln!("a2a-bench: {name}: SendMessage {} c={concurrency}", binding.name());
                         let spec = LoadSpec { concurrency, warmup: opts.warmup, duration: opts.duration };
-                        let mut a = Vec::new();
-                        let mut base = Vec::new();
-                        let mut b = Vec::new();
-                        let outcome: anyhow::Result<()> = (|| {
-                            for _ in 0..opts.rounds.max(1) {
-                                let (e, pid) = (endpoints.clone(), a2a.pid());
-                                a.push(on_thread(load_at, move || async move {
-                                    send::segment(&e, binding, spec, pid).await
-                                })?);
-                                if let Some((server, endpoints)) = &baseline {
-                                    let (e, pid) = (endpoints.clone(), server.pid());
-                                    base.push(on_thread(load_at, move || async move {
-                                        send::segment(&e, binding, spec, pid).await
-                                    })?);
-                                }
-                                let (e, pid) = (ceiling.clone(), ceiling_pid(binding));
-                                b.push(on_thread(load_at, move || async move {
-                                    send::segment(&e, binding, spec, pid).await
-                                })?);
-                            }
-                            Ok(())
-                        })();
-                        match outcome {
-                            Ok(()) => {
-                                let base = baseline.as_ref().map(|_| base.as_slice());
-                                let result = send::compare(binding, concurrency, server_at, &a, base, &b);
-                                failed |= result.a2a.errors > 0 || result.ceiling.errors > 0;
+                        let run = SendRun {
+                            opts,
+                            tools: &tools,
+                            external,
+                            binding,
+                            spec,
+                            load_at,
+                            workdir: &workdir,
+                        };
+                        match run.rounds(&sides) {
+                            Ok(result) => {
+                                failed |= result.a2a.errors > 0
+                                    || result.ceiling.errors > 0
+                                    || result.baseline.as_ref().is_some_and(|b| b.errors > 0);
                                 report.send.push(result);
                             }
                             Err(error) => {
                                 failed = true;
-                                report
-                                    .skipped
-                                    .push(format!("send {} c={concurrency}: {error:#}", binding.name()));
+                                report.skipped.push(format!(
+                                    "send {} c={concurrency} ({name}): {error:#}",
+                                    binding.name()
+                                ));
                             }
                         }
                     }
@@ -399,15 +516,23 @@ pub(crate) fn run(opts: &RunOptions) -> anyhow::Result<(Report, bool)> {
     Ok((report, failed))
 }
 
-/// Captures the replies the ceilings serve: one echo task and one `stream N`, as the server under
-/// test sends them.
-fn capture_replies(endpoints: &Endpoints, binding: Binding, n: usize, dir: &Path) -> anyhow::Result<()> {
+/// Captures the replies the ceilings serve: one echo task and (for the streaming workload) one
+/// `stream N`, as the server under test sends them.
+fn capture_replies(
+    endpoints: &Endpoints,
+    binding: Binding,
+    stream_events: Option<usize>,
+    dir: &Path,
+) -> anyhow::Result<()> {
     let endpoints = endpoints.clone();
     let replies = on_thread(Placement::Anywhere, move || async move {
         let client = endpoints.client(binding)?;
         let request = client::send_request(ECHO_TEXT);
         let send = client.send_message(&a2a_core::CallContext::v1(), request).await?;
-        let stream = client::collect_stream(&*client, &format!("stream {n}")).await?;
+        let stream = match stream_events {
+            Some(n) => client::collect_stream(&*client, &format!("stream {n}")).await?,
+            None => Vec::new(),
+        };
         Replies::from_messages(&send, &stream)
     })?;
     replies.capture_dir(dir).context("writing the captured replies")
