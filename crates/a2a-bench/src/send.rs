@@ -375,3 +375,84 @@ pub(crate) fn placement_name(placement: Placement) -> &'static str {
         Placement::Core(_) => "pinned",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn segment(generator: Generator, throughput: f64, busy: f64, latency: Latency) -> Segment {
+        Segment {
+            generator,
+            throughput,
+            latency,
+            errors: 0,
+            first_error: None,
+            cpu_per_request: Some(Duration::from_micros(10)),
+            cores_busy: Some(1.0),
+            generator_cpu_per_request: Some(Duration::from_micros(3)),
+            generator_busy: Some(busy),
+        }
+    }
+
+    fn summary(p50: f64, max: f64, over: usize) -> Latency {
+        Latency::Summary(LatencySummary {
+            samples: 100,
+            p50_us: p50,
+            p99_us: p50 * 2.0,
+            max_us: max,
+            over_50ms: over,
+        })
+    }
+
+    #[test]
+    fn a_generator_at_90_percent_in_any_round_marks_the_row_bound() {
+        let a = [segment(Generator::Wrk, 20_000.0, 0.3, summary(100.0, 900.0, 0))];
+        let quiet = [segment(Generator::Wrk, 80_000.0, 0.6, summary(50.0, 500.0, 0))];
+        let result = compare(Binding::JsonRpc, 64, Placement::Core(0), &a, None, &quiet, None);
+        assert_eq!(result.load_generator_bound, Some(false));
+        assert!((result.ratio - 0.25).abs() < 1e-9);
+        let busy = [
+            segment(Generator::Wrk, 80_000.0, 0.6, summary(50.0, 500.0, 0)),
+            segment(Generator::Wrk, 80_000.0, 0.93, summary(50.0, 500.0, 0)),
+        ];
+        let a2 = [a[0].clone(), a[0].clone()];
+        let result = compare(Binding::JsonRpc, 64, Placement::Core(0), &a2, None, &busy, None);
+        assert_eq!(result.load_generator_bound, Some(true), "{}", result.generator_check);
+        assert_eq!(result.ceiling.generator_busy_max, Some(0.93));
+    }
+
+    #[test]
+    fn the_built_in_generator_is_checked_against_the_external_tools_ceiling_throughput() {
+        let a = [segment(Generator::BuiltIn, 30_000.0, 0.5, summary(100.0, 900.0, 0))];
+        let b = [segment(Generator::BuiltIn, 55_000.0, 0.8, summary(50.0, 500.0, 0))];
+        let bound = compare(Binding::Rest, 64, Placement::Core(0), &a, None, &b, Some(80_000.0));
+        assert_eq!(bound.load_generator_bound, Some(true), "{}", bound.generator_check);
+        let fine = compare(Binding::Rest, 64, Placement::Core(0), &a, None, &b, Some(58_000.0));
+        assert_eq!(fine.load_generator_bound, Some(false), "{}", fine.generator_check);
+        let unknown = compare(Binding::Rest, 64, Placement::Core(0), &a, None, &b, None);
+        assert_eq!(unknown.load_generator_bound, None);
+        assert!(unknown.generator_check.contains("may be load-generator-bound"));
+    }
+
+    #[test]
+    fn figures_are_medians_of_rounds_and_cpu_r_is_ceiling_cpu_over_ours() {
+        let mut a: Vec<Segment> = [10_000.0, 30_000.0, 20_000.0]
+            .map(|t| segment(Generator::Wrk, t, 0.2, summary(t / 100.0, t / 10.0, 1)))
+            .to_vec();
+        a[0].cpu_per_request = Some(Duration::from_micros(50));
+        a[1].cpu_per_request = Some(Duration::from_micros(40));
+        a[2].cpu_per_request = Some(Duration::from_micros(45));
+        let b: Vec<Segment> =
+            [40_000.0; 3].map(|t| segment(Generator::Wrk, t, 0.5, summary(10.0, 100.0, 0))).to_vec();
+        let result = compare(Binding::Rest, 16, Placement::Core(0), &a, None, &b, None);
+        assert_eq!(result.a2a.throughput_rps, 20_000.0);
+        assert_eq!(result.round_ratios, [0.25, 0.75, 0.5]);
+        assert_eq!(result.ratio, 0.5);
+        assert_eq!(result.a2a.server_cpu_us_per_request, Some(45.0));
+        assert!((result.cpu_ratio.unwrap() - 10.0 / 45.0).abs() < 1e-9);
+        // wrk's per-round summaries: median percentiles, the largest max, every stall.
+        assert_eq!(result.a2a.latency.p50_us, 200.0);
+        assert_eq!(result.a2a.latency.max_us, 3000.0);
+        assert_eq!(result.a2a.latency.over_50ms, 3);
+    }
+}
