@@ -8,10 +8,11 @@
 //!   figures mean nothing; it fails if any workload fails.
 //! - `--url URL`: benchmark another A2A server instead of starting the reference one
 //!   (`--server-cmd CMD` to have the harness start, pin and measure it).
-//! - `--a2a-rs DIR`: benchmark the official Rust SDK's helloworld server (a2a-rs) from its
-//!   checkout in DIR: builds `helloworld-server` there (release, `DIR/target`), then runs the
-//!   SendMessage workload against it (`--url http://127.0.0.1:3000 --server-cmd ...`, its fixed
-//!   ports) with the same generators and ceilings, writing `target/bench/results-a2a-rs.json`.
+//! - `--a2a-rs DIR`: the official Rust SDK's helloworld server (a2a-rs) as a peer in the same
+//!   run: builds `helloworld-server` in its checkout DIR (release, `DIR/target`), then runs the
+//!   SendMessage workload with it measured in the same rounds as ours (`--peer-url
+//!   http://127.0.0.1:3000 --peer-cmd ...`, its fixed ports), each server against ceilings
+//!   replaying its own replies; writes `target/bench/results-a2a-rs.json`.
 //! - Any other argument is passed to `a2a-bench run` (`--out`, `--duration`, `--workloads`,
 //!   `--baseline-bin`, `--generator`, ...; `a2a-bench run --help` lists them).
 //!
@@ -38,7 +39,7 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let mut args = args;
     if let Some(dir) = &peer {
         let server = build_a2a_rs(Path::new(dir))?;
-        args.extend(["--url".to_owned(), A2A_RS_URL.to_owned(), "--server-cmd".to_owned()]);
+        args.extend(["--peer-url".to_owned(), A2A_RS_URL.to_owned(), "--peer-cmd".to_owned()]);
         args.push(server.to_string_lossy().into_owned());
         if !args.iter().any(|a| a == "--workloads" || a.starts_with("--workloads=")) {
             args.extend(["--workloads".to_owned(), "send".to_owned()]);

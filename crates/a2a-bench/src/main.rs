@@ -107,6 +107,14 @@ struct RunArgs {
     /// to core 0 like its own server) and stops it after, and reads its CPU time and memory.
     #[arg(long, requires = "url")]
     server_cmd: Option<String>,
+    /// A peer A2A server (e.g. another SDK's example) measured in the same SendMessage rounds as
+    /// ours, against ceilings replaying its own replies: its agent card's URL.
+    #[arg(long)]
+    peer_url: Option<String>,
+    /// The command that serves `--peer-url` (split at whitespace, no shell), started and pinned
+    /// by the harness like its own server, so its CPU time is read too.
+    #[arg(long, requires = "peer_url")]
+    peer_cmd: Option<String>,
     /// The SendMessage load generator: `auto` (wrk and h2load when installed, else the built-in
     /// one with a warning), `external` (fail without them) or `built-in`.
     #[arg(long, value_enum, default_value = "auto")]
@@ -198,6 +206,8 @@ impl RunArgs {
             url: self.url,
             server_cmd: self.server_cmd.map(|cmd| cmd.split_whitespace().map(str::to_owned).collect()),
             generator: self.generator,
+            peer_url: self.peer_url,
+            peer_cmd: self.peer_cmd.map(|cmd| cmd.split_whitespace().map(str::to_owned).collect()),
             server_bin,
             baseline_bin: self.baseline_bin,
             store: self.store,

@@ -58,6 +58,8 @@ pub(crate) struct Harness {
     pub(crate) rounds: usize,
     /// Placements measured.
     pub(crate) placements: Vec<&'static str>,
+    /// With `--peer-url`: the peer measured in the same SendMessage rounds.
+    pub(crate) peer: Option<String>,
     /// The SendMessage load generator: `wrk (JSON-RPC, REST) and h2load (gRPC)`, or `built-in (may
     /// be load-generator-bound)` when the tools are missing or not wanted.
     pub(crate) generator: String,
@@ -308,6 +310,35 @@ fn send_table(out: &mut String, report: &Report) {
                 Some(false) => "",
             }
         );
+        if let Some(p) = &s.peer {
+            let _ = writeln!(
+                out,
+                "    peer: cpu-r {}, ratio {:.2} | {:.0}/s cpu {} us p50 {:.0} p99 {:.0} | its ceiling {:.0}/s cpu {} us | gen% {}/{} | {}{}",
+                opt(p.cpu_ratio, 2),
+                p.ratio,
+                p.a2a.throughput_rps,
+                opt(p.a2a.server_cpu_us_per_request, 1),
+                p.a2a.latency.p50_us,
+                p.a2a.latency.p99_us,
+                p.ceiling.throughput_rps,
+                opt(p.ceiling.server_cpu_us_per_request, 1),
+                pct(p.a2a.generator_busy_max),
+                pct(p.ceiling.generator_busy_max),
+                p.round_ratios.iter().map(|r| format!("{r:.2}")).collect::<Vec<_>>().join(" "),
+                match p.load_generator_bound {
+                    Some(true) => "  <== LOAD-GENERATOR-BOUND",
+                    None => "  (generator unchecked)",
+                    Some(false) => "",
+                }
+            );
+            if let Some(error) = p.a2a.first_error.as_ref().or(p.ceiling.first_error.as_ref()) {
+                let _ = writeln!(
+                    out,
+                    "    peer errors: {}, its ceiling {}; first: {error}",
+                    p.a2a.errors, p.ceiling.errors
+                );
+            }
+        }
         if let Some(baseline) = &s.baseline {
             let _ = writeln!(
                 out,
@@ -368,6 +399,9 @@ pub(crate) fn tables(report: &Report) -> String {
         report.harness.duration_s,
         report.harness.rounds
     );
+    if let Some(peer) = &report.harness.peer {
+        let _ = writeln!(out, "peer (same rounds, against ceilings replaying its own replies): {peer}");
+    }
     if let Some(baseline) = &report.harness.baseline {
         let _ = writeln!(out, "baseline (base-r: its ratio to the ceiling, same rounds): {baseline}");
     }

@@ -57,6 +57,10 @@ pub(crate) struct RunOptions {
     pub(crate) server_cmd: Option<Vec<String>>,
     /// Which load generator drives SendMessage.
     pub(crate) generator: GeneratorChoice,
+    /// A peer server measured in the same SendMessage rounds, against ceilings of its own.
+    pub(crate) peer_url: Option<String>,
+    /// The command that serves `peer_url`, started (and pinned) by the harness.
+    pub(crate) peer_cmd: Option<Vec<String>>,
     pub(crate) server_bin: PathBuf,
     pub(crate) baseline_bin: Option<PathBuf>,
     /// The started server's `--store` (`sqlite` keeps it in a fresh data directory per start).
@@ -101,11 +105,32 @@ where
     .map_err(|_| anyhow!("a load thread panicked"))?
 }
 
-/// The servers of one SendMessage comparison: where each is and its process id (if local).
+/// One server of a comparison: where it is and its process id (if local).
+type Side<'a> = (&'a Endpoints, Option<u32>);
+
+/// The servers of one SendMessage comparison.
 struct Sides<'a> {
-    a2a: (&'a Endpoints, Option<u32>),
-    baseline: Option<(&'a Endpoints, Option<u32>)>,
-    ceiling: (&'a Endpoints, Option<u32>),
+    a2a: Side<'a>,
+    baseline: Option<Side<'a>>,
+    ceiling: Side<'a>,
+    /// The peer and the ceilings replaying its replies.
+    peer: Option<(Side<'a>, Side<'a>)>,
+}
+
+/// The peer of one placement (`--peer-url`): its server and its own ceilings, which replay the
+/// replies captured from it.
+struct Peer {
+    server: UnderTest,
+    endpoints: Endpoints,
+    http_ceiling: ServerProcess,
+    grpc_ceiling: ServerProcess,
+    ceiling: Endpoints,
+}
+
+impl Peer {
+    fn ceiling_pid(&self, binding: Binding) -> Option<u32> {
+        Some(if binding == Binding::Grpc { self.grpc_ceiling.pid() } else { self.http_ceiling.pid() })
+    }
 }
 
 /// One SendMessage comparison (one binding, one concurrency, one placement).
@@ -127,46 +152,69 @@ impl SendRun<'_> {
         let mut a = Vec::new();
         let mut base = Vec::new();
         let mut b = Vec::new();
-        let prepare =
-            |endpoints: &Endpoints| ToolTarget::prepare(self.tools, endpoints, self.binding, self.workdir);
+        let mut peer_a = Vec::new();
+        let mut peer_b = Vec::new();
+        // With the external tools, each server's request is prepared (and for gRPC checked) once.
         let targets = if self.external {
-            let baseline = sides.baseline.map(|(e, _)| prepare(e)).transpose()?;
-            Some((prepare(sides.a2a.0)?, baseline, prepare(sides.ceiling.0)?))
+            let prepare = |(endpoints, _): Side<'_>| self.prepare(endpoints).map(Some);
+            let peer = match sides.peer {
+                Some((server, ceiling)) => Some((prepare(server)?, prepare(ceiling)?)),
+                None => None,
+            };
+            let baseline = sides.baseline.map(prepare).transpose()?.flatten();
+            (prepare(sides.a2a)?, baseline, prepare(sides.ceiling)?, peer)
         } else {
-            None
+            (None, None, None, None)
         };
+        let (ta, tbase, tb, tpeer) = &targets;
         for _ in 0..self.opts.rounds.max(1) {
-            match &targets {
-                Some((ta, tbase, tb)) => {
-                    a.push(self.external_segment(ta, sides.a2a.1)?);
-                    if let (Some(t), Some((_, pid))) = (tbase, sides.baseline) {
-                        base.push(self.external_segment(t, pid)?);
-                    }
-                    b.push(self.external_segment(tb, sides.ceiling.1)?);
-                }
-                None => {
-                    a.push(self.builtin_segment(sides.a2a.0, sides.a2a.1)?);
-                    if let Some((e, pid)) = sides.baseline {
-                        base.push(self.builtin_segment(e, pid)?);
-                    }
-                    b.push(self.builtin_segment(sides.ceiling.0, sides.ceiling.1)?);
-                }
+            a.push(self.segment(ta.as_ref(), sides.a2a)?);
+            if let Some(side) = sides.baseline {
+                base.push(self.segment(tbase.as_ref(), side)?);
+            }
+            b.push(self.segment(tb.as_ref(), sides.ceiling)?);
+            if let Some((server, ceiling)) = sides.peer {
+                let (tserver, tceiling) =
+                    tpeer.as_ref().map_or((None, None), |(s, c)| (s.as_ref(), c.as_ref()));
+                peer_a.push(self.segment(tserver, server)?);
+                peer_b.push(self.segment(tceiling, ceiling)?);
             }
         }
-        let reference = if !self.external && self.tools.have(Generator::external_for(self.binding)) {
-            let target = prepare(sides.ceiling.0)?;
-            let segment = self.external_segment(&target, sides.ceiling.1)?;
-            anyhow::ensure!(
-                segment.errors == 0,
-                "the reference run on the ceiling failed: {:?}",
-                segment.first_error
-            );
-            Some(segment.throughput)
-        } else {
-            None
-        };
         let base = sides.baseline.map(|_| base.as_slice());
-        Ok(send::compare(self.binding, self.spec.concurrency, self.load_at, &a, base, &b, reference))
+        let (c, at) = (self.spec.concurrency, self.load_at);
+        let mut result = send::compare(self.binding, c, at, &a, base, &b, self.reference(sides.ceiling)?);
+        if let Some((_, ceiling)) = sides.peer {
+            let peer = send::compare(self.binding, c, at, &peer_a, None, &peer_b, self.reference(ceiling)?);
+            result.peer = Some(Box::new(peer));
+        }
+        Ok(result)
+    }
+
+    /// With the built-in generator, when the external tool is installed: the tool's throughput
+    /// on `ceiling`, to check the built-in generator against.
+    fn reference(&self, ceiling: Side<'_>) -> anyhow::Result<Option<f64>> {
+        if self.external || !self.tools.have(Generator::external_for(self.binding)) {
+            return Ok(None);
+        }
+        let segment = self.external_segment(&self.prepare(ceiling.0)?, ceiling.1)?;
+        anyhow::ensure!(
+            segment.errors == 0,
+            "the reference run on the ceiling failed: {:?}",
+            segment.first_error
+        );
+        Ok(Some(segment.throughput))
+    }
+
+    fn prepare(&self, endpoints: &Endpoints) -> anyhow::Result<ToolTarget> {
+        ToolTarget::prepare(self.tools, endpoints, self.binding, self.workdir)
+    }
+
+    /// One timed segment against `side`, with the external tool (`target`) or the built-in one.
+    fn segment(&self, target: Option<&ToolTarget>, side: Side<'_>) -> anyhow::Result<send::Segment> {
+        match target {
+            Some(target) => self.external_segment(target, side.1),
+            None => self.builtin_segment(side.0, side.1),
+        }
     }
 
     fn external_segment(&self, target: &ToolTarget, pid: Option<u32>) -> anyhow::Result<send::Segment> {
@@ -294,6 +342,10 @@ pub(crate) fn run(opts: &RunOptions) -> anyhow::Result<(Report, bool)> {
             duration_s: opts.duration.as_secs_f64(),
             rounds: opts.rounds,
             placements: placements.iter().map(|(server, _)| placement_name(*server)).collect(),
+            peer: opts.peer_url.as_ref().map(|url| match &opts.peer_cmd {
+                Some(argv) => format!("{url} ({}, started here)", argv.join(" ")),
+                None => url.clone(),
+            }),
             generator: if external {
                 "wrk (JSON-RPC, REST) and h2load (gRPC)".to_owned()
             } else {
@@ -358,17 +410,45 @@ pub(crate) fn run(opts: &RunOptions) -> anyhow::Result<(Report, bool)> {
             }
             let replies = replies_dir.to_string_lossy().into_owned();
             let exe = process::this_exe()?;
-            let start_ceiling = |kind: &str| {
+            let start_ceiling = |kind: &str, replies: &str| {
                 let command = format!("ceiling-{kind}");
-                let args = [command.as_str(), "--listen", "127.0.0.1:0", "--replies", &replies];
-                let log = logs.join(format!("{command}-{name}.log"));
+                let args = [command.as_str(), "--listen", "127.0.0.1:0", "--replies", replies];
+                let suffix = if replies.ends_with("-peer") { "-peer" } else { "" };
+                let log = logs.join(format!("{command}{suffix}-{name}.log"));
                 ServerProcess::start(&command, &exe, &args, server_at, &log)
             };
-            let http_ceiling = start_ceiling("http")?;
-            let grpc_ceiling = start_ceiling("grpc")?;
+            let http_ceiling = start_ceiling("http", &replies)?;
+            let grpc_ceiling = start_ceiling("grpc", &replies)?;
             let ceiling = Endpoints::ceiling(http_ceiling.url(), grpc_ceiling.url());
             let ceiling_pid = |binding: Binding| {
                 Some(if binding == Binding::Grpc { grpc_ceiling.pid() } else { http_ceiling.pid() })
+            };
+            let peer = match &opts.peer_url {
+                Some(url) if wants(Workload::Send) => {
+                    let log = logs.join(format!("peer-{name}.log"));
+                    let server = match &opts.peer_cmd {
+                        Some(argv) => {
+                            let process = ServerProcess::start_serving("peer", argv, url, server_at, &log)?;
+                            UnderTest { process: Some(process), url: url.clone(), data_dir: None }
+                        }
+                        None => UnderTest { process: None, url: url.clone(), data_dir: None },
+                    };
+                    let endpoints = server.endpoints().context("the peer's agent card")?;
+                    let offered = |b: &Binding| endpoints.get(*b).is_some();
+                    let first = bindings
+                        .iter()
+                        .copied()
+                        .find(offered)
+                        .context("the peer offers none of the bindings")?;
+                    let peer_replies = out_dir.join("replies-peer");
+                    capture_replies(&endpoints, first, None, &peer_replies)?;
+                    let peer_replies = peer_replies.to_string_lossy().into_owned();
+                    let http_ceiling = start_ceiling("http", &peer_replies)?;
+                    let grpc_ceiling = start_ceiling("grpc", &peer_replies)?;
+                    let ceiling = Endpoints::ceiling(http_ceiling.url(), grpc_ceiling.url());
+                    Some(Peer { server, endpoints, http_ceiling, grpc_ceiling, ceiling })
+                }
+                _ => None,
             };
 
             if wants(Workload::Send) {
@@ -379,7 +459,16 @@ pub(crate) fn run(opts: &RunOptions) -> anyhow::Result<(Report, bool)> {
                         a2a: (&endpoints, a2a.pid()),
                         baseline: base,
                         ceiling: (&ceiling, ceiling_pid(binding)),
+                        peer: peer
+                            .as_ref()
+                            .filter(|p| p.endpoints.get(binding).is_some())
+                            .map(|p| ((&p.endpoints, p.server.pid()), (&p.ceiling, p.ceiling_pid(binding)))),
                     };
+                    if peer.as_ref().is_some_and(|p| p.endpoints.get(binding).is_none()) {
+                        report
+                            .skipped
+                            .push(format!("peer {}: its card declares no such interface", binding.name()));
+                    }
                     for &concurrency in &opts.concurrency {
                         eprintln!("a2a-bench: {name}: SendMessage {} c={concurrency}", binding.name());
                         let spec = LoadSpec { concurrency, warmup: opts.warmup, duration: opts.duration };
@@ -396,7 +485,11 @@ pub(crate) fn run(opts: &RunOptions) -> anyhow::Result<(Report, bool)> {
                             Ok(result) => {
                                 failed |= result.a2a.errors > 0
                                     || result.ceiling.errors > 0
-                                    || result.baseline.as_ref().is_some_and(|b| b.errors > 0);
+                                    || result.baseline.as_ref().is_some_and(|b| b.errors > 0)
+                                    || result
+                                        .peer
+                                        .as_ref()
+                                        .is_some_and(|p| p.a2a.errors + p.ceiling.errors > 0);
                                 report.send.push(result);
                             }
                             Err(error) => {
@@ -458,7 +551,7 @@ pub(crate) fn run(opts: &RunOptions) -> anyhow::Result<(Report, bool)> {
                     }
                 }
             }
-            drop((http_ceiling, grpc_ceiling, a2a, baseline));
+            drop((http_ceiling, grpc_ceiling, a2a, baseline, peer));
         }
     }
 

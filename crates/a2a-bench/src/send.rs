@@ -85,6 +85,9 @@ pub(crate) struct SendResult {
     pub(crate) baseline_cpu_ratio: Option<f64>,
     /// The ratio of each A-B round (their spread shows the noise).
     pub(crate) round_ratios: Vec<f64>,
+    /// With `--peer-url`: the peer server's comparison with its own ceilings (which replay its
+    /// replies), measured in the same rounds.
+    pub(crate) peer: Option<Box<SendResult>>,
 }
 
 /// One timed run against one server.
@@ -314,6 +317,7 @@ pub(crate) fn compare(
         ceiling,
         baseline,
         round_ratios,
+        peer: None,
     }
 }
 
