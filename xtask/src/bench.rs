@@ -6,9 +6,19 @@
 //! - `cargo xtask bench --quick`: the smoke run CI calls (a few seconds): every workload at tiny
 //!   sizes, on the debug builds the test run already compiled, so the harness cannot rot. Its
 //!   figures mean nothing; it fails if any workload fails.
-//! - `--url URL`: benchmark another A2A server instead of starting the reference one.
+//! - `--url URL`: benchmark another A2A server instead of starting the reference one
+//!   (`--server-cmd CMD` to have the harness start, pin and measure it).
+//! - `--a2a-rs DIR`: the official Rust SDK's helloworld server (a2a-rs) as a peer in the same
+//!   run: builds `helloworld-server` in its checkout DIR (release, `DIR/target`), then runs the
+//!   SendMessage workload with it measured in the same rounds as ours (`--peer-url
+//!   http://127.0.0.1:3000 --peer-cmd ...`, its fixed ports), each server against ceilings
+//!   replaying its own replies; writes `target/bench/results-a2a-rs.json`.
 //! - Any other argument is passed to `a2a-bench run` (`--out`, `--duration`, `--workloads`,
-//!   `--baseline-bin`, ...; `a2a-bench run --help` lists them).
+//!   `--baseline-bin`, `--generator`, ...; `a2a-bench run --help` lists them).
+//!
+//! SendMessage is driven by `wrk` and `h2load` (the Debian packages `wrk` and `nghttp2-client`);
+//! when they are missing this installs them with apt-get, as `.ci/run` does for tmux. If that
+//! fails, the harness falls back to its built-in generator and says so loudly in the report.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -17,7 +27,32 @@ use anyhow::{bail, Context as _};
 
 use crate::{cargo, run_cargo, workspace_root};
 
+/// The tools of the external load generators and the Debian packages that ship them.
+const LOAD_TOOLS: [&str; 3] = ["wrk", "h2load", "nghttp"];
+const LOAD_PACKAGES: &str = "wrk nghttp2-client";
+
+/// a2a-rs's helloworld server listens on these fixed ports (HTTP 3000, gRPC 50051).
+const A2A_RS_URL: &str = "http://127.0.0.1:3000";
+
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
+    let (peer, args) = take_value(args, "--a2a-rs");
+    let mut args = args;
+    if let Some(dir) = &peer {
+        let server = build_a2a_rs(Path::new(dir))?;
+        args.extend(["--peer-url".to_owned(), A2A_RS_URL.to_owned(), "--peer-cmd".to_owned()]);
+        args.push(server.to_string_lossy().into_owned());
+        if !args.iter().any(|a| a == "--workloads" || a.starts_with("--workloads=")) {
+            args.extend(["--workloads".to_owned(), "send".to_owned()]);
+        }
+        if !args.iter().any(|a| a == "--out" || a.starts_with("--out=")) {
+            let out = workspace_root().join("target").join("bench").join("results-a2a-rs.json");
+            args.extend(["--out".to_owned(), out.to_string_lossy().into_owned()]);
+        }
+    }
+    let args = args.as_slice();
+    if !matches!(take_value(args, "--generator").0.as_deref(), Some("built-in")) {
+        ensure_load_tools();
+    }
     let quick = args.iter().any(|a| a == "--quick");
     let external = args.iter().any(|a| a == "--url" || a.starts_with("--url="));
     let mut build = vec!["build", "-p", "a2a-bench"];
@@ -41,12 +76,77 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         command.arg("--out").arg(workspace_root().join("target").join("bench").join(name));
     }
     command.args(args);
+    if peer.is_some() && std::env::var_os("RUST_LOG").is_none() {
+        // Its example logs through tracing at `info` unless told otherwise.
+        command.env("RUST_LOG", "warn");
+    }
     eprintln!("$ {command:?}");
     let status = command.status().context("running a2a-bench")?;
     if !status.success() {
         bail!("a2a-bench failed ({status})");
     }
     Ok(())
+}
+
+/// The value of `--name VALUE` or `--name=VALUE` in `args`, and the arguments without it.
+fn take_value(args: &[String], name: &str) -> (Option<String>, Vec<String>) {
+    let mut value = None;
+    let mut rest = Vec::new();
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        if arg == name {
+            value = iter.next().cloned();
+        } else if let Some(v) = arg.strip_prefix(name).and_then(|v| v.strip_prefix('=')) {
+            value = Some(v.to_owned());
+        } else {
+            rest.push(arg.clone());
+        }
+    }
+    (value, rest)
+}
+
+/// Installs wrk and h2load (apt-get) when they are missing; warns, and lets the harness fall back
+/// to its built-in generator, when that fails.
+fn ensure_load_tools() {
+    let missing: Vec<&str> = LOAD_TOOLS.into_iter().filter(|tool| !on_path(tool)).collect();
+    if missing.is_empty() {
+        return;
+    }
+    eprintln!("xtask: {} missing: installing the Debian packages {LOAD_PACKAGES}", missing.join(", "));
+    let script = format!("apt-get update -qq && apt-get install -y -qq {LOAD_PACKAGES}");
+    let installed = Command::new("sh").args(["-c", &script]).status().is_ok_and(|s| s.success());
+    if !installed || LOAD_TOOLS.into_iter().any(|tool| !on_path(tool)) {
+        eprintln!(
+            "\n!!! xtask: could not install {LOAD_PACKAGES}: SendMessage falls back to the built-in load \
+             generator, whose figures may be load-generator-bound (see docs/benchmarks.md)\n"
+        );
+    }
+}
+
+/// Whether an executable called `name` is on `PATH`.
+fn on_path(name: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(name).is_file()))
+}
+
+/// Builds a2a-rs's `helloworld-server` (release) in its checkout `dir`; returns the binary.
+fn build_a2a_rs(dir: &Path) -> anyhow::Result<PathBuf> {
+    let manifest = dir.join("Cargo.toml");
+    if !manifest.is_file() {
+        bail!("--a2a-rs {}: no Cargo.toml there (a checkout of a2aproject/a2a-rs)", dir.display());
+    }
+    let target = dir.join("target");
+    let status = Command::new(cargo())
+        .args(["build", "--release", "-p", "examples", "--bin", "helloworld-server", "--manifest-path"])
+        .arg(&manifest)
+        .arg("--target-dir")
+        .arg(&target)
+        .status()
+        .context("building a2a-rs's helloworld-server")?;
+    if !status.success() {
+        bail!("building a2a-rs's helloworld-server failed ({status})");
+    }
+    Ok(absolute(&target.join("release").join("helloworld-server")))
 }
 
 /// Cargo's target directory: `CARGO_TARGET_DIR` if set, else what `cargo metadata` reports (which
@@ -99,7 +199,18 @@ fn json_string_field(json: &str, field: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::json_string_field;
+    use super::{json_string_field, take_value};
+
+    #[test]
+    fn a_flag_and_its_value_are_taken_out_in_both_spellings() {
+        let args: Vec<String> = ["--quick", "--a2a-rs", "/src", "--out=x"].map(str::to_owned).to_vec();
+        let (value, rest) = take_value(&args, "--a2a-rs");
+        assert_eq!(value.as_deref(), Some("/src"));
+        assert_eq!(rest, ["--quick", "--out=x"]);
+        let (value, rest) = take_value(&rest, "--out");
+        assert_eq!((value.as_deref(), rest.len()), (Some("x"), 1));
+        assert_eq!(take_value(&rest, "--generator").0, None);
+    }
 
     #[test]
     fn reads_an_escaped_string_field_from_cargo_metadata() {

@@ -130,13 +130,14 @@ pub(crate) fn reply_task(reply: a2a_proto::v1::SendMessageResponse) -> Result<Ta
     }
 }
 
-/// Sends one echo message and checks the reply is a completed task with an artifact.
+/// Sends one echo message and checks the reply is a completed task (the reference server's echo
+/// also returns an artifact, a2a-rs's helloworld only a status message: both are accepted).
 pub(crate) async fn echo(client: &dyn A2aService, text: &str) -> Result<Task, String> {
     let reply =
         client.send_message(&CallContext::v1(), send_request(text)).await.map_err(|e| e.to_string())?;
     let task = reply_task(reply)?;
-    if task.state() != TaskState::Completed || task.artifacts.is_empty() {
-        return Err(format!("expected a completed task with an artifact, got {:?}", task.state()));
+    if task.state() != TaskState::Completed {
+        return Err(format!("expected a completed task, got {:?}", task.state()));
     }
     Ok(task)
 }

@@ -1,9 +1,12 @@
 //! `a2a-bench`: the benchmark harness (run it with `cargo xtask bench`).
 //!
-//! - `a2a-bench run`: drives an A2A server over JSON-RPC, REST and gRPC with this workspace's
-//!   clients, and measures every figure against a ceiling in the same run. Without `--url` it
-//!   starts the reference server (`--server-bin`) itself, as a separate process, so its memory and
-//!   CPU time can be read from `/proc`. Writes a JSON report (`--out`) and prints tables.
+//! - `a2a-bench run`: drives an A2A server over JSON-RPC, REST and gRPC and measures every figure
+//!   against a ceiling in the same run. SendMessage is driven by `wrk` (JSON-RPC, REST) and
+//!   `h2load` (gRPC) when they are installed, else by this workspace's clients (with a warning:
+//!   see [`generator`]); the other workloads always use the clients. Without `--url` it starts the
+//!   reference server (`--server-bin`) itself, as a separate process, so its memory and CPU time
+//!   can be read from `/proc`; `--url` with `--server-cmd` starts another server the same way.
+//!   Writes a JSON report (`--out`) and prints tables.
 //! - `a2a-bench ceiling-http` / `ceiling-grpc`: the bare axum and bare tonic servers answering
 //!   with the bytes an A2A server sends (started by `run`; see [`ceiling`]).
 //!
@@ -14,6 +17,7 @@
 mod ceiling;
 mod client;
 mod fanout;
+mod generator;
 mod load;
 mod process;
 mod report;
@@ -22,6 +26,7 @@ mod send;
 mod stats;
 mod store;
 mod stream;
+mod wire;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -93,9 +98,27 @@ struct CeilingArgs {
 #[derive(Debug, clap::Args)]
 struct RunArgs {
     /// Benchmark the A2A server at this URL (its agent card names the bindings) instead of
-    /// starting the reference server. Memory figures and pinning need a local server.
+    /// starting the reference server. Memory figures, CPU figures and pinning need a local
+    /// server: see `--server-cmd`.
     #[arg(long)]
     url: Option<String>,
+    /// With `--url`: the command that serves it (program and arguments, split at whitespace, no
+    /// shell), e.g. a peer SDK's example server. The harness starts it for each placement (pinned
+    /// to core 0 like its own server) and stops it after, and reads its CPU time and memory.
+    #[arg(long, requires = "url")]
+    server_cmd: Option<String>,
+    /// A peer A2A server (e.g. another SDK's example) measured in the same SendMessage rounds as
+    /// ours, against ceilings replaying its own replies: its agent card's URL.
+    #[arg(long)]
+    peer_url: Option<String>,
+    /// The command that serves `--peer-url` (split at whitespace, no shell), started and pinned
+    /// by the harness like its own server, so its CPU time is read too.
+    #[arg(long, requires = "peer_url")]
+    peer_cmd: Option<String>,
+    /// The SendMessage load generator: `auto` (wrk and h2load when installed, else the built-in
+    /// one with a warning), `external` (fail without them) or `built-in`.
+    #[arg(long, value_enum, default_value = "auto")]
+    generator: generator::GeneratorChoice,
     /// The reference server binary (default: `a2a-server` next to this executable).
     #[arg(long)]
     server_bin: Option<PathBuf>,
@@ -124,7 +147,7 @@ struct RunArgs {
     /// Length of each timed segment, in seconds.
     #[arg(long)]
     duration: Option<f64>,
-    /// A-B rounds per comparison (A2A server, then ceiling, repeated).
+    /// A-B rounds per comparison (A2A server, then ceiling, repeated); figures are their medians.
     #[arg(long)]
     rounds: Option<usize>,
     /// SendMessage concurrencies.
@@ -181,6 +204,10 @@ impl RunArgs {
         }
         Ok(RunOptions {
             url: self.url,
+            server_cmd: self.server_cmd.map(|cmd| cmd.split_whitespace().map(str::to_owned).collect()),
+            generator: self.generator,
+            peer_url: self.peer_url,
+            peer_cmd: self.peer_cmd.map(|cmd| cmd.split_whitespace().map(str::to_owned).collect()),
             server_bin,
             baseline_bin: self.baseline_bin,
             store: self.store,
@@ -189,7 +216,7 @@ impl RunArgs {
             quick,
             warmup: Duration::from_secs_f64(self.warmup.unwrap_or(pick(1.0, 0.05))),
             duration: Duration::from_secs_f64(self.duration.unwrap_or(pick(3.0, 0.2))),
-            rounds: self.rounds.unwrap_or(if quick { 1 } else { 2 }),
+            rounds: self.rounds.unwrap_or(if quick { 1 } else { 3 }),
             concurrency: self.concurrency.unwrap_or_else(|| if quick { vec![4] } else { vec![1, 16, 64] }),
             bindings: self.bindings.unwrap_or_else(|| Binding::ALL.to_vec()),
             workloads: self

@@ -89,6 +89,52 @@ impl ServerProcess {
         Ok(ServerProcess { name: name.to_owned(), child, url })
     }
 
+    /// Starts `argv` (another A2A server, e.g. a peer SDK's example), which serves `url`, and
+    /// waits until `url`'s port accepts connections. Its stdout and stderr go to `log`.
+    pub(crate) fn start_serving(
+        name: &str,
+        argv: &[String],
+        url: &str,
+        placement: Placement,
+        log: &Path,
+    ) -> anyhow::Result<Self> {
+        let (program, args) = argv.split_first().context("an empty server command")?;
+        let mut command = match placement.cpu_list() {
+            Some(cpus) => {
+                let mut command = Command::new("taskset");
+                command.arg("-c").arg(cpus).arg(program);
+                command
+            }
+            None => Command::new(program),
+        };
+        if let Some(dir) = log.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let log_file = std::fs::File::create(log).with_context(|| format!("creating {}", log.display()))?;
+        let child = command
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(log_file.try_clone()?))
+            .stderr(Stdio::from(log_file))
+            .spawn()
+            .with_context(|| format!("starting {program}"))?;
+        let mut server = ServerProcess { name: name.to_owned(), child, url: url.to_owned() };
+        let address = socket_address(url)?;
+        let deadline = std::time::Instant::now() + READY_TIMEOUT;
+        loop {
+            if std::net::TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_ok() {
+                return Ok(server);
+            }
+            if let Some(status) = server.child.try_wait()? {
+                bail!("{name} exited ({status}) before serving {url} (see {})", log.display());
+            }
+            if std::time::Instant::now() >= deadline {
+                bail!("{name} did not accept connections at {address} within {READY_TIMEOUT:?}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// The base URL it printed, e.g. `http://127.0.0.1:40123`.
     pub(crate) fn url(&self) -> &str {
         &self.url
@@ -115,6 +161,26 @@ impl Drop for ServerProcess {
     }
 }
 
+/// How long a started server may take to accept connections.
+const READY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The socket address of an `http://host:port/...` URL (port 80 if none).
+fn socket_address(url: &str) -> anyhow::Result<std::net::SocketAddr> {
+    use std::net::ToSocketAddrs as _;
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split('/').next().unwrap_or_default();
+    let with_port = if authority.rsplit_once(':').is_some_and(|(_, p)| p.parse::<u16>().is_ok()) {
+        authority.to_owned()
+    } else {
+        format!("{authority}:80")
+    };
+    with_port
+        .to_socket_addrs()
+        .with_context(|| format!("resolving {with_port}"))?
+        .find(std::net::SocketAddr::is_ipv4)
+        .with_context(|| format!("{with_port} has no IPv4 address"))
+}
+
 /// `VmRSS` of process `pid`, in bytes.
 pub(crate) fn rss_bytes(pid: u32) -> anyhow::Result<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
@@ -125,13 +191,42 @@ pub(crate) fn rss_bytes(pid: u32) -> anyhow::Result<u64> {
 
 /// CPU time (user + system, all threads) process `pid` has used so far.
 pub(crate) fn cpu_time(pid: u32) -> anyhow::Result<Duration> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    stat_time(&pid.to_string(), StatField::Own)
+}
+
+/// CPU time (user + system) of this process's children that have exited and been waited for:
+/// read before and after running a load generator to completion, the difference is all the CPU
+/// the generator used (every thread, its start and exit included).
+pub(crate) fn children_cpu_time() -> anyhow::Result<Duration> {
+    stat_time("self", StatField::WaitedChildren)
+}
+
+/// CPU time (user + system, all threads) this process has used so far.
+pub(crate) fn own_cpu_time() -> anyhow::Result<Duration> {
+    stat_time("self", StatField::Own)
+}
+
+/// Which pair of times of proc(5)'s `stat` to add up.
+#[derive(Clone, Copy)]
+enum StatField {
+    /// `utime` and `stime` (fields 14 and 15).
+    Own,
+    /// `cutime` and `cstime` (fields 16 and 17).
+    WaitedChildren,
+}
+
+fn stat_time(process: &str, field: StatField) -> anyhow::Result<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{process}/stat"))?;
     // The command name may contain spaces: the fields we need follow its closing parenthesis.
     let rest = &stat[stat.rfind(')').context("malformed stat")? + 1..];
     let fields: Vec<&str> = rest.split_whitespace().collect();
-    // Fields 14 and 15 of proc(5); `rest` starts at field 3.
-    let ticks: u64 = fields.get(11).context("no utime")?.parse::<u64>()?
-        + fields.get(12).context("no stime")?.parse::<u64>()?;
+    // `rest` starts at field 3 of proc(5).
+    let first = match field {
+        StatField::Own => 14 - 3,
+        StatField::WaitedChildren => 16 - 3,
+    };
+    let ticks: u64 = fields.get(first).context("truncated stat")?.parse::<u64>()?
+        + fields.get(first + 1).context("truncated stat")?.parse::<u64>()?;
     Ok(Duration::from_secs_f64(ticks as f64 / clock_ticks() as f64))
 }
 
@@ -180,6 +275,43 @@ pub(crate) fn this_exe() -> anyhow::Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn socket_addresses_come_from_the_url_authority() {
+        assert_eq!(socket_address("http://127.0.0.1:3000/jsonrpc").unwrap().to_string(), "127.0.0.1:3000");
+        assert_eq!(socket_address("http://127.0.0.1").unwrap().port(), 80);
+        assert_eq!(socket_address("localhost:50051").unwrap().to_string(), "127.0.0.1:50051");
+    }
+
+    #[test]
+    fn a_started_command_is_ready_once_its_port_accepts_and_fails_if_it_exits() {
+        let log = std::env::temp_dir().join(format!("a2a-bench-serving-{}.log", std::process::id()));
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/", listener.local_addr().unwrap());
+        let argv = ["sleep".to_owned(), "30".to_owned()];
+        let server = ServerProcess::start_serving("sleeper", &argv, &url, Placement::Anywhere, &log).unwrap();
+        assert_eq!(server.url(), url);
+        drop(server);
+        drop(listener);
+        let argv = ["true".to_owned()];
+        let error =
+            ServerProcess::start_serving("quitter", &argv, &url, Placement::Anywhere, &log).unwrap_err();
+        assert!(error.to_string().contains("exited"), "{error}");
+        let _ = std::fs::remove_file(log);
+    }
+
+    #[test]
+    fn waited_children_cpu_time_grows_by_what_a_child_used() {
+        let before = children_cpu_time().unwrap();
+        // A child that burns ~100 ms of CPU.
+        let status = Command::new("sh")
+            .args(["-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done"])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        assert!(children_cpu_time().unwrap() > before);
+        assert!(own_cpu_time().is_ok());
+    }
 
     #[test]
     fn own_rss_and_cpu_time_are_readable_from_proc() {

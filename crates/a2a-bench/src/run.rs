@@ -17,10 +17,11 @@ use crate::ceiling::Replies;
 use crate::client::ReportName as _;
 use crate::client::{self, Binding, Endpoints};
 use crate::fanout;
+use crate::generator::{Generator, GeneratorChoice, Tools};
 use crate::load::LoadSpec;
 use crate::process::{self, Placement, ServerProcess};
 use crate::report::{self, Harness, Machine, Report};
-use crate::send::{self, placement_name, ECHO_TEXT};
+use crate::send::{self, placement_name, ToolTarget, ECHO_TEXT};
 use crate::store::{self, StorePoint, StoreResult};
 use crate::stream::{self, StreamResult};
 
@@ -52,6 +53,14 @@ pub(crate) enum Workload {
 #[derive(Debug, Clone)]
 pub(crate) struct RunOptions {
     pub(crate) url: Option<String>,
+    /// With `url`: the command that serves it, started (and pinned) by the harness.
+    pub(crate) server_cmd: Option<Vec<String>>,
+    /// Which load generator drives SendMessage.
+    pub(crate) generator: GeneratorChoice,
+    /// A peer server measured in the same SendMessage rounds, against ceilings of its own.
+    pub(crate) peer_url: Option<String>,
+    /// The command that serves `peer_url`, started (and pinned) by the harness.
+    pub(crate) peer_cmd: Option<Vec<String>>,
     pub(crate) server_bin: PathBuf,
     pub(crate) baseline_bin: Option<PathBuf>,
     /// The started server's `--store` (`sqlite` keeps it in a fresh data directory per start).
@@ -96,6 +105,128 @@ where
     .map_err(|_| anyhow!("a load thread panicked"))?
 }
 
+/// One server of a comparison: where it is and its process id (if local).
+type Side<'a> = (&'a Endpoints, Option<u32>);
+
+/// The servers of one SendMessage comparison.
+struct Sides<'a> {
+    a2a: Side<'a>,
+    baseline: Option<Side<'a>>,
+    ceiling: Side<'a>,
+    /// The peer and the ceilings replaying its replies.
+    peer: Option<(Side<'a>, Side<'a>)>,
+}
+
+/// The peer of one placement (`--peer-url`): its server and its own ceilings, which replay the
+/// replies captured from it.
+struct Peer {
+    server: UnderTest,
+    endpoints: Endpoints,
+    http_ceiling: ServerProcess,
+    grpc_ceiling: ServerProcess,
+    ceiling: Endpoints,
+}
+
+impl Peer {
+    fn ceiling_pid(&self, binding: Binding) -> Option<u32> {
+        Some(if binding == Binding::Grpc { self.grpc_ceiling.pid() } else { self.http_ceiling.pid() })
+    }
+}
+
+/// One SendMessage comparison (one binding, one concurrency, one placement).
+struct SendRun<'a> {
+    opts: &'a RunOptions,
+    tools: &'a Tools,
+    /// Drive with wrk / h2load (else the built-in generator).
+    external: bool,
+    binding: Binding,
+    spec: LoadSpec,
+    load_at: Placement,
+    workdir: &'a Path,
+}
+
+impl SendRun<'_> {
+    /// The interleaved rounds (A, baseline, ceiling; A, baseline, ceiling; ...), then, with the
+    /// built-in generator, one run of the external tool on the ceiling as the reference.
+    fn rounds(&self, sides: &Sides<'_>) -> anyhow::Result<send::SendResult> {
+        let mut a = Vec::new();
+        let mut base = Vec::new();
+        let mut b = Vec::new();
+        let mut peer_a = Vec::new();
+        let mut peer_b = Vec::new();
+        // With the external tools, each server's request is prepared (and for gRPC checked) once.
+        let targets = if self.external {
+            let prepare = |(endpoints, _): Side<'_>| self.prepare(endpoints).map(Some);
+            let peer = match sides.peer {
+                Some((server, ceiling)) => Some((prepare(server)?, prepare(ceiling)?)),
+                None => None,
+            };
+            let baseline = sides.baseline.map(prepare).transpose()?.flatten();
+            (prepare(sides.a2a)?, baseline, prepare(sides.ceiling)?, peer)
+        } else {
+            (None, None, None, None)
+        };
+        let (ta, tbase, tb, tpeer) = &targets;
+        for _ in 0..self.opts.rounds.max(1) {
+            a.push(self.segment(ta.as_ref(), sides.a2a)?);
+            if let Some(side) = sides.baseline {
+                base.push(self.segment(tbase.as_ref(), side)?);
+            }
+            b.push(self.segment(tb.as_ref(), sides.ceiling)?);
+            if let Some((server, ceiling)) = sides.peer {
+                let (tserver, tceiling) =
+                    tpeer.as_ref().map_or((None, None), |(s, c)| (s.as_ref(), c.as_ref()));
+                peer_a.push(self.segment(tserver, server)?);
+                peer_b.push(self.segment(tceiling, ceiling)?);
+            }
+        }
+        let base = sides.baseline.map(|_| base.as_slice());
+        let (c, at) = (self.spec.concurrency, self.load_at);
+        let mut result = send::compare(self.binding, c, at, &a, base, &b, self.reference(sides.ceiling)?);
+        if let Some((_, ceiling)) = sides.peer {
+            let peer = send::compare(self.binding, c, at, &peer_a, None, &peer_b, self.reference(ceiling)?);
+            result.peer = Some(Box::new(peer));
+        }
+        Ok(result)
+    }
+
+    /// With the built-in generator, when the external tool is installed: the tool's throughput
+    /// on `ceiling`, to check the built-in generator against.
+    fn reference(&self, ceiling: Side<'_>) -> anyhow::Result<Option<f64>> {
+        if self.external || !self.tools.have(Generator::external_for(self.binding)) {
+            return Ok(None);
+        }
+        let segment = self.external_segment(&self.prepare(ceiling.0)?, ceiling.1)?;
+        anyhow::ensure!(
+            segment.errors == 0,
+            "the reference run on the ceiling failed: {:?}",
+            segment.first_error
+        );
+        Ok(Some(segment.throughput))
+    }
+
+    fn prepare(&self, endpoints: &Endpoints) -> anyhow::Result<ToolTarget> {
+        ToolTarget::prepare(self.tools, endpoints, self.binding, self.workdir)
+    }
+
+    /// One timed segment against `side`, with the external tool (`target`) or the built-in one.
+    fn segment(&self, target: Option<&ToolTarget>, side: Side<'_>) -> anyhow::Result<send::Segment> {
+        match target {
+            Some(target) => self.external_segment(target, side.1),
+            None => self.builtin_segment(side.0, side.1),
+        }
+    }
+
+    fn external_segment(&self, target: &ToolTarget, pid: Option<u32>) -> anyhow::Result<send::Segment> {
+        send::segment_external(self.tools, target, self.spec, self.load_at, pid, self.workdir)
+    }
+
+    fn builtin_segment(&self, endpoints: &Endpoints, pid: Option<u32>) -> anyhow::Result<send::Segment> {
+        let (e, binding, spec) = (endpoints.clone(), self.binding, self.spec);
+        on_thread(self.load_at, move || async move { send::segment(&e, binding, spec, pid).await })
+    }
+}
+
 /// The server under test for one phase: a local `a2a-server` process, or the `--url` server.
 struct UnderTest {
     process: Option<ServerProcess>,
@@ -115,9 +246,13 @@ impl Drop for UnderTest {
 
 impl UnderTest {
     fn start(opts: &RunOptions, placement: Placement, log: &Path) -> anyhow::Result<Self> {
-        match &opts.url {
-            Some(url) => Ok(UnderTest { process: None, url: url.clone(), data_dir: None }),
-            None => Self::start_binary(&opts.server_bin, &opts.store, placement, log),
+        match (&opts.url, &opts.server_cmd) {
+            (Some(url), Some(argv)) => {
+                let process = ServerProcess::start_serving("server-cmd", argv, url, placement, log)?;
+                Ok(UnderTest { process: Some(process), url: url.clone(), data_dir: None })
+            }
+            (Some(url), None) => Ok(UnderTest { process: None, url: url.clone(), data_dir: None }),
+            (None, _) => Self::start_binary(&opts.server_bin, &opts.store, placement, log),
         }
     }
 
@@ -149,7 +284,35 @@ pub(crate) fn run(opts: &RunOptions) -> anyhow::Result<(Report, bool)> {
     let machine = Machine::describe();
     let out_dir = opts.out.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
     let logs = out_dir.join("logs");
-    let local = opts.url.is_none();
+    let local = opts.url.is_none() || opts.server_cmd.is_some();
+    let tools = Tools::find();
+    let missing = tools.missing();
+    let external = match opts.generator {
+        GeneratorChoice::BuiltIn => false,
+        GeneratorChoice::Auto => missing.is_empty(),
+        GeneratorChoice::External if missing.is_empty() => true,
+        GeneratorChoice::External => {
+            anyhow::bail!(
+                "--generator external: {} not installed (Debian: wrk, nghttp2-client)",
+                missing.join(", ")
+            )
+        }
+    };
+    let mut warnings = Vec::new();
+    if !external && opts.workloads.contains(&Workload::Send) {
+        let why = if opts.generator == GeneratorChoice::BuiltIn {
+            "--generator built-in".to_owned()
+        } else {
+            format!("{} not installed (Debian packages wrk and nghttp2-client)", missing.join(", "))
+        };
+        warnings.push(format!(
+            "SendMessage is driven by the built-in generator ({why}): generator: built-in (may be \
+             load-generator-bound); its ceilings may be the generator's own ceiling"
+        ));
+        for warning in &warnings {
+            eprintln!("\n!!! a2a-bench WARNING: {warning}\n");
+        }
+    }
     let pinnable = local && machine.can_pin && machine.nproc >= 2;
     let pinned = (Placement::Core(0), Placement::Core(1));
     let unpinned = (Placement::Anywhere, Placement::Anywhere);
@@ -179,6 +342,16 @@ pub(crate) fn run(opts: &RunOptions) -> anyhow::Result<(Report, bool)> {
             duration_s: opts.duration.as_secs_f64(),
             rounds: opts.rounds,
             placements: placements.iter().map(|(server, _)| placement_name(*server)).collect(),
+            peer: opts.peer_url.as_ref().map(|url| match &opts.peer_cmd {
+                Some(argv) => format!("{url} ({}, started here)", argv.join(" ")),
+                None => url.clone(),
+            }),
+            generator: if external {
+                "wrk (JSON-RPC, REST) and h2load (gRPC)".to_owned()
+            } else {
+                "built-in (may be load-generator-bound)".to_owned()
+            },
+            warnings,
             started_unix_s: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()),
             elapsed_s: 0.0,
         },
@@ -231,63 +404,100 @@ pub(crate) fn run(opts: &RunOptions) -> anyhow::Result<(Report, bool)> {
                 anyhow::bail!("the server offers none of the requested bindings");
             };
             if !captured {
-                capture_replies(&endpoints, first, opts.stream_events, &replies_dir)?;
+                let stream_events = wants(Workload::Stream).then_some(opts.stream_events);
+                capture_replies(&endpoints, first, stream_events, &replies_dir)?;
                 captured = true;
             }
             let replies = replies_dir.to_string_lossy().into_owned();
             let exe = process::this_exe()?;
-            let start_ceiling = |kind: &str| {
+            let start_ceiling = |kind: &str, replies: &str| {
                 let command = format!("ceiling-{kind}");
-                let args = [command.as_str(), "--listen", "127.0.0.1:0", "--replies", &replies];
-                let log = logs.join(format!("{command}-{name}.log"));
+                let args = [command.as_str(), "--listen", "127.0.0.1:0", "--replies", replies];
+                let suffix = if replies.ends_with("-peer") { "-peer" } else { "" };
+                let log = logs.join(format!("{command}{suffix}-{name}.log"));
                 ServerProcess::start(&command, &exe, &args, server_at, &log)
             };
-            let http_ceiling = start_ceiling("http")?;
-            let grpc_ceiling = start_ceiling("grpc")?;
+            let http_ceiling = start_ceiling("http", &replies)?;
+            let grpc_ceiling = start_ceiling("grpc", &replies)?;
             let ceiling = Endpoints::ceiling(http_ceiling.url(), grpc_ceiling.url());
             let ceiling_pid = |binding: Binding| {
                 Some(if binding == Binding::Grpc { grpc_ceiling.pid() } else { http_ceiling.pid() })
             };
+            let peer = match &opts.peer_url {
+                Some(url) if wants(Workload::Send) => {
+                    let log = logs.join(format!("peer-{name}.log"));
+                    let server = match &opts.peer_cmd {
+                        Some(argv) => {
+                            let process = ServerProcess::start_serving("peer", argv, url, server_at, &log)?;
+                            UnderTest { process: Some(process), url: url.clone(), data_dir: None }
+                        }
+                        None => UnderTest { process: None, url: url.clone(), data_dir: None },
+                    };
+                    let endpoints = server.endpoints().context("the peer's agent card")?;
+                    let offered = |b: &Binding| endpoints.get(*b).is_some();
+                    let first = bindings
+                        .iter()
+                        .copied()
+                        .find(offered)
+                        .context("the peer offers none of the bindings")?;
+                    let peer_replies = out_dir.join("replies-peer");
+                    capture_replies(&endpoints, first, None, &peer_replies)?;
+                    let peer_replies = peer_replies.to_string_lossy().into_owned();
+                    let http_ceiling = start_ceiling("http", &peer_replies)?;
+                    let grpc_ceiling = start_ceiling("grpc", &peer_replies)?;
+                    let ceiling = Endpoints::ceiling(http_ceiling.url(), grpc_ceiling.url());
+                    Some(Peer { server, endpoints, http_ceiling, grpc_ceiling, ceiling })
+                }
+                _ => None,
+            };
 
             if wants(Workload::Send) {
+                let workdir = out_dir.join("load");
                 for &binding in &bindings {
+                    let base = baseline.as_ref().map(|(server, endpoints)| (endpoints, server.pid()));
+                    let sides = Sides {
+                        a2a: (&endpoints, a2a.pid()),
+                        baseline: base,
+                        ceiling: (&ceiling, ceiling_pid(binding)),
+                        peer: peer
+                            .as_ref()
+                            .filter(|p| p.endpoints.get(binding).is_some())
+                            .map(|p| ((&p.endpoints, p.server.pid()), (&p.ceiling, p.ceiling_pid(binding)))),
+                    };
+                    if peer.as_ref().is_some_and(|p| p.endpoints.get(binding).is_none()) {
+                        report
+                            .skipped
+                            .push(format!("peer {}: its card declares no such interface", binding.name()));
+                    }
                     for &concurrency in &opts.concurrency {
                         eprintln!("a2a-bench: {name}: SendMessage {} c={concurrency}", binding.name());
                         let spec = LoadSpec { concurrency, warmup: opts.warmup, duration: opts.duration };
-                        let mut a = Vec::new();
-                        let mut base = Vec::new();
-                        let mut b = Vec::new();
-                        let outcome: anyhow::Result<()> = (|| {
-                            for _ in 0..opts.rounds.max(1) {
-                                let (e, pid) = (endpoints.clone(), a2a.pid());
-                                a.push(on_thread(load_at, move || async move {
-                                    send::segment(&e, binding, spec, pid).await
-                                })?);
-                                if let Some((server, endpoints)) = &baseline {
-                                    let (e, pid) = (endpoints.clone(), server.pid());
-                                    base.push(on_thread(load_at, move || async move {
-                                        send::segment(&e, binding, spec, pid).await
-                                    })?);
-                                }
-                                let (e, pid) = (ceiling.clone(), ceiling_pid(binding));
-                                b.push(on_thread(load_at, move || async move {
-                                    send::segment(&e, binding, spec, pid).await
-                                })?);
-                            }
-                            Ok(())
-                        })();
-                        match outcome {
-                            Ok(()) => {
-                                let base = baseline.as_ref().map(|_| base.as_slice());
-                                let result = send::compare(binding, concurrency, server_at, &a, base, &b);
-                                failed |= result.a2a.errors > 0 || result.ceiling.errors > 0;
+                        let run = SendRun {
+                            opts,
+                            tools: &tools,
+                            external,
+                            binding,
+                            spec,
+                            load_at,
+                            workdir: &workdir,
+                        };
+                        match run.rounds(&sides) {
+                            Ok(result) => {
+                                failed |= result.a2a.errors > 0
+                                    || result.ceiling.errors > 0
+                                    || result.baseline.as_ref().is_some_and(|b| b.errors > 0)
+                                    || result
+                                        .peer
+                                        .as_ref()
+                                        .is_some_and(|p| p.a2a.errors + p.ceiling.errors > 0);
                                 report.send.push(result);
                             }
                             Err(error) => {
                                 failed = true;
-                                report
-                                    .skipped
-                                    .push(format!("send {} c={concurrency}: {error:#}", binding.name()));
+                                report.skipped.push(format!(
+                                    "send {} c={concurrency} ({name}): {error:#}",
+                                    binding.name()
+                                ));
                             }
                         }
                     }
@@ -341,7 +551,7 @@ pub(crate) fn run(opts: &RunOptions) -> anyhow::Result<(Report, bool)> {
                     }
                 }
             }
-            drop((http_ceiling, grpc_ceiling, a2a, baseline));
+            drop((http_ceiling, grpc_ceiling, a2a, baseline, peer));
         }
     }
 
@@ -399,15 +609,23 @@ pub(crate) fn run(opts: &RunOptions) -> anyhow::Result<(Report, bool)> {
     Ok((report, failed))
 }
 
-/// Captures the replies the ceilings serve: one echo task and one `stream N`, as the server under
-/// test sends them.
-fn capture_replies(endpoints: &Endpoints, binding: Binding, n: usize, dir: &Path) -> anyhow::Result<()> {
+/// Captures the replies the ceilings serve: one echo task and (for the streaming workload) one
+/// `stream N`, as the server under test sends them.
+fn capture_replies(
+    endpoints: &Endpoints,
+    binding: Binding,
+    stream_events: Option<usize>,
+    dir: &Path,
+) -> anyhow::Result<()> {
     let endpoints = endpoints.clone();
     let replies = on_thread(Placement::Anywhere, move || async move {
         let client = endpoints.client(binding)?;
         let request = client::send_request(ECHO_TEXT);
         let send = client.send_message(&a2a_core::CallContext::v1(), request).await?;
-        let stream = client::collect_stream(&*client, &format!("stream {n}")).await?;
+        let stream = match stream_events {
+            Some(n) => client::collect_stream(&*client, &format!("stream {n}")).await?,
+            None => Vec::new(),
+        };
         Replies::from_messages(&send, &stream)
     })?;
     replies.capture_dir(dir).context("writing the captured replies")
