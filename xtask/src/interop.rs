@@ -84,7 +84,7 @@ const OPERATIONS: [(&str, &str); 22] = [
 /// `tests/interop/driver/src/checks.rs`). 1.0 operations without a 0.3 counterpart (ListTasks;
 /// the terminal-task errors and the invalid-params example, which 0.3 does not define) are not
 /// in it.
-const OPERATIONS_V03: [(&str, &str); 19] = [
+const OPERATIONS_V03: [(&str, &str); 20] = [
     ("card", "card resolution: the 0.3 reader reads the well-known card, the factory picks the binding's interface"),
     ("extended-card", "agent/getAuthenticatedExtendedCard (REST `GET /v1/card`, gRPC `GetAgentCard`)"),
     ("send-task", "message/send (blocking) → Task `completed` with the echo artifact, history"),
@@ -102,6 +102,10 @@ const OPERATIONS_V03: [(&str, &str); 19] = [
     ("push-config-list-delete", "tasks/pushNotificationConfig/set, list, delete, list"),
     ("error-task-not-found", "tasks/get of an unknown id → TaskNotFoundError (-32001)"),
     ("error-not-cancelable", "tasks/cancel of a `completed` task → TaskNotCancelableError (-32002)"),
+    (
+        "file",
+        "message/send `file` with a file part: the agent read the same bytes (length, SHA-256); the SDK agents' echo reads back",
+    ),
     ("push-send", "message/send with an inline `pushNotificationConfig` (token + Bearer authentication)"),
     ("push-delivery", "the webhook got 0.3 push bodies (the Task, `kind: \"task\"`, lower-kebab states)"),
 ];
@@ -178,7 +182,8 @@ struct Peer {
     /// Python: the suffix of the program names (`sdk_client{suffix}.py`); JS: none.
     suffix: &'static str,
     /// Extra arguments for our driver against the peer's agent: how its push sender treats the
-    /// config's token next to authentication, and (0.3) whether it sends `Authorization` at all.
+    /// config's token next to authentication, (0.3) whether it sends `Authorization` at all, and
+    /// (0.3) the encoding of file bytes it reads over gRPC and HTTP+JSON.
     driver_args: &'static [&'static str],
 }
 
@@ -204,7 +209,8 @@ const PEERS: [Peer; 4] = [
         driver_args: &["--push-token-with-auth", "omitted"],
     },
     // Both 0.3 SDKs' push senders send the token header only, never `Authorization`
-    // (docs/interop.md, "The 0.3 line").
+    // (docs/interop.md, "The 0.3 line"). a2a-sdk 0.3 reads the proto's file bytes as the UTF-8 of
+    // base64 text (docs/interop.md, "File parts"), so our clients send them so.
     Peer {
         name: "python-v03",
         package: "a2a-sdk",
@@ -212,7 +218,14 @@ const PEERS: [Peer; 4] = [
         lang: Lang::Python,
         install: (".venv-v03", "requirements-v03.txt"),
         suffix: "_v03",
-        driver_args: &["--protocol", "0.3", "--push-authorization", "omitted"],
+        driver_args: &[
+            "--protocol",
+            "0.3",
+            "--push-authorization",
+            "omitted",
+            "--v03-file-bytes",
+            "base64-text",
+        ],
     },
     Peer {
         name: "js-v03",

@@ -13,7 +13,7 @@ use a2a_proto::v1::{
     ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, SendMessageRequest,
     SendMessageResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
 };
-use a2a_v03::V03;
+use a2a_v03::{ProtoFileBytes, V03};
 use async_trait::async_trait;
 
 use crate::binding::Binding;
@@ -125,6 +125,7 @@ pub struct ClientBuilder {
     params: ServiceParams,
     retry: RetryPolicy,
     cache: Option<CardCache>,
+    file_bytes: ProtoFileBytes,
 }
 
 impl ClientBuilder {
@@ -177,6 +178,26 @@ impl ClientBuilder {
     #[must_use]
     pub fn card_cache(mut self, cache: CardCache) -> Self {
         self.cache = Some(cache);
+        self
+    }
+
+    /// Over a 0.3 gRPC or HTTP+JSON interface, what file parts carry in the 0.3 proto's
+    /// `FilePart.file_with_bytes` (`fileWithBytes`), where the 0.3 SDKs disagree:
+    ///
+    /// - [`ProtoFileBytes::Bytes`] (default): the file's bytes, as the 0.3 proto declares the
+    ///   field and @a2a-js/sdk 0.3 (and our server) read it;
+    /// - [`ProtoFileBytes::Base64Text`]: the UTF-8 of their base64 text, as a2a-sdk (Python) 0.3.x
+    ///   reads it. Choose it for agents built with a2a-sdk 0.3: they refuse a file sent as bytes
+    ///   that is not UTF-8 (`decode('utf-8')` fails) and misread any other. A reader of the
+    ///   bytes (@a2a-js/sdk) then gets the base64 text as the file; our server reads both.
+    ///
+    /// There is no automatic choice: nothing in a 0.3 agent card says which SDK serves it.
+    /// JSON-RPC and 1.0 interfaces are not affected (every SDK reads their base64 alike), and
+    /// replies are read in either encoding whatever this says (`a2a_v03::file_bytes` has the
+    /// rule and its one ambiguity).
+    #[must_use]
+    pub fn v03_file_bytes(mut self, encoding: ProtoFileBytes) -> Self {
+        self.file_bytes = encoding;
         self
     }
 
@@ -404,7 +425,8 @@ impl ClientBuilder {
             Binding::Rest => {
                 let mut client = a2a_rest::RestClient::new(url)
                     .map_err(|e| bad_url(&format!("cannot carry REST routes: {e}")))?
-                    .with_protocol_version(version);
+                    .with_protocol_version(version)
+                    .with_v03_file_bytes(self.file_bytes);
                 if let Some(http) = &self.http {
                     client = client.with_http_client(http.clone());
                 }
@@ -425,7 +447,7 @@ impl ClientBuilder {
                     },
                     other => other,
                 })?;
-                Ok(Arc::new(client.with_protocol_version(version)))
+                Ok(Arc::new(client.with_protocol_version(version).with_v03_file_bytes(self.file_bytes)))
             }
             #[allow(unreachable_patterns)]
             other => Err(Error::internal(format!("{other} is not compiled in but was selected"))),

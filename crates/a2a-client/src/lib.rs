@@ -18,7 +18,9 @@
 //!   [`service_params`](ClientBuilder::service_params) (credentials, extensions: sent with every
 //!   call on every binding), [`retry`](ClientBuilder::retry) (see [`resilience`]),
 //!   [`card_cache`](ClientBuilder::card_cache) (cards kept per HTTP caching headers,
-//!   [`CardCache`]).
+//!   [`CardCache`]), [`v03_file_bytes`](ClientBuilder::v03_file_bytes) (how file bytes are sent
+//!   to a 0.3 agent over gRPC and HTTP+JSON: [`ProtoFileBytes`]; a2a-sdk 0.3 agents need
+//!   [`ProtoFileBytes::Base64Text`]).
 //! - [`resilience`]: idempotent reads are retried after a transport failure, with backoff
 //!   ([`RetryPolicy`]); [`Client::follow_task`] resubscribes to a task after a dropped stream.
 //! - [`negotiate`]: the rules. In short: among the card's interfaces whose binding is compiled in
@@ -87,6 +89,9 @@ mod client;
 pub mod negotiate;
 pub mod resilience;
 
+/// How file bytes are sent to 0.3 agents over gRPC and HTTP+JSON
+/// ([`ClientBuilder::v03_file_bytes`]); from `a2a-v03`.
+pub use a2a_v03::ProtoFileBytes;
 pub use binding::Binding;
 pub use card_cache::CardCache;
 pub use client::{Client, ClientBuilder, AGENT_CARD_PATH};

@@ -230,3 +230,52 @@ async fn cards_that_cannot_be_fetched_or_read_are_clear_errors() {
         app.abort();
     }
 }
+
+/// The demo's `file` skill answer for one file (`a2a_server::demo`).
+fn digest_line(bytes: &[u8], media_type: &str) -> String {
+    use sha2::{Digest as _, Sha256};
+    let hex: String = Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect();
+    format!("{} bytes, sha256 {hex}, {media_type}", bytes.len())
+}
+
+async fn file_digest(client: &Client, file: &[u8]) -> String {
+    let parts =
+        vec![a2a_proto::v1::Part::text("file"), a2a_proto::v1::Part::raw(file.to_vec(), "text/plain")];
+    let request = SendMessageRequest { message: Some(Message::user(parts)), ..Default::default() };
+    match client.send_message(&CallContext::v1(), request).await.unwrap().payload {
+        Some(send_message_response::Payload::Task(task)) => {
+            assert_eq!(task.state(), TaskState::Completed, "{task:?}");
+            artifact_text(&task)
+        }
+        other => panic!("expected a task, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn the_0_3_file_bytes_option_reaches_grpc_and_rest_and_leaves_json_rpc_alone() {
+    use a2a_client::ProtoFileBytes;
+    let server = start().await;
+    // `abcd` is itself base64 text, the one content our server's reading rule cannot tell apart
+    // (`a2a_v03::file_bytes`): sent as bytes over a 0.3 proto binding it is read as base64 (the
+    // documented ambiguity); sent as base64 text it arrives exactly. So the answer shows which
+    // encoding went over the wire. A binary file arrives exactly either way.
+    let ambiguous = b"abcd";
+    let binary: Vec<u8> = (0..=255).collect();
+    for binding in [Binding::JsonRpc, Binding::Rest, Binding::Grpc] {
+        for encoding in [ProtoFileBytes::Bytes, ProtoFileBytes::Base64Text] {
+            let client = Client::builder()
+                .bindings([binding])
+                .protocol_version(V0_3)
+                .v03_file_bytes(encoding)
+                .connect(server.url())
+                .await
+                .unwrap();
+            let what = format!("{binding} {encoding:?}");
+            let read_as_sent = binding == Binding::JsonRpc || encoding == ProtoFileBytes::Base64Text;
+            let expected: &[u8] = if read_as_sent { ambiguous } else { &[0x69, 0xb7, 0x1d] };
+            assert_eq!(file_digest(&client, ambiguous).await, digest_line(expected, "text/plain"), "{what}");
+            assert_eq!(file_digest(&client, &binary).await, digest_line(&binary, "text/plain"), "{what}");
+        }
+    }
+    server.shutdown().await.unwrap();
+}

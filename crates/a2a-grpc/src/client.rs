@@ -18,6 +18,7 @@ use a2a_proto::v1::{
     ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, SendMessageRequest,
     SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
 };
+use a2a_v03::ProtoFileBytes;
 use async_trait::async_trait;
 use http::Uri;
 use tonic::codec::Streaming;
@@ -44,6 +45,7 @@ pub struct GrpcClient {
     inner: A2aServiceClient<Transport>,
     inner_v03: A2aServiceClientV03<Transport>,
     version: ProtocolVersion,
+    file_bytes: ProtoFileBytes,
 }
 
 impl GrpcClient {
@@ -97,8 +99,13 @@ impl GrpcClient {
     }
 
     fn from_clients(client: A2aServiceClient<Transport>, client_v03: A2aServiceClientV03<Transport>) -> Self {
-        GrpcClient { inner: client, inner_v03: client_v03, version: ProtocolVersion::V1_0 }
-            .max_message_size(DEFAULT_MAX_MESSAGE_SIZE)
+        GrpcClient {
+            inner: client,
+            inner_v03: client_v03,
+            version: ProtocolVersion::V1_0,
+            file_bytes: ProtoFileBytes::default(),
+        }
+        .max_message_size(DEFAULT_MAX_MESSAGE_SIZE)
     }
 
     /// Limits the size of each request and reply message (default [`DEFAULT_MAX_MESSAGE_SIZE`]).
@@ -124,6 +131,24 @@ impl GrpcClient {
     /// The protocol version this client speaks.
     pub fn protocol_version(&self) -> ProtocolVersion {
         self.version
+    }
+
+    /// In 0.3 ([`with_protocol_version`](Self::with_protocol_version)`(ProtocolVersion::V0_3)`),
+    /// what file parts carry in the 0.3 proto's `FilePart.file_with_bytes`:
+    /// [`ProtoFileBytes::Bytes`] (the default: the bytes, as the proto says and @a2a-js/sdk reads
+    /// them) or [`ProtoFileBytes::Base64Text`] (the UTF-8 of their base64 text, what an agent
+    /// built with a2a-sdk (Python) 0.3 expects: it fails on any other file that is not UTF-8).
+    /// Replies are read in either encoding whatever this says (`a2a_v03::file_bytes`). No effect
+    /// in 1.0, whose `raw` bytes every SDK reads alike.
+    #[must_use]
+    pub fn with_v03_file_bytes(mut self, encoding: ProtoFileBytes) -> Self {
+        self.file_bytes = encoding;
+        self
+    }
+
+    /// What 0.3 file parts carry ([`with_v03_file_bytes`](Self::with_v03_file_bytes)).
+    pub fn v03_file_bytes(&self) -> ProtoFileBytes {
+        self.file_bytes
     }
 
     fn is_v03(&self) -> bool {

@@ -3,7 +3,9 @@
 //! channel.
 //!
 //! The mapping is in the crate docs (*A2A 0.3*); messages are translated by `a2a-v03`'s
-//! [`ProtoV03`], this module only picks the RPC and reads replies and statuses.
+//! [`ProtoV03`], this module only picks the RPC and reads replies and statuses. File parts of a
+//! sent message are first put into the client's [`ProtoFileBytes`](a2a_v03::ProtoFileBytes)
+//! encoding ([`GrpcClient::with_v03_file_bytes`]).
 
 use a2a_core::{CallContext, Error, EventStream, Result};
 use a2a_proto::v0_3;
@@ -103,8 +105,9 @@ impl GrpcClient {
     pub(crate) async fn send_message_v03(
         &self,
         ctx: &CallContext,
-        request: SendMessageRequest,
+        mut request: SendMessageRequest,
     ) -> Result<SendMessageResponse> {
+        self.v03_file_bytes().encode(&mut request);
         let request = Self::request_v03(ctx, request.to_v03_proto()?)?;
         unary(self.stub_v03().send_message(request).await)
     }
@@ -112,8 +115,9 @@ impl GrpcClient {
     pub(crate) async fn send_streaming_message_v03(
         &self,
         ctx: &CallContext,
-        request: SendMessageRequest,
+        mut request: SendMessageRequest,
     ) -> Result<EventStream> {
+        self.v03_file_bytes().encode(&mut request);
         let request = Self::request_v03(ctx, request.to_v03_proto()?)?;
         server_stream(self.stub_v03().send_streaming_message(request).await)
     }

@@ -40,7 +40,10 @@
 //! `x-a2a-extensions`; replies that do not translate are `InvalidAgentResponse`. Errors: an A2A
 //! `ErrorInfo` or a `BadRequest` decides as for 1.0; without them the 0.3 code in the `a2a-error`
 //! metadata entry (a2a-js) decides, then the status code. Streams end after the `final: true`
-//! status update.
+//! status update. File bytes go into `file_with_bytes` as the bytes, or as a2a-sdk
+//! (Python) 0.3 expects them (the UTF-8 of their base64 text) with
+//! [`GrpcClient::with_v03_file_bytes`]; both are read, in requests and replies
+//! (`a2a_v03::file_bytes`).
 //!
 //! # Example
 //! ```no_run

@@ -24,7 +24,7 @@ use a2a_proto::v1::{
     ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, SendMessageRequest,
     SendMessageResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
 };
-use a2a_v03::Request as V03Request;
+use a2a_v03::{ProtoFileBytes, Request as V03Request};
 use async_trait::async_trait;
 use http::header::{ACCEPT, CONTENT_TYPE};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
@@ -74,6 +74,7 @@ pub struct RestClient {
     /// this client and its clones) go straight to GET.
     subscribe_with_get: Arc<AtomicBool>,
     version: ProtocolVersion,
+    file_bytes: ProtoFileBytes,
 }
 
 impl RestClient {
@@ -92,6 +93,7 @@ impl RestClient {
             tenant: None,
             subscribe_with_get: Arc::new(AtomicBool::new(false)),
             version: ProtocolVersion::V1_0,
+            file_bytes: ProtoFileBytes::default(),
         })
     }
 
@@ -107,6 +109,19 @@ impl RestClient {
             self.subscribe_with_get = Arc::new(AtomicBool::new(false));
         }
         self.version = version;
+        self
+    }
+
+    /// In 0.3 ([`with_protocol_version`](Self::with_protocol_version)`(ProtocolVersion::V0_3)`),
+    /// what file parts carry in the body's `fileWithBytes` (ProtoJSON of the 0.3 proto's `bytes`
+    /// field, so base64 of it): [`ProtoFileBytes::Bytes`] (the default: the bytes, as the proto
+    /// says and @a2a-js/sdk reads them) or [`ProtoFileBytes::Base64Text`] (the UTF-8 of their
+    /// base64 text, what an agent built with a2a-sdk (Python) 0.3 expects: it fails on any other
+    /// file that is not UTF-8). Replies are read in either encoding whatever this says
+    /// (`a2a_v03::file_bytes`). No effect in 1.0, whose `raw` bytes every SDK reads alike.
+    #[must_use]
+    pub fn with_v03_file_bytes(mut self, encoding: ProtoFileBytes) -> Self {
+        self.file_bytes = encoding;
         self
     }
 
@@ -306,6 +321,7 @@ impl A2aService for RestClient {
         mut request: SendMessageRequest,
     ) -> Result<SendMessageResponse> {
         if self.is_v03() {
+            self.file_bytes.encode(&mut request);
             return self.unary_v03(ctx, V03Request::SendMessage(request)).await;
         }
         request.tenant = self.tenant(&request.tenant);
@@ -319,6 +335,7 @@ impl A2aService for RestClient {
         mut request: SendMessageRequest,
     ) -> Result<EventStream> {
         if self.is_v03() {
+            self.file_bytes.encode(&mut request);
             return self.streaming_v03(ctx, V03Request::SendStreamingMessage(request)).await;
         }
         request.tenant = self.tenant(&request.tenant);

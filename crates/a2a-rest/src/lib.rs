@@ -88,7 +88,10 @@
 //! else the HTTP status (also a2a-python's 0.3 statuses: 422 invalid params, 404 with a
 //! `{"message"}` body task not found). Streams end after the `final: true` status update.
 //! ListTasks has no 0.3 route (`GET /v1/tasks` is in the 0.3 spec's table but not in its proto,
-//! and no SDK serves it): it fails with UnsupportedOperation without sending anything.
+//! and no SDK serves it): it fails with UnsupportedOperation without sending anything. File
+//! bytes go into `fileWithBytes` as the bytes, or as a2a-sdk (Python) 0.3 expects them (the
+//! UTF-8 of their base64 text) with [`RestClient::with_v03_file_bytes`]; both are read, in
+//! requests and replies (`a2a_v03::file_bytes`).
 //!
 //! # Errors
 //! Spec 11.6: `{"error":{"code":<HTTP status>,"status":"<google.rpc.Code>","message":"..",

@@ -10,12 +10,14 @@
 //! | `reply [text]`     | a direct `Message` reply, no task                                          |
 //! | `fail`             | `FAILED` with an explanation                                              |
 //! | `reject`           | `REJECTED` with an explanation                                            |
+//! | `file` + file parts | `COMPLETED`, one artifact: a line `N bytes, sha256 HEX, TYPE` per file part with bytes (what the agent read; `FAILED` without one) |
 
 use std::time::Duration;
 
 use a2a_core::{AgentExecutor, RequestContext, Result, TaskUpdater};
-use a2a_proto::v1::{AgentCapabilities, AgentCard, AgentProvider, AgentSkill, Artifact, Part};
+use a2a_proto::v1::{part::Content, AgentCapabilities, AgentCard, AgentProvider, AgentSkill, Artifact, Part};
 use async_trait::async_trait;
+use sha2::{Digest as _, Sha256};
 
 /// The demo agent.
 #[derive(Debug, Clone, Copy, Default)]
@@ -93,6 +95,16 @@ impl AgentExecutor for DemoAgent {
             "reject" => {
                 updater.reject(Some(updater.agent_text("I will not do that (demo skill `reject`)"))).await
             }
+            "file" => {
+                let digests = file_digests(&ctx.message.parts);
+                if digests.is_empty() {
+                    let why = "The file skill reads file parts with bytes; this message has none";
+                    return updater.fail(Some(updater.agent_text(why))).await;
+                }
+                updater.start_work(None).await?;
+                updater.add_artifact(Artifact::new(vec![Part::text(digests)]).with_name("file")).await?;
+                updater.complete(None).await
+            }
             _ => {
                 updater.start_work(None).await?;
                 updater.add_artifact(Artifact::new(vec![Part::text(text.clone())]).with_name("echo")).await?;
@@ -100,6 +112,23 @@ impl AgentExecutor for DemoAgent {
             }
         }
     }
+}
+
+/// What the `file` skill answers: `N bytes, sha256 HEX, TYPE` for each part with bytes, one per
+/// line, so a client can check that the agent read the very bytes it sent (the interop matrix
+/// does, over every binding and both 0.3 encodings of file bytes: `docs/interop.md`).
+fn file_digests(parts: &[Part]) -> String {
+    let lines: Vec<String> = parts
+        .iter()
+        .filter_map(|part| match &part.content {
+            Some(Content::Raw(bytes)) => {
+                let hex: String = Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect();
+                Some(format!("{} bytes, sha256 {hex}, {}", bytes.len(), part.media_type))
+            }
+            _ => None,
+        })
+        .collect();
+    lines.join("\n")
 }
 
 fn skill(id: &str, name: &str, description: &str, examples: &[&str]) -> AgentSkill {
@@ -154,6 +183,18 @@ pub fn demo_card() -> AgentCard {
             skill("reply", "Direct reply", "Answers with a Message instead of a Task.", &["reply hi"]),
             skill("fail", "Failure", "Ends the task FAILED.", &["fail"]),
             skill("reject", "Rejection", "Ends the task REJECTED.", &["reject"]),
+            AgentSkill {
+                // File parts of any media type (spec 4.4.5: a skill's input modes override the
+                // card's defaults; the server accepts what any skill accepts).
+                input_modes: vec!["*/*".into()],
+                ..skill(
+                    "file",
+                    "File digest",
+                    "Reads the message's file parts with bytes (any media type) and answers one line \
+                     `N bytes, sha256 HEX, TYPE` per file: what the agent received.",
+                    &["file (with a file part)"],
+                )
+            },
         ],
         ..Default::default()
     }
@@ -164,4 +205,26 @@ pub fn demo_extended_card() -> AgentCard {
     let mut card = demo_card();
     card.description.push_str(" (extended card)");
     card
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_digests_name_length_hash_and_type_of_each_file_with_bytes() {
+        let parts = [
+            Part::text("file"),
+            Part::raw(b"abc".to_vec(), "text/plain"),
+            Part::url("https://example.com/x", "image/png"),
+            Part::raw(Vec::new(), "application/octet-stream"),
+        ];
+        assert_eq!(
+            file_digests(&parts),
+            "3 bytes, sha256 ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad, text/plain\n\
+             0 bytes, sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855, \
+             application/octet-stream"
+        );
+        assert_eq!(file_digests(&[Part::text("file")]), "", "no file: the skill fails the task");
+    }
 }

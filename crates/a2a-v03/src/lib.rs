@@ -24,6 +24,9 @@
 //!   `A2aService` and returns the 0.3 result or a stream of 0.3 events.
 //! - [`rest`]: the 0.3 HTTP+JSON routes as [`Request`]s. [`proto`]: the 0.3 protobuf messages
 //!   (`a2a_proto::v0_3`) as 1.0 types, for a gRPC 0.3 service. [`error`]: errors in 0.3 terms.
+//! - [`ProtoFileBytes`] ([`file_bytes`]): the two encodings of a file's bytes in the 0.3 proto
+//!   (the bytes, or a2a-sdk's base64 text), the rule by which both are read, and the client's
+//!   choice of what to send.
 //! - [`json::card`]: the "union" agent card (readable by 0.3 and 1.0 clients) and reading any card.
 //!
 //! # Example: a 0.3 `message/send` and its reply
@@ -89,7 +92,9 @@
 //!   (gRPC); replies are read with [`client::read_reply`] (or [`ProtoV03::from_v03_proto`] and
 //!   [`error::invalid_agent_response`]), streams with [`client::read_events`], errors with
 //!   [`error::from_v03`], headers with [`client_params`]; `ListTasks` is
-//!   [`client::unsupported`].
+//!   [`client::unsupported`]. Over gRPC and HTTP+JSON, a client that talks to an a2a-sdk 0.3
+//!   agent sends file bytes as base64 text with [`ProtoFileBytes::encode`] first
+//!   ([`file_bytes`]).
 //!
 //! # The mapping
 //!
@@ -138,7 +143,8 @@
 //! | device code flow, `pkceRequired` | 1.0 → 0.3 | dropped |
 //! | `tasks/pushNotificationConfig/get` without config id | 0.3 → 1.0 | the task's first config ([`Request::call`]) |
 //! | `GET /v1/tasks` | 0.3 | unsupported (not in the 0.3 proto) |
-//! | base64 text in proto `bytes` (a2a-python) | 0.3 → 1.0 | detected and decoded; we send the bytes |
+//! | base64 text in proto `bytes` (a2a-sdk 0.3) | 0.3 → 1.0 | detected and decoded ([`file_bytes`]: canonical padded standard base64 is a2a-sdk's text; a raw file that is such text, e.g. `abcd`, is read decoded) |
+//! | raw file bytes in proto `bytes` | 1.0 → 0.3 | the bytes (the proto's meaning, @a2a-js/sdk); a client may send a2a-sdk's base64 text instead ([`ProtoFileBytes`]) |
 //! | errors without 0.3 code | 1.0 → 0.3 | 1.0's codes (-32008, -32009) and the JSON-RPC binding's (-32010, -32011), 1.0 details in `data` |
 //!
 //! # Features
@@ -148,6 +154,7 @@
 pub mod client;
 mod convert;
 pub mod error;
+pub mod file_bytes;
 pub mod json;
 mod method;
 pub mod proto;
@@ -156,6 +163,7 @@ pub mod rest;
 mod service;
 
 pub use convert::{Form, V03};
+pub use file_bytes::ProtoFileBytes;
 pub use json::card::with_v03_interfaces;
 pub use json::event::ends_v03_stream;
 pub use method::Method;

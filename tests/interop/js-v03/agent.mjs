@@ -11,11 +11,12 @@
 //
 // The skills follow the demo-skill convention of docs/interop.md, as ../js/agent.mjs does for the
 // 1.x SDK: the first word of the message text picks the skill (echo / `stream N` / `ask` then
-// answer / `wait N` cancelable / `reply TEXT` / `fail` / `reject`). Push notifications are on (the
+// answer / `wait N` cancelable / `reply TEXT` / `fail` / `reject` / `file` with file parts: one line
+// `N bytes, sha256 HEX, TYPE` per file with bytes, and the files echoed back). Push notifications are on (the
 // SDK's in-memory store and DefaultPushNotificationSender, which posts the Task in 0.3 JSON);
 // streaming and the authenticated extended card too.
 
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 
@@ -148,6 +149,37 @@ class DemoExecutor {
       case 'reject':
         status('rejected', true, 'I will not do that (demo skill `reject`)');
         break;
+      case 'file': {
+        // The SDK hands every binding's file bytes over as base64 text (`file.bytes`); over gRPC
+        // and HTTP+JSON it read the proto's bytes field as the bytes themselves.
+        const files = (message?.parts ?? []).filter((p) => p.kind === 'file' && typeof p.file?.bytes === 'string');
+        if (files.length === 0) {
+          status('failed', true, 'The file skill reads file parts with bytes; this message has none');
+          break;
+        }
+        const lines = files.map(({ file }) => {
+          const data = Buffer.from(file.bytes, 'base64');
+          const sha256 = createHash('sha256').update(data).digest('hex');
+          return `${data.length} bytes, sha256 ${sha256}, ${file.mimeType ?? ''}`;
+        });
+        status('working', false);
+        eventBus.publish({
+          kind: 'artifact-update',
+          taskId,
+          contextId,
+          artifact: {
+            artifactId: randomUUID(),
+            name: 'file',
+            parts: [
+              { kind: 'text', text: lines.join('\n') },
+              ...files.map(({ file }) => ({ kind: 'file', file: { bytes: file.bytes, mimeType: file.mimeType } })),
+            ],
+          },
+          lastChunk: true,
+        });
+        status('completed', true);
+        break;
+      }
       default:
         status('working', false);
         artifact(randomUUID(), 'echo', text, false, true);
@@ -188,6 +220,10 @@ function agentCard(baseUrl, grpcAddress) {
       skill('reply', 'Direct reply', 'Answers with a Message instead of a Task.', 'reply hi'),
       skill('fail', 'Failure', 'Ends the task failed.', 'fail'),
       skill('reject', 'Rejection', 'Ends the task rejected.', 'reject'),
+      {
+        ...skill('file', 'File digest', 'Answers `N bytes, sha256 HEX, TYPE` per file part with bytes, and echoes the files.', 'file'),
+        inputModes: ['*/*'],
+      },
     ],
   };
 }

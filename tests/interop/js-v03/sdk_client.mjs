@@ -11,7 +11,7 @@
 // push notifications go to `/webhook/<binding label>` there, and prints
 // `PUSH-TASK<TAB>binding<TAB>label<TAB>task id` for the runner.
 
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 
 import {
@@ -31,6 +31,11 @@ const BINDINGS = { jsonrpc: 'JSONRPC', rest: 'HTTP+JSON', grpc: 'GRPC' };
 const LABELS = Object.fromEntries(Object.entries(BINDINGS).map(([label, binding]) => [binding, label]));
 const RESUBSCRIBE_GRACE_MS = 1000;
 const TERMINAL = new Set(['completed', 'failed', 'canceled', 'rejected']);
+// The file of the `file` check: binary (not UTF-8), a PNG signature and every byte value. The SDK
+// sends it as the bytes themselves in the proto's bytes field over HTTP+JSON and gRPC, and as base64
+// in JSON-RPC (docs/interop.md, "File parts").
+const FILE = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from([...Array(256).keys()])]);
+const FILE_TYPE = 'application/octet-stream';
 
 /** The concatenated text of 0.3 text parts. */
 const textOf = (parts) =>
@@ -296,6 +301,16 @@ class Checks {
     throw new Error('tasks/cancel of a completed task succeeded');
   }
 
+  async fileCheck() {
+    const message = userMessage('file');
+    message.parts.push({ kind: 'file', file: { bytes: FILE.toString('base64'), mimeType: FILE_TYPE } });
+    const task = await this.sendTask({ message });
+    expect(task.status.state === 'completed', `state ${task.status.state}, want completed`);
+    const want = `${FILE.length} bytes, sha256 ${createHash('sha256').update(FILE).digest('hex')}, ${FILE_TYPE}`;
+    const texts = (task.artifacts ?? []).map((a) => textOf(a.parts));
+    expect(texts.includes(want), `artifact texts ${JSON.stringify(texts)}, want ${want}: the agent read other bytes`);
+  }
+
   // message/send with an inline push config (0.3 spec 7.1.1); the runner checks what the webhook
   // receiver got (push-delivery).
   async pushSend() {
@@ -353,6 +368,7 @@ async function main() {
     ['push-config-list-delete', t(checks.pushConfigListDelete)],
     ['error-task-not-found', t(checks.errorTaskNotFound)],
     ['error-not-cancelable', t(checks.errorNotCancelable)],
+    ['file', t(checks.fileCheck)],
     ...(values.webhook ? [['push-send', t(checks.pushSend)]] : []),
   ]);
 }

@@ -12,7 +12,8 @@ then `grpc on HOST:PORT`.
 
 The skills follow the demo-skill convention of docs/interop.md, as agent.py does for the 1.x SDK:
 the first word of the message text picks the skill (echo / `stream N` / `ask` then answer /
-`wait N` cancelable / `reply TEXT` / `fail` / `reject`). Push notifications are on (the SDK's
+`wait N` cancelable / `reply TEXT` / `fail` / `reject` / `file` with file parts: one line
+`N bytes, sha256 HEX, TYPE` per file with bytes, and the files echoed back). Push notifications are on (the SDK's
 in-memory config store and `BasePushNotificationSender`, which posts the Task in 0.3 JSON);
 streaming and the authenticated extended card too (over gRPC the SDK's `GetAgentCard` serves the
 card its `card_modifier` returns: the extended one).
@@ -22,7 +23,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import contextlib
+import hashlib
 import logging
 import socket
 import uuid
@@ -48,6 +51,8 @@ from a2a.types import (
     AgentInterface,
     AgentProvider,
     AgentSkill,
+    FilePart,
+    FileWithBytes,
     Message,
     Part,
     Role,
@@ -144,6 +149,25 @@ class DemoExecutor(AgentExecutor):
             await updater.failed(say('This task failed on purpose (demo skill `fail`)'))
         elif command == 'reject':
             await updater.reject(say('I will not do that (demo skill `reject`)'))
+        elif command == 'file':
+            # The SDK hands every binding's file bytes over as base64 text (`FileWithBytes.bytes`);
+            # over gRPC and HTTP+JSON it read the proto's bytes field as the UTF-8 of that text.
+            files = [
+                p.root.file
+                for p in message.parts
+                if isinstance(p.root, FilePart) and isinstance(p.root.file, FileWithBytes)
+            ]
+            if not files:
+                await updater.failed(say('The file skill reads file parts with bytes; this message has none'))
+                return
+            lines = []
+            for file in files:
+                data = base64.b64decode(file.bytes, validate=True)
+                lines.append(f'{len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()}, {file.mime_type or ""}')
+            await updater.start_work()
+            echoed = [Part(root=FilePart(file=FileWithBytes(bytes=f.bytes, mime_type=f.mime_type))) for f in files]
+            await updater.add_artifact([Part(root=TextPart(text='\n'.join(lines))), *echoed], name='file')
+            await updater.complete()
         else:
             await updater.start_work()
             await updater.add_artifact([Part(root=TextPart(text=text))], name='echo')
@@ -185,6 +209,12 @@ def agent_card(base_url: str, grpc_address: str) -> AgentCard:
             skill('reply', 'Direct reply', 'Answers with a Message instead of a Task.', 'reply hi'),
             skill('fail', 'Failure', 'Ends the task failed.', 'fail'),
             skill('reject', 'Rejection', 'Ends the task rejected.', 'reject'),
+            skill(
+                'file',
+                'File digest',
+                'Answers `N bytes, sha256 HEX, TYPE` per file part with bytes, and echoes the files.',
+                'file',
+            ).model_copy(update={'input_modes': ['*/*']}),
         ],
     )
 

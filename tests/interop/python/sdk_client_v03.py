@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
+import hashlib
 import sys
 import uuid
 
@@ -36,6 +38,8 @@ from a2a.client.transports.jsonrpc import JsonRpcTransport
 from a2a.client.transports.rest import RestTransport
 from a2a.types import (
     AgentCard,
+    FilePart,
+    FileWithBytes,
     GetTaskPushNotificationConfigParams,
     Message,
     Part,
@@ -65,6 +69,14 @@ TRANSPORTS = {
 TIMEOUT = 30.0
 RESUBSCRIBE_GRACE = 1.0
 TERMINAL = {TaskState.completed, TaskState.failed, TaskState.canceled, TaskState.rejected}
+
+# The file of the `file` check, sent as the SDK sends every file: `FileWithBytes.bytes` is its base64
+# text, which over HTTP+JSON and gRPC goes into the proto's bytes field as UTF-8 (docs/interop.md,
+# "File parts"). UTF-8 text, not binary: the agent's reply carries the task's history, and a2a-sdk
+# 0.3 reads every file of a reply with `decode('utf-8')`, which fails on the binary bytes our server
+# writes there (0.3 finding e).
+FILE = 'A2A interop: a file part \u2713\n'.encode()
+FILE_TYPE = 'text/plain'
 
 # What the SDK's own 0.3 server sends for the two errors on the bindings where its client does not
 # type errors (a2a-sdk 0.3 `A2AErrorToHttpStatus` and `GrpcHandler.abort_context`). The 0.3 spec
@@ -356,6 +368,17 @@ class Checks:
         task = await self.send_task('hello')
         await self.expect_error(lambda: self.cancel(task.id), NOT_CANCELABLE, 'tasks/cancel of a completed task')
 
+    async def file_check(self) -> None:
+        part = FilePart(file=FileWithBytes(bytes=base64.b64encode(FILE).decode(), mime_type=FILE_TYPE))
+        message = Message(
+            role=Role.user, message_id=str(uuid.uuid4()), parts=[Part(root=TextPart(text='file')), Part(root=part)]
+        )
+        task = await self.send_task(message)
+        expect(task.status.state == TaskState.completed, f'state {task.status.state.value}, want completed')
+        want = f'{len(FILE)} bytes, sha256 {hashlib.sha256(FILE).hexdigest()}, {FILE_TYPE}'
+        texts = [text_of(a.parts) for a in task.artifacts or []]
+        expect(want in texts, f'artifact texts {texts}, want {want!r}: the agent read other bytes')
+
     async def push_send(self) -> None:
         """message/send with an inline push config (0.3 spec 7.1.1); the runner checks what the
         webhook receiver got (push-delivery)."""
@@ -415,6 +438,7 @@ async def main() -> int:
                 ('push-config', timed(checks.push_config)),
                 ('error-task-not-found', timed(checks.error_task_not_found)),
                 ('error-not-cancelable', timed(checks.error_not_cancelable)),
+                ('file', timed(checks.file_check)),
             ]
             + ([('push-send', timed(checks.push_send))] if args.webhook else []),
         )

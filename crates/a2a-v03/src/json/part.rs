@@ -18,9 +18,12 @@
 //!   that form is unwrapped again on input. The ProtoJSON form has no part metadata, so there the
 //!   wrapping cannot be marked and stays.
 //! - 1.0 `mediaType`/`filename` on text and data parts have no 0.3 place and are dropped.
-//! - `fileWithBytes` (ProtoJSON/gRPC) holding the UTF-8 text of base64 rather than the bytes (what
-//!   a2a-python's 0.3 layer sends, see INTEROP-NOTES) is detected and decoded once more; we send
-//!   the bytes themselves, as the proto says.
+//! - `fileWithBytes` (ProtoJSON/gRPC) holding the UTF-8 of base64 text rather than the bytes (what
+//!   a2a-sdk's 0.3 layer sends) is detected and decoded once more, by the rule of
+//!   [`ProtoFileBytes::read`](crate::ProtoFileBytes::read) ([`crate::file_bytes`] says why that
+//!   rule); we write the bytes themselves, as the proto says (a client may choose otherwise,
+//!   [`ProtoFileBytes::encode`](crate::ProtoFileBytes::encode)). The JSON form's `bytes` is
+//!   base64 of the bytes in every SDK and is decoded exactly once.
 //! - A 1.0 part without content (never valid, never produced by core) is written as an empty
 //!   text part.
 
@@ -31,6 +34,7 @@ use base64::Engine as _;
 use serde_json::{json, Map, Value};
 
 use crate::convert::{Form, V03};
+use crate::file_bytes::ProtoFileBytes;
 use crate::read::{self, invalid, Obj};
 
 /// The metadata key a2a-python sets when it wraps non-object data in `{"value": ..}`.
@@ -83,7 +87,7 @@ fn read_file(o: &Obj<'_>, part: &mut Part) -> Result<()> {
     } else if let Some(text) = file.str("fileWithBytes")? {
         let bytes =
             decode_base64(text).ok_or_else(|| invalid(&file.at("fileWithBytes"), "must be base64"))?;
-        Content::Raw(unwrap_base64_text(bytes))
+        Content::Raw(ProtoFileBytes::read(bytes))
     } else if let Some((key, _)) = file.first(&["uri", "fileWithUri", "url"]) {
         Content::Url(file.string(key)?)
     } else {
@@ -133,22 +137,6 @@ pub(crate) fn decode_base64(text: &str) -> Option<Vec<u8>> {
     [&STANDARD, &STANDARD_NO_PAD, &URL_SAFE, &URL_SAFE_NO_PAD]
         .iter()
         .find_map(|engine| engine.decode(text).ok())
-}
-
-/// a2a-python's 0.3 proto layer puts the UTF-8 *text* of the base64 string into the `bytes` field
-/// (INTEROP-NOTES). Bytes that are entirely standard base64 text, padded to a multiple of four,
-/// are decoded once more. A genuine file whose content happens to be such text (e.g. the 4 ASCII
-/// bytes `abcd`) is misread; that is the price of reading both peers.
-fn unwrap_base64_text(bytes: Vec<u8>) -> Vec<u8> {
-    let looks_like_base64 = !bytes.is_empty()
-        && bytes.len() % 4 == 0
-        && bytes.iter().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='));
-    if looks_like_base64 {
-        if let Ok(decoded) = STANDARD.decode(&bytes) {
-            return decoded;
-        }
-    }
-    bytes
 }
 
 pub(crate) fn write(part: &Part, form: Form) -> Value {

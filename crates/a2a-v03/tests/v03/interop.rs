@@ -75,6 +75,122 @@ fn python_base64_text_in_proto_bytes_reads_as_the_file_over_rest_and_grpc() {
     assert_eq!(Part::from_v03_proto(&python_grpc).unwrap(), Part::raw(png.to_vec(), "image/png"));
 }
 
+/// Files of the 0.3 interop tests: binary (not UTF-8, so a2a-sdk cannot take it for its base64
+/// text), text with a line break, and two bytes.
+fn files() -> [Vec<u8>; 3] {
+    let mut binary = b"\x89PNG\r\n\x1a\n".to_vec();
+    binary.extend(0..=255u8);
+    [binary, b"hello world\n".to_vec(), b"hi".to_vec()]
+}
+
+fn message_with(file: Vec<u8>) -> Message {
+    Message::user(vec![Part::text("file"), Part::raw(file, "application/octet-stream")])
+}
+
+fn file_of(message: &Message) -> Vec<u8> {
+    match &message.parts[1].content {
+        Some(Content::Raw(bytes)) => bytes.clone(),
+        other => panic!("not a file: {other:?}"),
+    }
+}
+
+#[test]
+fn both_encodings_of_proto_file_bytes_are_read_over_grpc_rest_and_json_rpc() {
+    use a2a_proto::v0_3;
+    let std = base64::engine::general_purpose::STANDARD;
+    for file in files() {
+        // What each SDK puts into `file_with_bytes`: @a2a-js/sdk the bytes, a2a-sdk the UTF-8 of
+        // their base64 text.
+        for (sdk, wire) in [("js", file.clone()), ("python", std.encode(&file).into_bytes())] {
+            let proto_message = v0_3::Message {
+                message_id: "m".into(),
+                role: v0_3::Role::User as i32,
+                content: vec![
+                    v0_3::Part { part: Some(v0_3::part::Part::Text("file".into())) },
+                    v0_3::Part {
+                        part: Some(v0_3::part::Part::File(v0_3::FilePart {
+                            file: Some(v0_3::file_part::File::FileWithBytes(wire.clone())),
+                            mime_type: "application/octet-stream".into(),
+                        })),
+                    },
+                ],
+                ..Default::default()
+            };
+            // Server side, gRPC: the request message.
+            let request =
+                v0_3::SendMessageRequest { request: Some(proto_message.clone()), ..Default::default() };
+            let read = SendMessageRequest::from_v03_proto(&request).unwrap();
+            assert_eq!(file_of(read.message.as_ref().unwrap()), file, "{sdk} over gRPC");
+            // Server side, HTTP+JSON: the same message as the ProtoJSON body.
+            let body = serde_json::to_value(&request).unwrap();
+            let Request::SendMessage(read) =
+                rest::route("POST", "/v1/message:send", None, Some(&body)).unwrap()
+            else {
+                panic!("not a send")
+            };
+            assert_eq!(file_of(read.message.as_ref().unwrap()), file, "{sdk} over HTTP+JSON");
+            // Client side: a reply (a Message) over gRPC and HTTP+JSON.
+            assert_eq!(file_of(&Message::from_v03_proto(&proto_message).unwrap()), file, "{sdk} reply, gRPC");
+            let reply = serde_json::to_value(&proto_message).unwrap();
+            let read: Message = a2a_v03::client::read_reply(&reply).unwrap();
+            assert_eq!(file_of(&read), file, "{sdk} reply, HTTP+JSON");
+        }
+        // JSON-RPC: the 0.3 JSON's `bytes` is base64 of the bytes in both SDKs, decoded once.
+        let params = json!({"message": {"kind": "message", "messageId": "m", "role": "user", "parts": [
+            {"kind": "text", "text": "file"},
+            {"kind": "file", "file": {"bytes": std.encode(&file), "mimeType": "application/octet-stream"}}
+        ]}});
+        let method = a2a_v03::Method::from_name("message/send").unwrap();
+        let Request::SendMessage(read) = Request::from_jsonrpc(method, Some(&params)).unwrap() else {
+            panic!()
+        };
+        assert_eq!(file_of(read.message.as_ref().unwrap()), file, "JSON-RPC");
+    }
+}
+
+#[test]
+fn a_client_sends_either_encoding_over_grpc_and_rest_and_json_rpc_is_unaffected() {
+    use a2a_v03::ProtoFileBytes;
+    let std = base64::engine::general_purpose::STANDARD;
+    // How each SDK's 0.3 server reads `file_with_bytes` (see `a2a_v03::file_bytes`).
+    let js_reads = |wire: &[u8]| Some(wire.to_vec());
+    let python_reads = |wire: &[u8]| std::str::from_utf8(wire).ok().and_then(|text| std.decode(text).ok());
+    for file in files() {
+        for encoding in [ProtoFileBytes::Bytes, ProtoFileBytes::Base64Text] {
+            let mut request =
+                SendMessageRequest { message: Some(message_with(file.clone())), ..Default::default() };
+            encoding.encode(&mut request);
+            // gRPC: the 0.3 proto message.
+            let proto = request.to_v03_proto().unwrap();
+            let Some(a2a_proto::v0_3::part::Part::File(sent)) =
+                &proto.request.as_ref().unwrap().content[1].part
+            else {
+                panic!("no file part")
+            };
+            let Some(a2a_proto::v0_3::file_part::File::FileWithBytes(wire)) = &sent.file else { panic!() };
+            let expected = match encoding {
+                ProtoFileBytes::Bytes => file.clone(),
+                ProtoFileBytes::Base64Text => std.encode(&file).into_bytes(),
+            };
+            assert_eq!(wire, &expected, "{encoding:?}");
+            // HTTP+JSON: the same bytes, base64 in ProtoJSON.
+            let call = rest::http_call(&Request::SendMessage(request.clone())).unwrap();
+            let body = call.body.unwrap();
+            assert_eq!(body["message"]["content"][1]["file"]["fileWithBytes"], std.encode(&expected));
+            // Who reads it right: our server always (both encodings are read); @a2a-js/sdk the
+            // bytes; a2a-sdk the base64 text, and a non-UTF-8 file sent as bytes not at all.
+            let ours = SendMessageRequest::from_v03_proto(&proto).unwrap();
+            assert_eq!(file_of(ours.message.as_ref().unwrap()), file, "{encoding:?}, our server");
+            match encoding {
+                ProtoFileBytes::Bytes => assert_eq!(js_reads(wire), Some(file.clone())),
+                ProtoFileBytes::Base64Text => assert_eq!(python_reads(wire), Some(file.clone())),
+            }
+        }
+        // A binary file sent as bytes cannot be read by a2a-sdk (its `decode('utf-8')` fails).
+        assert_eq!(python_reads(&files()[0]), None);
+    }
+}
+
 #[test]
 fn url_safe_and_unpadded_base64_is_accepted_in_json_bytes() {
     let bytes = vec![0xfb, 0xff, 0xfe];

@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use a2a_core::{A2aService, CallContext, Error};
 use a2a_proto::v1::{
-    send_message_response, stream_response::Payload, AgentCard, AuthenticationInfo, CancelTaskRequest,
-    DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
+    part::Content, send_message_response, stream_response::Payload, AgentCard, AuthenticationInfo,
+    CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
     GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
-    ListTasksRequest, Message, Role, SendMessageConfiguration, SendMessageRequest, StreamResponse,
+    ListTasksRequest, Message, Part, Role, SendMessageConfiguration, SendMessageRequest, StreamResponse,
     SubscribeToTaskRequest, Task, TaskPushNotificationConfig, TaskState,
 };
 use anyhow::{bail, ensure, Context as _};
@@ -52,7 +52,7 @@ pub(crate) const OPERATIONS: [&str; 22] = [
 /// The operations of the 0.3 line, in the order they run (and appear in `docs/interop.md`): those
 /// of the 0.3 SDK clients plus `push-delivery`. 1.0-only checks (`list`, the terminal-task errors
 /// and invalid params of 1.0's validation example) have no 0.3 counterpart.
-pub(crate) const OPERATIONS_V03: [&str; 19] = [
+pub(crate) const OPERATIONS_V03: [&str; 20] = [
     "card",
     "extended-card",
     "send-task",
@@ -70,6 +70,7 @@ pub(crate) const OPERATIONS_V03: [&str; 19] = [
     "push-config-list-delete",
     "error-task-not-found",
     "error-not-cancelable",
+    "file",
     "push-send",
     "push-delivery",
 ];
@@ -92,6 +93,24 @@ const DEMO_SKILLS: [&str; 7] = ["echo", "stream", "ask", "wait", "reply", "fail"
 
 /// How long the webhook may take to see a task's terminal notification after the task ended.
 const PUSH_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The media type of the `file` check's file.
+const FILE_TYPE: &str = "application/octet-stream";
+
+/// The file of the `file` check: binary (not UTF-8, which a2a-sdk 0.3 cannot take for its base64
+/// text), a PNG signature and every byte value; the SDK clients send the same.
+fn interop_file() -> Vec<u8> {
+    let mut file = b"\x89PNG\r\n\x1a\n".to_vec();
+    file.extend(0..=255u8);
+    file
+}
+
+/// What a demo-skill agent's `file` skill answers for one file: `N bytes, sha256 HEX, TYPE`.
+fn file_digest(file: &[u8], media_type: &str) -> String {
+    use sha2::{Digest as _, Sha256};
+    let hex: String = Sha256::digest(file).iter().map(|b| format!("{b:02x}")).collect();
+    format!("{} bytes, sha256 {hex}, {media_type}", file.len())
+}
 
 const PUSH_TOKEN: &str = "interop-token";
 const PUSH_AUTHORIZATION: &str = "Bearer interop-secret";
@@ -195,6 +214,7 @@ impl Checks {
             "error-terminal-send" => self.error_terminal_send().await,
             "error-subscribe-terminal" => self.error_subscribe_terminal().await,
             "error-invalid-params" => self.error_invalid_params().await,
+            "file" => self.file_check().await,
             "push-send" => self.push_send().await,
             "push-delivery" => self.push_delivery().await,
             other => bail!("unknown operation {other}"),
@@ -679,6 +699,35 @@ impl Checks {
     }
 
     /// SendMessage with an inline push config (spec 3.2.2) pointing at our webhook receiver.
+    /// `file` with a binary file part: the agent answers the length, SHA-256 and media type of what
+    /// it read, and (the SDK agents) echoes the file, which our client must read back exactly in
+    /// whichever encoding the SDK writes 0.3 proto bytes (`a2a_v03::file_bytes`). What our client
+    /// sends over gRPC and HTTP+JSON is `--v03-file-bytes`.
+    async fn file_check(&self) -> anyhow::Result<()> {
+        let file = interop_file();
+        let message = Message::user(vec![Part::text("file"), Part::raw(file.clone(), FILE_TYPE)]);
+        let task = self.send_task(send_with(message)).await?;
+        ensure!(task.state() == TaskState::Completed, "state {:?}, want COMPLETED", task.state());
+        let want = file_digest(&file, FILE_TYPE);
+        let texts: Vec<_> = task.artifacts.iter().map(|a| text_of(&a.parts)).collect();
+        ensure!(texts.contains(&want), "artifact texts {texts:?}, want {want:?}: the agent read other bytes");
+        let echoed: Vec<&[u8]> = task
+            .artifacts
+            .iter()
+            .flat_map(|a| &a.parts)
+            .filter_map(|p| match &p.content {
+                Some(Content::Raw(bytes)) => Some(bytes.as_slice()),
+                _ => None,
+            })
+            .collect();
+        ensure!(
+            echoed == [file.as_slice()],
+            "echoed files {:?}, want the file sent",
+            echoed.iter().map(|f| file_digest(f, "")).collect::<Vec<_>>()
+        );
+        Ok(())
+    }
+
     async fn push_send(&self) -> anyhow::Result<()> {
         let mut request = send("stream 3");
         request.configuration = Some(SendMessageConfiguration {

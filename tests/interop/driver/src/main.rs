@@ -12,7 +12,8 @@
 //! trip: a task whose notifications go to a webhook receiver in this process that parses every
 //! payload with our types.
 //!
-//! With `--protocol 0.3` the agent is a 0.3 agent: the card is read as a 0.3 card
+//! With `--protocol 0.3` the agent is a 0.3 agent (`--v03-file-bytes base64-text` for one built
+//! with a2a-sdk 0.3, which reads file bytes only in that encoding): the card is read as a 0.3 card
 //! (`a2a_v03`'s `AgentCard::from_v03`), each client is built for the card's 0.3 interface with
 //! `with_protocol_version(ProtocolVersion::V0_3)`, and the operations are those of the 0.3 line
 //! ([`checks::OPERATIONS_V03`]: the 0.3 SDK clients' list; `ListTasks` and the other 1.0-only
@@ -33,6 +34,7 @@ use a2a_grpc::GrpcClient;
 use a2a_jsonrpc::JsonRpcClient;
 use a2a_proto::v1::{AgentCard, AgentInterface};
 use a2a_rest::RestClient;
+use a2a_v03::ProtoFileBytes;
 use anyhow::Context as _;
 use clap::Parser;
 
@@ -65,6 +67,30 @@ struct Args {
     /// (the 0.3 SDKs send only the token header; see docs/interop.md).
     #[arg(long, value_enum, default_value_t = Sending::Sent)]
     push_authorization: Sending,
+
+    /// With `--protocol 0.3`: what our gRPC and HTTP+JSON clients put into the 0.3 proto's file
+    /// bytes field: `bytes` (the default) or `base64-text`, which agents built with a2a-sdk
+    /// (Python) 0.3 need (`a2a_v03::file_bytes`, docs/interop.md).
+    #[arg(long, value_enum, default_value_t = FileBytes::Bytes)]
+    v03_file_bytes: FileBytes,
+}
+
+/// The driver's spelling of [`ProtoFileBytes`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum FileBytes {
+    /// [`ProtoFileBytes::Bytes`].
+    Bytes,
+    /// [`ProtoFileBytes::Base64Text`].
+    Base64Text,
+}
+
+impl From<FileBytes> for ProtoFileBytes {
+    fn from(value: FileBytes) -> Self {
+        match value {
+            FileBytes::Bytes => ProtoFileBytes::Bytes,
+            FileBytes::Base64Text => ProtoFileBytes::Base64Text,
+        }
+    }
 }
 
 /// The protocol version the driver speaks.
@@ -138,7 +164,7 @@ async fn main() -> ExitCode {
     };
     let mut failed = false;
     for binding in BINDINGS {
-        let client = match client_for(&card, binding, args.protocol) {
+        let client = match client_for(&card, binding, args.protocol, args.v03_file_bytes.into()) {
             Ok(client) => client,
             Err(err) => {
                 for op in operations {
@@ -222,7 +248,12 @@ fn interface<'a>(
 }
 
 /// Our client for the card's interface of `binding`, speaking `protocol`.
-fn client_for(card: &AgentCard, binding: &str, protocol: Protocol) -> anyhow::Result<Arc<dyn A2aService>> {
+fn client_for(
+    card: &AgentCard,
+    binding: &str,
+    protocol: Protocol,
+    file_bytes: ProtoFileBytes,
+) -> anyhow::Result<Arc<dyn A2aService>> {
     let interface = interface(card, binding, protocol)?;
     let url = interface.url.clone();
     let version = protocol.version();
@@ -232,10 +263,14 @@ fn client_for(card: &AgentCard, binding: &str, protocol: Protocol) -> anyhow::Re
             RestClient::new(&url)
                 .context("REST interface url")?
                 .with_tenant(&interface.tenant)
-                .with_protocol_version(version),
+                .with_protocol_version(version)
+                .with_v03_file_bytes(file_bytes),
         ),
         "GRPC" => Arc::new(
-            GrpcClient::connect_lazy(url).context("gRPC interface url")?.with_protocol_version(version),
+            GrpcClient::connect_lazy(url)
+                .context("gRPC interface url")?
+                .with_protocol_version(version)
+                .with_v03_file_bytes(file_bytes),
         ),
         other => anyhow::bail!("unknown binding {other}"),
     })
