@@ -213,12 +213,12 @@ pub trait TaskStore: Send + Sync + 'static {
 
     /// Creates a new task (event 1) together with the changes an execution made to it before
     /// any of them was stored (events 2, 3, ...: an execution's burst, see
-    /// [`crate::execution`]'s write-behind), in one atomic step: all or nothing. The changes are
+    /// the task runtime's write-behind, `docs/architecture.md`), in one atomic step: all or nothing. The changes are
     /// checked in order against the new task's state first; if one is refused, nothing is written
     /// and its error is returned. Returns the `seq` after the last change.
     ///
     /// The stored task is exactly what creating it and applying the changes one by one would
-    /// store ([`apply_mutation`](crate::lifecycle::apply_mutation) folds them), so a store may
+    /// store ([`apply_mutation`] folds them), so a store may
     /// write it as one row of its final state. The default creates, then applies one change at a
     /// time (not atomic against a crash between them; every store of this crate overrides it).
     async fn create_and_apply_all(
