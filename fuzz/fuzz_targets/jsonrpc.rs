@@ -8,7 +8,7 @@
 
 #![no_main]
 
-use a2a_fuzz::{block_on, read_body, service};
+use a2a_fuzz::{block_on, check_stored_tasks, read_body, service};
 use axum::body::Body;
 use http::{header, Request, StatusCode};
 use libfuzzer_sys::fuzz_target;
@@ -21,31 +21,37 @@ fuzz_target!(|data: &[u8]| {
         .header("a2a-version", "1.0")
         .body(Body::from(data.to_vec()))
         .expect("a valid request");
-    let router = a2a_jsonrpc::router(service());
+    let service = service();
+    let router = a2a_jsonrpc::router(service.clone());
     block_on(async move {
-        let response = router.oneshot(request).await.expect("the router is infallible");
-        let status = response.status();
-        let content_type = response
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .map(|v| v.to_str().expect("an ASCII content type").to_owned());
-        let body = read_body(response.into_body()).await;
-        match status {
-            StatusCode::NO_CONTENT => assert!(body.is_empty(), "a 204 with a body"),
-            StatusCode::OK => match content_type.as_deref() {
-                Some("application/json") => check_response(&body),
-                Some(sse) if sse.starts_with("text/event-stream") => {
-                    let text = std::str::from_utf8(&body).expect("an SSE body is UTF-8");
-                    for line in text.lines() {
-                        if let Some(data) = line.strip_prefix("data:") {
-                            check_response(data.trim_start().as_bytes());
+        // The exchange; an early `return` ends only it.
+        async {
+            let response = router.oneshot(request).await.expect("the router is infallible");
+            let status = response.status();
+            let content_type = response
+                .headers()
+                .get(header::CONTENT_TYPE)
+                .map(|v| v.to_str().expect("an ASCII content type").to_owned());
+            let body = read_body(response.into_body()).await;
+            match status {
+                StatusCode::NO_CONTENT => assert!(body.is_empty(), "a 204 with a body"),
+                StatusCode::OK => match content_type.as_deref() {
+                    Some("application/json") => check_response(&body),
+                    Some(sse) if sse.starts_with("text/event-stream") => {
+                        let text = std::str::from_utf8(&body).expect("an SSE body is UTF-8");
+                        for line in text.lines() {
+                            if let Some(data) = line.strip_prefix("data:") {
+                                check_response(data.trim_start().as_bytes());
+                            }
                         }
                     }
-                }
-                other => panic!("200 with content type {other:?}"),
-            },
-            other => panic!("HTTP {other} for {:?}", String::from_utf8_lossy(data)),
+                    other => panic!("200 with content type {other:?}"),
+                },
+                other => panic!("HTTP {other} for {:?}", String::from_utf8_lossy(data)),
+            }
         }
+        .await;
+        check_stored_tasks(&*service).await;
     });
 });
 

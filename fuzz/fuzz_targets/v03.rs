@@ -129,10 +129,17 @@ fn rest(mut input: Input<'_>) {
             Err(_) => return,
         },
     };
-    let Ok(request) = a2a_v03::rest::route(method, path, query, body.as_ref()) else { return };
+    let Ok(first) = a2a_v03::rest::route(method, path, query, body.as_ref()) else { return };
     // An id no path can carry (empty, `.`, `..`) has no call: fine, the client refuses it.
-    let Ok(call) = a2a_v03::rest::http_call(&request) else { return };
-    let again = a2a_v03::rest::route(call.method, &call.path, call.query.as_deref(), call.body.as_ref())
-        .unwrap_or_else(|e| panic!("our own call {call:?} does not route: {e}"));
-    assert_eq!(again, request, "a round trip through the HTTP+JSON call changed the request: {call:?}");
+    // The first writing may normalize (no `configuration` is written as `{"blocking": true}`,
+    // which reads as the default configuration); from then on nothing may change.
+    let reroute = |request: &Request| {
+        let call = a2a_v03::rest::http_call(request).ok()?;
+        let again = a2a_v03::rest::route(call.method, &call.path, call.query.as_deref(), call.body.as_ref())
+            .unwrap_or_else(|e| panic!("our own call {call:?} does not route: {e}"));
+        Some(again)
+    };
+    let Some(second) = reroute(&first) else { return };
+    let third = reroute(&second).expect("a request that made a call makes it again");
+    assert_eq!(third, second, "a round trip through the HTTP+JSON call changed the request");
 }

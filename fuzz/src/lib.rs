@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use a2a_core::executor::{AgentExecutor, RequestContext, TaskUpdater};
 use a2a_core::push::{PushFailure, PushRequest, PushTransport};
-use a2a_core::{A2aService, DefaultRequestHandler};
-use a2a_proto::v1::{AgentCapabilities, AgentCard, AgentSkill, Artifact, Part};
+use a2a_core::{A2aService, CallContext, DefaultRequestHandler};
+use a2a_proto::v1::{AgentCapabilities, AgentCard, AgentSkill, Artifact, ListTasksRequest, Part};
 use async_trait::async_trait;
 use bytes::Bytes;
 use http_body_util::BodyExt as _;
@@ -88,6 +88,25 @@ pub fn service() -> Arc<dyn A2aService> {
         .build()
         .expect("the fuzzing agent's handler builds");
     Arc::new(handler)
+}
+
+/// Reads every task the input left in `service`'s store back (ListTasks with history and
+/// artifacts): what a binding accepted must be storable and readable, never an internal error
+/// later.
+pub async fn check_stored_tasks(service: &dyn A2aService) {
+    let request = ListTasksRequest {
+        include_artifacts: Some(true),
+        history_length: Some(1000),
+        page_size: Some(100),
+        ..Default::default()
+    };
+    match service.list_tasks(&CallContext::v1(), request).await {
+        Ok(_) => {}
+        Err(error @ (a2a_core::Error::Internal { .. } | a2a_core::Error::InvalidAgentResponse { .. })) => {
+            panic!("the stored tasks cannot be read back: {error}")
+        }
+        Err(_) => {}
+    }
 }
 
 /// The bytes of a response body, read to its end (an SSE stream ends when the task does; one
