@@ -50,8 +50,9 @@ fuzz_target!(|data: &[u8]| {
             match content_type.as_deref() {
                 Some(sse) if sse.starts_with("text/event-stream") => check_stream(&shown, &body),
                 Some(_) => {
-                    serde_json::from_slice::<Value>(&body)
-                        .unwrap_or_else(|e| panic!("{shown}: HTTP {status} with a body that is not JSON: {e}"));
+                    serde_json::from_slice::<Value>(&body).unwrap_or_else(|e| {
+                        panic!("{shown}: HTTP {status} with a body that is not JSON: {e}")
+                    });
                 }
                 None => panic!("{shown}: HTTP {status} without a content type"),
             }
@@ -124,7 +125,10 @@ fn check_stream(shown: &str, body: &[u8]) {
                 .unwrap_or_else(|e| panic!("{shown}: an SSE event that is not JSON: {e}"));
             if name == "error" {
                 let code = value["error"]["code"].as_i64().or_else(|| value["code"].as_i64());
-                assert!(code.is_some_and(|code| code < 500 && code != -32603), "{shown}: error event {value}");
+                assert!(
+                    code.is_some_and(|code| code < 500 && code != -32603),
+                    "{shown}: error event {value}"
+                );
             }
         }
     }

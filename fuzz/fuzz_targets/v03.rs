@@ -52,7 +52,11 @@ fn jsonrpc(mut input: Input<'_>) {
             .unwrap_or_else(|e| panic!("{method:?}: our own params {written:?} do not read: {e}"))
     };
     let second = reread(&first);
-    assert_eq!(reread(&second), second, "{method:?}: a round trip through the 0.3 params changed the request");
+    assert_eq!(
+        reread(&second),
+        second,
+        "{method:?}: a round trip through the 0.3 params changed the request"
+    );
 }
 
 fn object(mut input: Input<'_>) {
@@ -79,8 +83,8 @@ fn read_write<T: ProtoV03 + PartialEq + Debug>(value: &Value) {
     let Ok(first) = T::from_v03(value) else { return };
     for form in [Form::Json, Form::ProtoJson] {
         let written = first.to_v03(form);
-        let read = T::from_v03(&written)
-            .unwrap_or_else(|e| panic!("our own {form:?} {written} does not read: {e}"));
+        let read =
+            T::from_v03(&written).unwrap_or_else(|e| panic!("our own {form:?} {written} does not read: {e}"));
         let again = T::from_v03(&read.to_v03(form)).expect("a second round trip reads");
         assert_eq!(again, read, "{form:?} round trips disagree: {written}");
     }
