@@ -67,10 +67,11 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     }
     if !failed.is_empty() {
         bail!(
-            "fuzz targets failed: {} (crash inputs under {}; reproduce with `cargo +nightly fuzz run -s none \
-             <target> <input>`, then add the input as a test, see docs/fuzzing.md)",
+            "fuzz targets failed: {} (crash inputs under {}; reproduce by running {}/<target> <input>, then add the \
+             input as a test, see docs/fuzzing.md)",
             failed.join(", "),
-            target_dir.join("artifacts").display()
+            target_dir.join("artifacts").display(),
+            binaries.display()
         );
     }
     Ok(())
