@@ -12,11 +12,14 @@
 //! - `stubs`: gRPC clients generated from `proto/` in other languages against the
 //!   reference server (see `docs/grpc-stubs.md`).
 //! - `bench [--quick] [--url URL]`: the benchmark harness (`crates/a2a-bench`).
+//! - `fuzz [--seconds N] [--target NAME]`: builds the `cargo fuzz` targets and runs each for N s
+//!   (see `docs/fuzzing.md`).
 //! - `ci`: the same checks `.ci/run` performs, for running locally.
 
 mod bench;
 mod codegen;
 mod conformance;
+mod fuzz;
 mod interop;
 mod stubs;
 
@@ -31,11 +34,12 @@ fn main() -> ExitCode {
         Some("conformance") => conformance::run(&args[1..]),
         Some("interop") => interop::run(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
+        Some("fuzz") => fuzz::run(&args[1..]),
         Some("stubs") => stubs::run(&args[1..]),
         Some("ci") => ci(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <codegen [--check] | test | conformance | interop | stubs | bench | ci>"
+                "usage: cargo xtask <codegen [--check] | test | conformance | interop | stubs | bench | fuzz | ci>"
             );
             return ExitCode::from(2);
         }

@@ -88,7 +88,7 @@ impl http_body::Body for GuardedBody {
 }
 
 /// Drops a `grpc-status-details-bin` tonic could not decode.
-fn sanitize(headers: &mut HeaderMap) {
+pub(crate) fn sanitize(headers: &mut HeaderMap) {
     let undecodable = headers.get_all(DETAILS).iter().any(|value| BASE64.decode(value.as_bytes()).is_err());
     if undecodable {
         tracing::debug!("dropped a {DETAILS} header that is not base64");

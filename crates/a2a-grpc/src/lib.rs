@@ -77,10 +77,15 @@
 //! - `tls`: `https://` endpoints (and bare `host:443`) for [`GrpcClient::connect`], with rustls
 //!   and the system's root certificates. Without it, use plain `http://` or build your own
 //!   [`tonic::transport::Channel`] for [`GrpcClient::new`].
+//! - `fuzzing`: a hidden module of entry points into private decoders for the `cargo fuzz`
+//!   targets in `fuzz/` (see `docs/fuzzing.md`); not an API.
 
 mod client;
 mod client_v03;
 pub mod error;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod guard;
 pub mod metadata;
 mod server;

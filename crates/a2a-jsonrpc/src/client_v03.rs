@@ -53,9 +53,14 @@ impl JsonRpcClient {
     ) -> Result<EventStream, Error> {
         let params = request.to_jsonrpc_params();
         let (response, id) = self.open_stream(ctx, request.method().name(), params.as_ref()).await?;
-        let results = sse::results(response, id, read_error, to_value);
-        Ok(a2a_v03::client::read_events(results))
+        Ok(events(response, id))
     }
+}
+
+/// The 1.0 events of a 0.3 agent's SSE response to request `request_id`: the 0.3 results,
+/// translated, ending after the 0.3 stream's final event.
+pub(crate) fn events(response: reqwest::Response, request_id: u64) -> EventStream {
+    a2a_v03::client::read_events(sse::results(response, request_id, read_error, to_value))
 }
 
 #[cfg(test)]

@@ -99,6 +99,8 @@
 //! # Features
 //!
 //! - `tls`: HTTPS for the client (rustls). Off by default.
+//! - `fuzzing`: a hidden module of entry points into private decoders for the `cargo fuzz`
+//!   targets in `fuzz/` (see `docs/fuzzing.md`); not an API. Off by default.
 
 // Lets the docs above link `[`A2aService`]` without spelling the path each time.
 #[cfg(doc)]
@@ -110,6 +112,9 @@ mod context;
 mod dispatch;
 mod envelope;
 pub mod error;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod server;
 mod sse;
 mod v03;

@@ -86,24 +86,85 @@ impl From<serde_json::Error> for JsonError {
 }
 
 /// Parses ProtoJSON bytes into `T`, accepting `null` for absent fields. A data error names the
-/// failing field ([`JsonError::path`]).
+/// failing field ([`JsonError::path`]); a document nested deeper than [`MAX_DEPTH`] is a data error.
 pub fn from_slice<T: DeserializeOwned + prost::Name>(bytes: &[u8]) -> Result<T, JsonError> {
-    match serde_json::from_slice::<T>(bytes) {
-        Ok(value) => Ok(value),
+    let message = match serde_json::from_slice::<T>(bytes) {
+        Ok(message) => message,
         Err(strict) if strict.is_data() => {
             let mut value: Value = serde_json::from_slice(bytes)?;
+            check_depth(&value)?;
             normalize_nulls(&T::full_name(), &mut value);
-            T::deserialize(&value).map_err(|e| JsonError::from(e).at::<T>(&value))
+            return T::deserialize(&value).map_err(|e| JsonError::from(e).at::<T>(&value));
         }
-        Err(other) => Err(other.into()),
+        Err(other) => return Err(other.into()),
+    };
+    // Valid JSON here, so brackets inside strings are the only ones to skip.
+    let mut depth = 0usize;
+    let (mut in_string, mut escaped) = (false, false);
+    for &byte in bytes {
+        match byte {
+            _ if escaped => escaped = false,
+            b'\\' if in_string => escaped = true,
+            b'"' => in_string = !in_string,
+            b'{' | b'[' if !in_string => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Err(too_deep());
+                }
+            }
+            b'}' | b']' if !in_string => depth -= 1,
+            _ => {}
+        }
     }
+    Ok(message)
 }
 
 /// Parses a ProtoJSON value into `T`, accepting `null` for absent fields. A data error names the
-/// failing field ([`JsonError::path`]).
+/// failing field ([`JsonError::path`]); a value nested deeper than [`MAX_DEPTH`] is a data error.
 pub fn from_value<T: DeserializeOwned + prost::Name>(mut value: Value) -> Result<T, JsonError> {
+    check_depth(&value)?;
     normalize_nulls(&T::full_name(), &mut value);
     T::deserialize(&value).map_err(|e| JsonError::from(e).at::<T>(&value))
+}
+
+/// The deepest nesting of JSON objects and arrays that [`from_slice`] and [`from_value`] accept
+/// (the outermost object is level 1).
+///
+/// Inside `google.protobuf.Struct` / `Value` (metadata, data parts) each JSON level costs up to
+/// three nested protobuf messages (`Value`, `Struct`, its map entry), and protobuf decoders, prost
+/// included, refuse more than 100 nested messages. At most 32 levels keep everything the JSON
+/// bindings accept decodable as protobuf, even one level further down (a request's message in a
+/// stored `Task`, a `Task` in a `StreamResponse`): what JSON-RPC and REST take in, the gRPC binding
+/// and the task stores can carry. Fuzzing found metadata nested 60 deep that was accepted over
+/// JSON-RPC, after which the in-memory store could not decode the finished task.
+pub const MAX_DEPTH: usize = 32;
+
+/// `Err` (a data error) if `value` nests objects and arrays deeper than [`MAX_DEPTH`]; for
+/// readers that build messages from JSON without [`from_value`] (the 0.3 translation).
+pub fn check_depth(value: &Value) -> Result<(), JsonError> {
+    fn within(value: &Value, levels: usize) -> bool {
+        match value {
+            Value::Array(items) => levels > 0 && items.iter().all(|item| within(item, levels - 1)),
+            Value::Object(members) => levels > 0 && members.values().all(|member| within(member, levels - 1)),
+            _ => true,
+        }
+    }
+    if within(value, MAX_DEPTH) {
+        Ok(())
+    } else {
+        Err(too_deep())
+    }
+}
+
+fn too_deep() -> JsonError {
+    JsonError {
+        kind: JsonErrorKind::Data,
+        message: format!(
+            "the JSON is nested deeper than {MAX_DEPTH} levels, more than protobuf can carry (see \
+             a2a_proto::json::MAX_DEPTH)"
+        ),
+        path: None,
+    }
 }
 
 /// Fields the spec requires on the wire even at their proto3 default, which ProtoJSON would omit:
@@ -339,6 +400,41 @@ mod tests {
     use super::*;
     use crate::v1::{AgentCard, SendMessageRequest, StreamResponse, Task};
     use serde_json::json;
+
+    /// A SendMessageRequest whose message metadata nests `levels` objects, the whole document
+    /// `levels + 3` deep (request, message, metadata).
+    fn nested_request(levels: usize) -> String {
+        let metadata = format!("{}1{}", r#"{"a":"#.repeat(levels), "}".repeat(levels));
+        format!(
+            r#"{{"message":{{"messageId":"m","role":"ROLE_USER","parts":[{{"text":"hi"}}],"metadata":{{"k":{metadata}}}}}}}"#
+        )
+    }
+
+    #[test]
+    fn json_nested_up_to_max_depth_stays_decodable_as_protobuf_even_wrapped() {
+        // Found by the `protojson` fuzz target: metadata nested 60 deep decoded from JSON, but its
+        // protobuf encoding did not decode (prost's limit of 100 nested messages), so a stored
+        // task holding it could not be read back.
+        let request: SendMessageRequest = from_slice(nested_request(MAX_DEPTH - 3).as_bytes()).unwrap();
+        let task = Task { id: "t".into(), history: vec![request.message.unwrap()], ..Default::default() };
+        let event = StreamResponse::from(task);
+        assert_eq!(StreamResponse::decode(event.encode_to_vec().as_slice()).unwrap(), event);
+    }
+
+    #[test]
+    fn json_nested_deeper_than_max_depth_is_a_data_error() {
+        let deep = nested_request(MAX_DEPTH - 2);
+        let error = from_slice::<SendMessageRequest>(deep.as_bytes()).unwrap_err();
+        assert_eq!(error.kind(), JsonErrorKind::Data);
+        assert!(error.message().contains("nested deeper than 32"), "{error}");
+        let value: Value = serde_json::from_str(&deep).unwrap();
+        assert_eq!(from_value::<SendMessageRequest>(value).unwrap_err().kind(), JsonErrorKind::Data);
+        // Brackets inside strings are text, not nesting.
+        let text = format!(r#"{{"message":{{"messageId":"{}","role":"ROLE_USER"}}}}"#, "{[".repeat(100));
+        assert!(from_slice::<SendMessageRequest>(text.as_bytes()).is_ok());
+        let escaped = r#"{"message":{"messageId":"\"[[[[","role":"ROLE_USER"}}"#;
+        assert!(from_slice::<SendMessageRequest>(escaped.as_bytes()).is_ok());
+    }
 
     #[test]
     fn null_repeated_map_scalar_and_message_fields_read_as_absent() {

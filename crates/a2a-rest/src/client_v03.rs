@@ -93,8 +93,14 @@ impl RestClient {
             return Err(error_v03(status, &body));
         }
         check_event_stream(&response)?;
-        Ok(a2a_v03::client::read_events(sse::decode_with(response, parse_event_v03)))
+        Ok(events(response))
     }
+}
+
+/// The 1.0 events of a 0.3 agent's SSE `response`: the 0.3 events, translated, ending after the
+/// 0.3 stream's final event.
+pub(crate) fn events(response: reqwest::Response) -> EventStream {
+    a2a_v03::client::read_events(sse::decode_with(response, parse_event_v03))
 }
 
 /// The error of a non-2xx answer of a 0.3 agent (`status`, raw `body`):

@@ -123,10 +123,15 @@
 //!
 //! # Features
 //! - `tls`: HTTPS for the client (rustls).
+//! - `fuzzing`: a hidden module of entry points into private decoders for the `cargo fuzz`
+//!   targets in `fuzz/` (see `docs/fuzzing.md`); not an API.
 
 mod client;
 mod client_v03;
 mod error;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod query;
 mod routes;
 mod server;

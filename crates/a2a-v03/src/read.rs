@@ -27,6 +27,12 @@ pub(crate) fn invalid(path: &str, description: impl Into<String>) -> Error {
     Error::invalid_param(if path.is_empty() { "params" } else { path }, description)
 }
 
+/// Invalid params if `params` (a request's 0.3 params or body) nests deeper than the 1.0 bindings
+/// accept ([`a2a_proto::json::MAX_DEPTH`]): what 0.3 takes in must fit the same protobuf messages.
+pub(crate) fn check_depth(params: &Value) -> a2a_core::Result<()> {
+    a2a_proto::json::check_depth(params).map_err(|e| invalid("", e.message()))
+}
+
 /// A human name for a JSON value's type, for error descriptions.
 fn type_name(value: &Value) -> &'static str {
     match value {

@@ -55,6 +55,7 @@ pub fn route(http_method: &str, path: &str, query: Option<&str>, body: Option<&V
     let rest = rest.strip_suffix('/').unwrap_or(rest);
     let segments: Vec<&str> = rest.split('/').collect();
     let body = body.unwrap_or(&Value::Null);
+    crate::read::check_depth(body)?;
     let verb = http_method.to_ascii_uppercase();
     let request = match (verb.as_str(), segments.as_slice()) {
         ("POST", ["message:send"]) => Request::SendMessage(send_message_from_proto(body)?),
@@ -246,6 +247,24 @@ mod tests {
 
     /// HTTP method, path, query, body, and the 0.3 method the route is.
     type Case = (&'static str, &'static str, Option<&'static str>, Option<Value>, crate::Method);
+
+    #[test]
+    fn params_nested_deeper_than_the_1_0_bindings_accept_are_invalid_params() {
+        // What fuzzing found for the 1.0 JSON bindings (`a2a_proto::json::MAX_DEPTH`) holds for
+        // 0.3 requests too: metadata nested 60 deep would make a task no store can decode.
+        let mut metadata = json!(1);
+        for _ in 0..60 {
+            metadata = json!({ "a": metadata });
+        }
+        let body = json!({"message": {"messageId": "m", "role": "ROLE_USER", "content": [{"text": "hi"}],
+                                      "metadata": metadata}});
+        let error = route("POST", "/v1/message:send", None, Some(&body)).unwrap_err();
+        assert!(matches!(error, Error::InvalidParams { .. }), "{error:?}");
+        let params = json!({"message": {"kind": "message", "messageId": "m", "role": "user",
+                                        "parts": [{"kind": "text", "text": "hi"}], "metadata": metadata}});
+        let error = crate::Request::from_jsonrpc(crate::Method::MessageSend, Some(&params)).unwrap_err();
+        assert!(matches!(error, Error::InvalidParams { .. }), "{error:?}");
+    }
 
     #[test]
     fn every_route_maps_to_its_request() {

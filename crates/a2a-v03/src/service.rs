@@ -95,6 +95,7 @@ impl Request {
     /// [`Error::InvalidParams`] naming the 0.3 field.
     pub fn from_jsonrpc(method: Method, params: Option<&Value>) -> Result<Self> {
         let params = params.unwrap_or(&Value::Null);
+        crate::read::check_depth(params)?;
         Ok(match method {
             Method::MessageSend => Request::SendMessage(V03::from_v03(params)?),
             Method::MessageStream => Request::SendStreamingMessage(V03::from_v03(params)?),

@@ -177,3 +177,21 @@ async fn other_http_methods_are_not_allowed() {
     let response = reqwest::Client::new().get(&server.url).send().await.unwrap();
     assert_eq!(response.status(), 405);
 }
+
+#[tokio::test]
+async fn params_nested_deeper_than_protobuf_can_carry_are_invalid_params() {
+    // Found by fuzzing (docs/fuzzing.md): message metadata nested 60 deep was accepted, and the
+    // finished task could then not be decoded by the store. Spec 9.5: invalid params, -32602.
+    let (server, service) = serve_scripted().await;
+    let metadata = format!("{}1{}", r#"{"a":"#.repeat(60), "}".repeat(60));
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{{"message":{{"messageId":"m","role":"ROLE_USER","parts":[{{"text":"hi"}}],"metadata":{metadata}}}}}}}"#
+    );
+    assert_eq!(error_of(&server.url, &body).await, (-32602, json!(7)));
+    // The 0.3 method on the same endpoint too.
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":8,"method":"message/send","params":{{"message":{{"kind":"message","messageId":"m","role":"user","parts":[{{"kind":"text","text":"hi"}}],"metadata":{metadata}}}}}}}"#
+    );
+    assert_eq!(error_of(&server.url, &body).await, (-32602, json!(8)));
+    assert!(service.calls().is_empty());
+}

@@ -144,9 +144,15 @@ pub(crate) fn write_task_config(config: &TaskPushNotificationConfig, form: Form)
         Form::Json => {
             object.insert("taskId".into(), config.task_id.clone().into());
         }
-        Form::ProtoJson => {
+        // Only a name that reads back (`config_from_name`): without a task id, or with a `/` in
+        // an id, `tasks/{task}/pushNotificationConfigs/{id}` names no resource, and the ids travel
+        // in `pushNotificationConfig` alone. (A config without a task id was found by fuzzing.)
+        Form::ProtoJson
+            if !config.task_id.is_empty() && !format!("{}{}", config.task_id, config.id).contains('/') =>
+        {
             object.insert("name".into(), config_name(&config.task_id, &config.id).into());
         }
+        Form::ProtoJson => {}
     }
     object.insert("pushNotificationConfig".into(), write_config(config, form));
     Value::Object(object)
@@ -286,6 +292,19 @@ mod tests {
             ListTaskPushNotificationConfigsResponse::from_v03(&json!({})).unwrap(),
             ListTaskPushNotificationConfigsResponse::default()
         );
+    }
+
+    #[test]
+    fn configs_whose_ids_make_no_resource_name_are_written_without_one_and_read_back() {
+        // Found by the `v03` fuzz target: `{"name": "tasks//pushNotificationConfigs/"}` was written
+        // for a config without task id, and our own reader refused it.
+        for (task_id, id) in [("", ""), ("", "c1"), ("t/1", "c1"), ("t1", "c/1")] {
+            let config = TaskPushNotificationConfig { task_id: task_id.into(), id: id.into(), ..config() };
+            let proto = config.to_v03(Form::ProtoJson);
+            assert!(proto.get("name").is_none(), "{proto}");
+            let read = TaskPushNotificationConfig::from_v03(&proto).unwrap();
+            assert_eq!(read, TaskPushNotificationConfig { task_id: String::new(), ..config });
+        }
     }
 
     #[test]
