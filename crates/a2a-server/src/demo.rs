@@ -184,13 +184,15 @@ pub fn demo_card() -> AgentCard {
             skill("fail", "Failure", "Ends the task FAILED.", &["fail"]),
             skill("reject", "Rejection", "Ends the task REJECTED.", &["reject"]),
             AgentSkill {
-                // File parts of any media type (spec 4.4.5: a skill's input modes override the
-                // card's defaults; the server accepts what any skill accepts).
-                input_modes: vec!["*/*".into()],
+                // Binary and text files (spec 4.4.5: a skill's input modes override the card's
+                // defaults; the server accepts what any skill accepts). Other media types stay
+                // refused with ContentTypeNotSupported, which the demo shows too.
+                input_modes: vec!["application/octet-stream".into(), "text/plain".into()],
                 ..skill(
                     "file",
                     "File digest",
-                    "Reads the message's file parts with bytes (any media type) and answers one line \
+                    "Reads the message's file parts with bytes (application/octet-stream or text/plain) \
+                     and answers one line \
                      `N bytes, sha256 HEX, TYPE` per file: what the agent received.",
                     &["file (with a file part)"],
                 )
