@@ -20,6 +20,28 @@ pub(crate) enum Placement {
     Core(usize),
 }
 
+/// A command for `program` on `placement`'s cores (through `taskset`), and `log` created for
+/// its output.
+fn placed(
+    program: &std::ffi::OsStr,
+    placement: Placement,
+    log: &Path,
+) -> anyhow::Result<(Command, std::fs::File)> {
+    let command = match placement.cpu_list() {
+        Some(cpus) => {
+            let mut command = Command::new("taskset");
+            command.arg("-c").arg(cpus).arg(program);
+            command
+        }
+        None => Command::new(program),
+    };
+    if let Some(dir) = log.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let log_file = std::fs::File::create(log).with_context(|| format!("creating {}", log.display()))?;
+    Ok((command, log_file))
+}
+
 impl Placement {
     /// `taskset`'s CPU list, if pinned.
     fn cpu_list(self) -> Option<String> {
@@ -48,18 +70,7 @@ impl ServerProcess {
         placement: Placement,
         log: &Path,
     ) -> anyhow::Result<Self> {
-        let mut command = match placement.cpu_list() {
-            Some(cpus) => {
-                let mut command = Command::new("taskset");
-                command.arg("-c").arg(cpus).arg(program);
-                command
-            }
-            None => Command::new(program),
-        };
-        if let Some(dir) = log.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        let log_file = std::fs::File::create(log).with_context(|| format!("creating {}", log.display()))?;
+        let (mut command, log_file) = placed(program.as_ref(), placement, log)?;
         let mut child = command
             .args(args)
             .stdin(Stdio::null())
@@ -99,18 +110,7 @@ impl ServerProcess {
         log: &Path,
     ) -> anyhow::Result<Self> {
         let (program, args) = argv.split_first().context("an empty server command")?;
-        let mut command = match placement.cpu_list() {
-            Some(cpus) => {
-                let mut command = Command::new("taskset");
-                command.arg("-c").arg(cpus).arg(program);
-                command
-            }
-            None => Command::new(program),
-        };
-        if let Some(dir) = log.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        let log_file = std::fs::File::create(log).with_context(|| format!("creating {}", log.display()))?;
+        let (mut command, log_file) = placed(program.as_ref(), placement, log)?;
         let child = command
             .args(args)
             .stdin(Stdio::null())
