@@ -23,6 +23,7 @@
 mod cluster;
 mod db;
 mod logic;
+mod outbox;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 #[cfg(feature = "sqlite")]

@@ -18,8 +18,7 @@
 
 use a2a_core::lifecycle::{check_mutation, merge_artifact_head, TaskMutation};
 use a2a_core::store::{
-    check_all, fold_new_task, updated_ms, Cursor, Scope, StoredPushConfig, StoredTask, TaskPage, TaskQuery,
-    TaskView,
+    check_all, updated_ms, Cursor, Scope, StoredPushConfig, StoredTask, TaskPage, TaskQuery, TaskView,
 };
 use a2a_core::{Error, ProtocolVersion};
 use a2a_proto::v1::{Artifact, Message, Part, Task, TaskPushNotificationConfig, TaskState, TaskStatus};
@@ -61,7 +60,7 @@ fn decode_opt<M: prost::Message + Default>(blob: Option<Vec<u8>>) -> Result<Opti
     blob.map(|b| M::decode(b.as_slice())).transpose().map_err(Fail::from)
 }
 
-fn decode<M: prost::Message + Default>(blob: Option<Vec<u8>>) -> Result<M, Fail> {
+pub(crate) fn decode<M: prost::Message + Default>(blob: Option<Vec<u8>>) -> Result<M, Fail> {
     Ok(decode_opt(blob)?.unwrap_or_default())
 }
 
@@ -153,21 +152,6 @@ async fn insert_artifact<D: Db>(db: &mut D, task_id: &str, n: i64, artifact: &Ar
 /// `TaskStore::create`.
 pub(crate) async fn create<D: Db>(db: &mut D, scope: &Scope, task: &Task) -> Result<(), Fail> {
     insert_task(db, scope, task, 1).await
-}
-
-/// `TaskStore::create_and_apply_all`: the changes are folded into the new task in memory
-/// (checked first: a refusal writes nothing), which is then inserted once, at its final state and
-/// `seq`: the same rows as creating it and applying them one by one, in a fraction of the
-/// statements.
-pub(crate) async fn create_and_apply_all<D: Db>(
-    db: &mut D,
-    scope: &Scope,
-    task: &Task,
-    changes: &[TaskMutation<'_>],
-) -> Result<u64, Fail> {
-    let (folded, seq) = fold_new_task(task, changes)?;
-    insert_task(db, scope, &folded, seq).await?;
-    Ok(seq)
 }
 
 /// `TaskStore::apply_all`: checks the chain against the stored state before writing anything
@@ -610,7 +594,7 @@ pub(crate) async fn ping<D: Db>(db: &mut D) -> Result<(), Fail> {
 
 /// The protocol version a push config was stored with (written as `ProtocolVersion::as_str`),
 /// read back by the same parser as the `A2A-Version` header.
-fn version_of(name: &str) -> Result<ProtocolVersion, Fail> {
+pub(crate) fn version_of(name: &str) -> Result<ProtocolVersion, Fail> {
     ProtocolVersion::resolve(Some(name), &[ProtocolVersion::V0_3, ProtocolVersion::V1_0]).map_err(|_| {
         Fail::Db(format!(
             "a stored push config has protocol version {name:?}, which this build does not know"

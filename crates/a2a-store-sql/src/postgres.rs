@@ -13,12 +13,14 @@
 //!   migrate once); a database whose schema is newer than this build, or that holds an
 //!   `a2a_tasks` table that is not ours, is refused.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use a2a_core::error::error_chain;
+use a2a_core::push::{Claimed, Notification, PushOutbox};
 use a2a_core::store::{
-    PushConfigStore, Scope, StoredPushConfig, StoredTask, TaskMutation, TaskPage, TaskQuery, TaskStore,
-    TaskView,
+    fill_task_payloads, fold_new_task, PushConfigStore, Scope, StoredPushConfig, StoredTask, TaskMutation,
+    TaskPage, TaskQuery, TaskStore, TaskView,
 };
 use a2a_core::{ProtocolVersion, Result};
 use a2a_proto::v1::{Task, TaskPushNotificationConfig};
@@ -29,10 +31,11 @@ use tokio_postgres::types::{IsNull, ToSql, Type};
 use tokio_postgres::IsolationLevel;
 
 use crate::db::{Cell, Db, Fail, Param, Row};
-use crate::{logic, OpenError};
+use crate::{logic, outbox, OpenError};
 
 /// The schema, one script per version (`a2a_schema.version` is how many have run).
-const MIGRATIONS: &[&str] = &[include_str!("postgres_v1.sql"), include_str!("postgres_v2.sql")];
+const MIGRATIONS: &[&str] =
+    &[include_str!("postgres_v1.sql"), include_str!("postgres_v2.sql"), include_str!("postgres_v3.sql")];
 
 /// The advisory lock replicas take to migrate one at a time ("A2As").
 const MIGRATION_LOCK: i64 = 0x4132_4173;
@@ -270,12 +273,34 @@ impl TaskStore for PostgresStore {
         scope: &Scope,
         task: &Task,
         changes: &[TaskMutation<'_>],
+        notify: &[Notification],
     ) -> Result<u64> {
-        in_transaction!(self, false, |db| logic::create_and_apply_all(&mut db, scope, task, changes))
+        let (folded, seq) = fold_new_task(task, changes)?;
+        let mut notify = notify.to_vec();
+        fill_task_payloads(&mut notify, &folded);
+        in_transaction!(self, false, |db| async {
+            logic::insert_task(&mut db, scope, &folded, seq).await?;
+            outbox::enqueue(&mut db, &notify).await?;
+            Ok::<_, Fail>(seq)
+        })
     }
 
-    async fn apply_all(&self, _scope: &Scope, task_id: &str, changes: &[TaskMutation<'_>]) -> Result<u64> {
-        in_transaction!(self, false, |db| logic::apply_all(&mut db, task_id, changes))
+    async fn apply_all(
+        &self,
+        scope: &Scope,
+        task_id: &str,
+        changes: &[TaskMutation<'_>],
+        notify: &[Notification],
+    ) -> Result<u64> {
+        in_transaction!(self, false, |db| async {
+            let seq = logic::apply_all(&mut db, task_id, changes).await?;
+            outbox::enqueue_with_task(&mut db, scope, task_id, notify).await?;
+            Ok::<_, Fail>(seq)
+        })
+    }
+
+    fn outbox(&self) -> Option<Arc<dyn PushOutbox>> {
+        Some(Arc::new(self.clone()))
     }
 
     async fn get(&self, scope: &Scope, task_id: &str, view: TaskView) -> Result<Option<StoredTask>> {
@@ -319,5 +344,37 @@ impl PushConfigStore for PostgresStore {
 
     async fn delete(&self, task_id: &str, config_id: &str) -> Result<bool> {
         in_transaction!(self, false, |db| logic::delete_push(&mut db, task_id, config_id))
+    }
+}
+
+/// The push outbox, in the same database as the tasks (see `outbox.rs`).
+#[async_trait]
+impl PushOutbox for PostgresStore {
+    async fn enqueue(&self, notifications: Vec<Notification>) -> Result<()> {
+        in_transaction!(self, false, |db| outbox::enqueue(&mut db, &notifications))
+    }
+
+    async fn claim(&self, owner: &str, now_ms: i64, lease: Duration, limit: usize) -> Result<Vec<Claimed>> {
+        in_transaction!(self, false, |db| outbox::claim(&mut db, owner, now_ms, lease, limit))
+    }
+
+    async fn remove(&self, id: u64) -> Result<()> {
+        in_transaction!(self, false, |db| outbox::remove(&mut db, id))
+    }
+
+    async fn retry_at(&self, id: u64, attempts: u32, first_attempt_ms: i64, next_ms: i64) -> Result<()> {
+        in_transaction!(self, false, |db| outbox::retry_at(&mut db, id, attempts, first_attempt_ms, next_ms))
+    }
+
+    async fn discard(&self, task_id: &str, config_id: &str) -> Result<u64> {
+        in_transaction!(self, false, |db| outbox::discard(&mut db, task_id, config_id))
+    }
+
+    async fn release(&self, owner: Option<&str>) -> Result<()> {
+        in_transaction!(self, false, |db| outbox::release(&mut db, owner))
+    }
+
+    async fn pending(&self) -> Result<u64> {
+        in_transaction!(self, true, |db| outbox::pending(&mut db))
     }
 }

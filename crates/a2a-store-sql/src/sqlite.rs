@@ -31,10 +31,12 @@ use std::pin::pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
+use a2a_core::push::{Claimed, Notification, PushOutbox};
 use a2a_core::store::{
-    fold_new_task, PushConfigStore, Scope, StoredPushConfig, StoredTask, TaskMutation, TaskPage, TaskQuery,
-    TaskStore, TaskView,
+    fill_task_payloads, fold_new_task, PushConfigStore, Scope, StoredPushConfig, StoredTask, TaskMutation,
+    TaskPage, TaskQuery, TaskStore, TaskView,
 };
 use a2a_core::{Error, ProtocolVersion, Result};
 use a2a_proto::v1::{Artifact, Message, Task, TaskPushNotificationConfig, TaskStatus};
@@ -44,13 +46,13 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::db::{Cell, Db, Fail, Param, Row};
-use crate::{logic, OpenError};
+use crate::{logic, outbox, OpenError};
 
 /// `PRAGMA application_id` of our databases ("A2As"): tells our file from another program's.
 const APPLICATION_ID: i64 = 0x4132_4173;
 
 /// The schema, one script per version (`PRAGMA user_version` is how many have run).
-const MIGRATIONS: &[&str] = &[include_str!("sqlite_v1.sql")];
+const MIGRATIONS: &[&str] = &[include_str!("sqlite_v1.sql"), include_str!("sqlite_v2.sql")];
 
 /// At most this many writes share one transaction.
 const MAX_GROUP: usize = 512;
@@ -555,22 +557,41 @@ impl TaskStore for SqliteStore {
         scope: &Scope,
         task: &Task,
         changes: &[TaskMutation<'_>],
+        notify: &[Notification],
     ) -> Result<u64> {
         // Folded here, on the caller's thread: the writer thread only inserts.
         let (folded, seq) = fold_new_task(task, changes)?;
+        let mut notify = notify.to_vec();
+        fill_task_payloads(&mut notify, &folded);
         let scope = scope.clone();
-        self.write(move |db| run(logic::insert_task(db, &scope, &folded, seq))).await?;
+        self.write(move |db| {
+            run(logic::insert_task(db, &scope, &folded, seq))?;
+            run(outbox::enqueue(db, &notify))
+        })
+        .await?;
         Ok(seq)
     }
 
-    async fn apply_all(&self, _scope: &Scope, task_id: &str, changes: &[TaskMutation<'_>]) -> Result<u64> {
-        let task_id = task_id.to_owned();
+    async fn apply_all(
+        &self,
+        scope: &Scope,
+        task_id: &str,
+        changes: &[TaskMutation<'_>],
+        notify: &[Notification],
+    ) -> Result<u64> {
+        let (scope, task_id, notify) = (scope.clone(), task_id.to_owned(), notify.to_vec());
         let changes: Vec<OwnedMutation> = changes.iter().map(|c| OwnedMutation::new(*c)).collect();
         self.write(move |db| {
             let changes: Vec<TaskMutation<'_>> = changes.iter().map(OwnedMutation::get).collect();
-            run(logic::apply_all(db, &task_id, &changes))
+            let seq = run(logic::apply_all(db, &task_id, &changes))?;
+            run(outbox::enqueue_with_task(db, &scope, &task_id, &notify))?;
+            Ok(seq)
         })
         .await
+    }
+
+    fn outbox(&self) -> Option<Arc<dyn PushOutbox>> {
+        Some(Arc::new(self.clone()))
     }
 
     async fn get(&self, scope: &Scope, task_id: &str, view: TaskView) -> Result<Option<StoredTask>> {
@@ -622,6 +643,42 @@ impl PushConfigStore for SqliteStore {
     async fn delete(&self, task_id: &str, config_id: &str) -> Result<bool> {
         let (task_id, config_id) = (task_id.to_owned(), config_id.to_owned());
         self.write(move |db| run(logic::delete_push(db, &task_id, &config_id))).await
+    }
+}
+
+/// The push outbox, in the same file as the tasks (see `outbox.rs`): claims and their
+/// bookkeeping are writes, through the writer thread like any other.
+#[async_trait]
+impl PushOutbox for SqliteStore {
+    async fn enqueue(&self, notifications: Vec<Notification>) -> Result<()> {
+        self.write(move |db| run(outbox::enqueue(db, &notifications))).await
+    }
+
+    async fn claim(&self, owner: &str, now_ms: i64, lease: Duration, limit: usize) -> Result<Vec<Claimed>> {
+        let owner = owner.to_owned();
+        self.write(move |db| run(outbox::claim(db, &owner, now_ms, lease, limit))).await
+    }
+
+    async fn remove(&self, id: u64) -> Result<()> {
+        self.write(move |db| run(outbox::remove(db, id))).await
+    }
+
+    async fn retry_at(&self, id: u64, attempts: u32, first_attempt_ms: i64, next_ms: i64) -> Result<()> {
+        self.write(move |db| run(outbox::retry_at(db, id, attempts, first_attempt_ms, next_ms))).await
+    }
+
+    async fn discard(&self, task_id: &str, config_id: &str) -> Result<u64> {
+        let (task_id, config_id) = (task_id.to_owned(), config_id.to_owned());
+        self.write(move |db| run(outbox::discard(db, &task_id, &config_id))).await
+    }
+
+    async fn release(&self, owner: Option<&str>) -> Result<()> {
+        let owner = owner.map(str::to_owned);
+        self.write(move |db| run(outbox::release(db, owner.as_deref()))).await
+    }
+
+    async fn pending(&self) -> Result<u64> {
+        self.read(|db| run(outbox::pending(db))).await
     }
 }
 

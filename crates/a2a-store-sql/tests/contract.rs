@@ -1,7 +1,11 @@
 //! Both engines keep the store contract (`a2a_core::store::testing`), survive a reopen, and refuse
 //! databases that are not theirs, in use, or newer, without touching them.
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
+
+use a2a_core::push::testing::{claims_are_exclusive, outbox_suite};
+use a2a_core::push::PushOutbox;
 
 use a2a_core::store::testing::{push_config_store_suite, task, task_store_suite};
 use a2a_core::store::{Scope, TaskMutation, TaskStore, TaskView};
@@ -31,6 +35,37 @@ async fn postgres_keeps_the_contract() {
     let store = PostgresStore::connect(db.url()).await.unwrap();
     task_store_suite(&store).await;
     push_config_store_suite(&store).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_keeps_the_outbox_contract() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = std::sync::atomic::AtomicUsize::new(0);
+    outbox_suite(|| {
+        let path = dir.path().join(format!("outbox-{}.sqlite3", n.fetch_add(1, Ordering::Relaxed)));
+        async move { Arc::new(SqliteStore::open(path).unwrap()) as Arc<dyn PushOutbox> }
+    })
+    .await;
+    let shared = Arc::new(SqliteStore::open(dir.path().join("shared.sqlite3")).unwrap());
+    claims_are_exclusive(shared.clone(), shared).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_keeps_the_outbox_contract_and_replicas_never_claim_the_same_notification() {
+    let mut databases = Vec::new();
+    for _ in 0..4 {
+        databases.push(TestDatabase::create("outbox").await);
+    }
+    let urls: std::sync::Mutex<Vec<String>> =
+        std::sync::Mutex::new(databases.iter().map(|d| d.url().to_owned()).collect());
+    outbox_suite(|| {
+        let url = urls.lock().unwrap().pop().expect("one database per check");
+        async move { Arc::new(PostgresStore::connect(&url).await.unwrap()) as Arc<dyn PushOutbox> }
+    })
+    .await;
+    let db = TestDatabase::create("outbox_shared").await;
+    let (a, b) = tokio::join!(PostgresStore::connect(db.url()), PostgresStore::connect(db.url()));
+    claims_are_exclusive(Arc::new(a.unwrap()), Arc::new(b.unwrap())).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

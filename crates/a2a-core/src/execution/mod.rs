@@ -53,10 +53,11 @@ pub(crate) use registry::Registry;
 pub(crate) use subscription::{Step, StreamMode, Subscription};
 
 use crate::cluster::{state_after, Cluster};
+use crate::context::ProtocolVersion;
 use crate::error::{Error, Result};
 use crate::lifecycle::{check_mutation, TaskMutation};
-use crate::push::PushDispatcher;
-use crate::store::{apply_mutation, Scope, TaskStore, TaskView};
+use crate::push::{Notification, PushDispatcher};
+use crate::store::{apply_mutation, Scope, StoredPushConfig, TaskStore, TaskView};
 
 /// What every runtime of a handler writes to and reads from.
 #[derive(Clone)]
@@ -447,12 +448,17 @@ impl TaskRuntime {
             return Ok(());
         }
         let queue = std::mem::take(&mut writing.state.queue);
+        let configs = match self.push_configs().await {
+            Ok(configs) => configs,
+            Err(error) => {
+                // Without the configs the events cannot be stored with their notifications.
+                self.release_primary(queue.len() + usize::from(writing.state.pending.is_some()));
+                let _ = self.tx.send(Envelope::Resync);
+                return Err(error);
+            }
+        };
         // A 0.3 webhook receives the task as it is after each event: one write per event then.
-        let per_event = queue.len() > 1
-            && match &self.push {
-                Some(push) => push.needs_task_after_each_event(&self.task_id).await,
-                None => false,
-            };
+        let per_event = queue.len() > 1 && configs.iter().any(|c| c.version == ProtocolVersion::V0_3);
         let batch = if per_event { 1 } else { queue.len() };
         let mut events = queue.into_iter();
         loop {
@@ -460,7 +466,7 @@ impl TaskRuntime {
             if burst.is_empty() {
                 return Ok(());
             }
-            if let Err(error) = self.store_burst(writing, burst).await {
+            if let Err(error) = self.store_burst(writing, burst, &configs).await {
                 // The events after a failed one were checked against a state that never was.
                 self.release_primary(events.len());
                 return Err(error);
@@ -468,21 +474,43 @@ impl TaskRuntime {
         }
     }
 
-    /// One store call for `burst` (see [`flush_locked`](Self::flush_locked)).
+    /// The task's push configs (none without push delivery).
+    async fn push_configs(&self) -> Result<Vec<StoredPushConfig>> {
+        match &self.push {
+            Some(push) => push.configs(&self.task_id).await,
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// One store call for `burst` (see [`flush_locked`](Self::flush_locked)), with the push
+    /// notifications its events cause for `configs`: in the same store call when the store keeps
+    /// the outbox, else into the in-memory outbox right after it.
     async fn store_burst(
         &self,
         writing: &mut Writing<'_>,
         burst: Vec<(StreamResponse, TaskState)>,
+        configs: &[StoredPushConfig],
     ) -> Result<()> {
         let pending = writing.state.pending.take();
+        let notify = match &self.push {
+            Some(push) if !configs.is_empty() => {
+                let created = pending.as_ref().map(|task| StreamResponse::from(task.clone()));
+                let events: Vec<&StreamResponse> =
+                    created.iter().chain(burst.iter().map(|(event, _)| event)).collect();
+                push.notifications(&self.task_id, configs, &events)
+            }
+            _ => Vec::new(),
+        };
+        let in_store = self.push.as_ref().is_some_and(|push| push.in_store());
+        let passed: &[Notification] = if in_store { &notify } else { &[] };
         writing.armed = true;
         let stored = {
             let changes: Vec<TaskMutation<'_>> = burst.iter().map(|(event, _)| mutation_of(event)).collect();
             match &pending {
-                Some(task) => self.store.create_and_apply_all(&self.scope, task, &changes).await,
+                Some(task) => self.store.create_and_apply_all(&self.scope, task, &changes, passed).await,
                 None => {
                     writing.state.written = None;
-                    self.store.apply_all(&self.scope, &self.task_id, &changes).await
+                    self.store.apply_all(&self.scope, &self.task_id, &changes, passed).await
                 }
             }
         };
@@ -509,6 +537,21 @@ impl TaskRuntime {
                 return Err(error);
             }
         };
+        if let Some(push) = self.push.as_ref().filter(|_| !notify.is_empty()) {
+            if in_store {
+                push.wake();
+            } else {
+                // The stored task is exactly the task after the burst (the caller holds the lock).
+                let task_after = || async {
+                    Ok(self
+                        .store
+                        .get(&self.scope, &self.task_id, TaskView::FULL)
+                        .await?
+                        .map(|stored| stored.task))
+                };
+                push.enqueue(notify, task_after).await;
+            }
+        }
         // The stored task is the created one with this burst folded in (the store contract):
         // kept for a blocking send.
         let mut written = match pending {
@@ -520,25 +563,17 @@ impl TaskRuntime {
             None => None,
         };
         let first_seq = last_seq + 1 - burst.len() as u64;
-        let mut terminal = false;
         for ((event, state), seq) in burst.into_iter().zip(first_seq..) {
-            self.dispatch_push(&event).await;
             let event = Arc::new(event);
             if let Some(written) = &mut written {
                 written.events.push(Arc::clone(&event));
             }
             self.broadcast(&mut writing.state, seq, Arc::clone(&event), state);
             self.tell_cluster(seq, &event, state).await;
-            terminal |= state.is_terminal();
         }
         writing.armed = false;
         if written.is_some() {
             writing.state.written = written;
-        }
-        if terminal {
-            if let Some(push) = &self.push {
-                push.finish_task(&self.task_id);
-            }
         }
         Ok(())
     }
@@ -612,18 +647,14 @@ impl TaskRuntime {
         Ok(())
     }
 
-    /// Stores the pending task, if any, and broadcasts it as event 1. On a store error the task
-    /// stays pending.
+    /// Stores the pending task, if any, and broadcasts it as event 1 (with its push
+    /// notifications). On a store error the task stays pending.
     async fn create_pending(&self, writing: &mut Writing<'_>) -> Result<u32> {
-        let Some(pending) = writing.state.pending.take() else { return Ok(0) };
-        writing.armed = true;
-        if let Err(error) = self.store.create(&self.scope, &pending).await {
-            writing.armed = false;
-            writing.state.pending = Some(pending);
-            return Err(error);
+        if writing.state.pending.is_none() {
+            return Ok(0);
         }
-        self.announce_created(writing, pending).await;
-        writing.armed = false;
+        let configs = self.push_configs().await?;
+        self.store_burst(writing, Vec::new(), &configs).await?;
         Ok(1)
     }
 
@@ -631,9 +662,7 @@ impl TaskRuntime {
     async fn announce_created(&self, writing: &mut Writing<'_>, pending: Task) -> Arc<StreamResponse> {
         self.created.store(true, Ordering::Release);
         let state = pending.state();
-        let event = StreamResponse::from(pending);
-        self.dispatch_push(&event).await;
-        let event = Arc::new(event);
+        let event = Arc::new(StreamResponse::from(pending));
         self.broadcast(&mut writing.state, 1, Arc::clone(&event), state);
         self.tell_cluster(1, &event, state).await;
         event
@@ -796,21 +825,6 @@ impl TaskRuntime {
     fn cancelled_elsewhere(&self, state: TaskState) {
         if state == TaskState::Canceled {
             self.cancellation.cancel();
-        }
-    }
-
-    /// Queues `event` for the task's webhooks. The caller holds `state` and has stored the event,
-    /// so the stored task is exactly the task after it (what a 0.3 webhook receives).
-    async fn dispatch_push(&self, event: &StreamResponse) {
-        if let Some(push) = &self.push {
-            let task_after = || async {
-                Ok(self
-                    .store
-                    .get(&self.scope, &self.task_id, TaskView::FULL)
-                    .await?
-                    .map(|stored| stored.task))
-            };
-            push.dispatch(&self.task_id, event, task_after).await;
         }
     }
 

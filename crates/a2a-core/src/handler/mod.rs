@@ -158,16 +158,19 @@ impl HandlerBuilder {
             ));
         }
         let push_configs = self.push_configs.unwrap_or_else(|| Arc::new(InMemoryPushConfigStore::new()));
+        let tasks: Arc<dyn TaskStore> = self.tasks.unwrap_or_else(|| Arc::new(InMemoryTaskStore::new()));
         let push = self.push_transport.map(|transport| {
-            Arc::new(
-                PushDispatcher::new(
-                    transport,
-                    Arc::clone(&push_configs),
-                    self.policy.clone(),
-                    self.push_timeout,
-                )
-                .with_retry_policy(self.push_retry),
+            let dispatcher = PushDispatcher::new(
+                transport,
+                Arc::clone(&push_configs),
+                self.policy.clone(),
+                self.push_timeout,
             )
+            .with_retry_policy(self.push_retry);
+            Arc::new(match tasks.outbox() {
+                Some(outbox) => dispatcher.with_store_outbox(outbox),
+                None => dispatcher,
+            })
         });
         let runtime = match &self.cluster {
             Some(_) => Some(tokio::runtime::Handle::try_current().map_err(|_| {
@@ -179,7 +182,7 @@ impl HandlerBuilder {
             card: self.card,
             extended_card: self.extended_card,
             executor: self.executor,
-            tasks: self.tasks.unwrap_or_else(|| Arc::new(InMemoryTaskStore::new())),
+            tasks,
             push_configs,
             push,
             cluster: self.cluster,
@@ -228,7 +231,8 @@ impl DefaultRequestHandler {
     /// default marks it `FAILED` with a status message saying the server restarted; an executor
     /// can resume it instead. Subscribers and clients polling GetTask see the outcome like any
     /// other event. Call it once, at startup, before serving. Returns how many tasks were handed
-    /// over.
+    /// over. It also starts delivering the push notifications a previous run left in the outbox
+    /// ([`crate::push::outbox`]).
     ///
     /// With a [cluster](HandlerBuilder::cluster), the tasks to resolve are those whose runner
     /// died, whichever replica ran them ([`Cluster::heartbeat`]), and not the ones live replicas
@@ -237,6 +241,12 @@ impl DefaultRequestHandler {
     /// run left are resolved once that run's heartbeat expires.
     pub async fn recover(&self) -> Result<usize> {
         let inner = &self.inner;
+        if let Some(push) = &inner.push {
+            // Notifications a previous run left in the outbox go out now; a single server holds
+            // the only leases, so those of its previous run are released (replicas wait for the
+            // leases of a dead one to expire).
+            push.start(inner.cluster.is_none()).await?;
+        }
         if let Some(cluster) = &inner.cluster {
             let count = inner.resolve_orphans(cluster).await?;
             tokio::spawn(heartbeat(Arc::downgrade(inner), cluster.heartbeat_interval()));
@@ -873,7 +883,7 @@ impl A2aService for DefaultRequestHandler {
         // spec 3.1.10: idempotent, deleting a missing config succeeds.
         inner.push_configs.delete(&request.task_id, &request.id).await?;
         if let Some(push) = &inner.push {
-            push.forget_config(&request.task_id, &request.id);
+            push.discard(&request.task_id, &request.id).await?;
         }
         Ok(())
     }

@@ -10,33 +10,38 @@
 //! Core owns what is sent and in which order; the HTTP request itself goes through a
 //! [`PushTransport`] (the reference server provides one over HTTP that checks every resolved
 //! address against the [`DestinationPolicy`] and writes the 0.3 body, which core cannot: the 0.3
-//! JSON lives in `a2a-v03`, above core). Each config has one worker draining an ordered queue, so
-//! a slow webhook delays only its own notifications, never the agent or other webhooks.
+//! JSON lives in `a2a-v03`, above core).
 //!
 //! # Delivery
 //!
-//! At least once, in order per config: each attempt has a timeout; a connection failure, a
-//! timeout, a 5xx or a 429 is retried after an exponential backoff with jitter (a `Retry-After`
-//! the receiver sends is honoured), other answers are final. Notification n+1 of a config is
-//! not sent before n is delivered or given up. A notification is given up when its
-//! [`RetryPolicy`] budget (attempts, age) is spent: a warning names the task, the config, the
-//! URL's host and the last failure, and [`PushDispatcher::stats`] counts it. A receiver may get
-//! a notification twice (a delivery whose answer was lost is retried): the task id, the event's
-//! kind and its status timestamp or artifact id tell duplicates apart (`docs/push.md`).
+//! At least once, in order per config, through the [outbox](outbox): each notification is
+//! stored (with the task change that caused it, when the task store keeps an outbox), then
+//! claimed and attempted by the dispatcher's pump, so a slow webhook delays only its own
+//! notifications, never the agent or other webhooks, and what was not delivered survives a
+//! restart. Each attempt has a timeout; a connection failure, a timeout, a 5xx or a 429 is
+//! retried after an exponential backoff with jitter (a `Retry-After` the receiver sends is
+//! honoured), other answers are final. Notification n+1 of a config is not sent before n is
+//! delivered or given up. A notification is given up when its [`RetryPolicy`] budget (attempts,
+//! age) is spent: a warning names the task, the config, the URL's host and the last failure, and
+//! [`PushDispatcher::stats`] counts it. A receiver may get a notification twice (a delivery whose
+//! answer was lost is retried): the task id, the event's kind and its status timestamp or
+//! artifact id tell duplicates apart (`docs/push.md`).
 
 pub mod destination;
+pub mod outbox;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
-use std::collections::HashMap;
 use std::future::Future;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use a2a_proto::v1::{stream_response::Payload, StreamResponse, Task, TaskPushNotificationConfig};
 use async_trait::async_trait;
 use bytes::Bytes;
-use tokio::sync::mpsc;
 
 pub use destination::{DestinationPolicy, IpNet};
+pub use outbox::{Claimed, MemoryOutbox, Notification, PushOutbox};
 
 use crate::context::ProtocolVersion;
 use crate::error::Result;
@@ -47,8 +52,6 @@ use crate::store::{PushConfigStore, StoredPushConfig};
 /// AuthenticationInfo), and the 1.x SDKs (Python, JS) keep sending this one (INTEROP-NOTES: a2a-rs
 /// spells it `A2A-Notification-Token`; receivers should accept both).
 pub const TOKEN_HEADER: &str = "X-A2A-Notification-Token";
-/// How many notifications may wait per config before new ones are dropped (logged and counted).
-pub const QUEUE_CAPACITY: usize = 1024;
 
 /// Why one attempt to deliver a notification failed, as the transport saw it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -148,7 +151,8 @@ pub struct PushStats {
     pub retried: u64,
     /// Notifications given up: a final failure, or the retry budget spent.
     pub given_up: u64,
-    /// Notifications dropped because their config's queue was full.
+    /// Notifications that could not be stored in the outbox (the in-memory one was full, see
+    /// [`outbox::MEMORY_OUTBOX_CAPACITY`]), logged and dropped.
     pub dropped: u64,
 }
 
@@ -213,63 +217,130 @@ pub trait PushTransport: Send + Sync + 'static {
     async fn send(&self, request: PushRequest) -> std::result::Result<(), PushFailure>;
 }
 
-/// One queued notification: the config as it was when the event was dispatched (so a config
-/// replaced under the same id is used from its next event on), and the body.
-struct Queued {
-    task_id: Arc<str>,
-    config: StoredPushConfig,
-    payload: PushPayload,
+/// How often the pump looks for due notifications without being woken: retries scheduled by
+/// other replicas, leases of dead ones that expired.
+const POLL: Duration = Duration::from_secs(1);
+/// Notifications being attempted at once, per dispatcher (one per config at most).
+pub const MAX_IN_FLIGHT: usize = 64;
+
+/// Milliseconds since the epoch, advancing with Tokio's clock (so tests with a paused clock see
+/// retries come due), anchored at the wall clock (so times stored in a durable outbox mean the
+/// same to the next run).
+#[derive(Debug, Clone, Copy)]
+struct Clock {
+    wall_ms: i64,
+    start: tokio::time::Instant,
 }
 
-/// Fans a task's events out to its webhooks. Shared by all tasks of a handler.
+impl Clock {
+    fn new() -> Self {
+        let wall = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        Clock { wall_ms: wall.as_millis() as i64, start: tokio::time::Instant::now() }
+    }
+
+    fn now_ms(&self) -> i64 {
+        self.wall_ms + self.start.elapsed().as_millis() as i64
+    }
+}
+
+fn millis(duration: Duration) -> i64 {
+    duration.as_millis().try_into().unwrap_or(i64::MAX)
+}
+
+/// Fans a task's events out to its webhooks through the [outbox](outbox). Shared by all tasks of
+/// a handler.
 pub struct PushDispatcher {
+    pump: Arc<Pump>,
+    configs: Arc<dyn PushConfigStore>,
+    /// Whether the outbox is the task store's own (notifications are written with the task
+    /// change, in its transaction) rather than a [`MemoryOutbox`] filled after it.
+    in_store: bool,
+    started: std::sync::atomic::AtomicBool,
+    stop: tokio_util::sync::CancellationToken,
+}
+
+/// What delivers: claims due notifications from the outbox and attempts each once.
+struct Pump {
+    outbox: Arc<dyn PushOutbox>,
     transport: Arc<dyn PushTransport>,
-    store: Arc<dyn PushConfigStore>,
     policy: DestinationPolicy,
     timeout: Duration,
     retry: RetryPolicy,
-    counters: Arc<Counters>,
-    workers: Mutex<HashMap<(String, String), mpsc::Sender<Queued>>>,
+    counters: Counters,
+    /// This dispatcher's lease owner name (unique per process run).
+    owner: String,
+    wake: tokio::sync::Notify,
+    clock: Clock,
+    slots: Arc<tokio::sync::Semaphore>,
 }
 
 impl std::fmt::Debug for PushDispatcher {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PushDispatcher")
-            .field("policy", &self.policy)
-            .field("timeout", &self.timeout)
+            .field("policy", &self.pump.policy)
+            .field("timeout", &self.pump.timeout)
+            .field("in_store", &self.in_store)
             .finish()
     }
 }
 
+impl Drop for PushDispatcher {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
 impl PushDispatcher {
-    /// A dispatcher sending through `transport` to the configs in `store`.
+    /// A dispatcher sending through `transport` to the configs in `configs`, with an outbox in
+    /// memory ([`MemoryOutbox`]; see [`with_store_outbox`](Self::with_store_outbox)).
     pub fn new(
         transport: Arc<dyn PushTransport>,
-        store: Arc<dyn PushConfigStore>,
+        configs: Arc<dyn PushConfigStore>,
         policy: DestinationPolicy,
         timeout: Duration,
     ) -> Self {
         PushDispatcher {
-            transport,
-            store,
-            policy,
-            timeout,
-            retry: RetryPolicy::default(),
-            counters: Arc::default(),
-            workers: Mutex::new(HashMap::new()),
+            pump: Arc::new(Pump {
+                outbox: Arc::new(MemoryOutbox::new()),
+                transport,
+                policy,
+                timeout,
+                retry: RetryPolicy::default(),
+                counters: Counters::default(),
+                owner: format!("push-{}", a2a_proto::new_id()),
+                wake: tokio::sync::Notify::new(),
+                clock: Clock::new(),
+                slots: Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT)),
+            }),
+            configs,
+            in_store: false,
+            started: std::sync::atomic::AtomicBool::new(false),
+            stop: tokio_util::sync::CancellationToken::new(),
         }
+    }
+
+    fn pump_mut(&mut self) -> &mut Pump {
+        Arc::get_mut(&mut self.pump).expect("configured before it starts")
     }
 
     /// Retries failed deliveries within `retry` (default [`RetryPolicy::default`]).
     pub fn with_retry_policy(mut self, retry: RetryPolicy) -> Self {
-        self.retry = retry;
+        self.pump_mut().retry = retry;
+        self
+    }
+
+    /// Uses the task store's own outbox ([`TaskStore::outbox`](crate::store::TaskStore::outbox)):
+    /// notifications are then written by the store with the task change that caused them.
+    pub fn with_store_outbox(mut self, outbox: Arc<dyn PushOutbox>) -> Self {
+        self.pump_mut().outbox = outbox;
+        self.in_store = true;
         self
     }
 
     /// What has been delivered, retried, given up and dropped so far.
     pub fn stats(&self) -> PushStats {
         let read = |c: &std::sync::atomic::AtomicU64| c.load(std::sync::atomic::Ordering::Relaxed);
-        let c = &self.counters;
+        let c = &self.pump.counters;
         PushStats {
             delivered: read(&c.delivered),
             retried: read(&c.retried),
@@ -278,142 +349,200 @@ impl PushDispatcher {
         }
     }
 
+    /// How many notifications wait in the outbox (for this process, or, with a shared store,
+    /// for every replica).
+    pub async fn pending(&self) -> Result<u64> {
+        self.pump.outbox.pending().await
+    }
+
     /// The destination policy in force.
     pub fn policy(&self) -> &DestinationPolicy {
-        &self.policy
+        &self.pump.policy
     }
 
-    /// Whether a webhook of `task_id` receives the whole task after each event (a 0.3 config):
-    /// then each event must be stored on its own, so that the task read after it is the task
-    /// after that event (the task runtime's write-behind asks). A config store that cannot answer
-    /// counts as yes.
-    pub(crate) async fn needs_task_after_each_event(&self, task_id: &str) -> bool {
-        match self.store.list(task_id).await {
-            Ok(configs) => configs.iter().any(|c| c.version == ProtocolVersion::V0_3),
-            Err(_) => true,
+    /// Whether notifications go to the task store with the change that caused them (its own
+    /// outbox), rather than to the in-memory outbox after it.
+    pub(crate) fn in_store(&self) -> bool {
+        self.in_store
+    }
+
+    /// The push configs of `task_id`, in creation order.
+    pub(crate) async fn configs(&self, task_id: &str) -> Result<Vec<StoredPushConfig>> {
+        self.configs.list(task_id).await
+    }
+
+    /// The notifications `events` of `task_id` cause, one per event and config, in order. A 1.0
+    /// config gets the event (encoded once, shared); a 0.3 config the task after the event:
+    /// the event itself when it is the task, else `None`, the task as the write of these events
+    /// leaves it (which is the task after the event when the event is the last one written).
+    pub(crate) fn notifications(
+        &self,
+        task_id: &str,
+        configs: &[StoredPushConfig],
+        events: &[&StreamResponse],
+    ) -> Vec<Notification> {
+        if configs.is_empty() {
+            return Vec::new();
         }
+        let needs = |version| configs.iter().any(|c| c.version == version);
+        let (v1_0, v0_3) = (needs(ProtocolVersion::V1_0), needs(ProtocolVersion::V0_3));
+        let mut out = Vec::with_capacity(events.len() * configs.len());
+        for event in events {
+            let body = if v1_0 {
+                match serde_json::to_vec(event) {
+                    Ok(body) => Some(PushPayload::StreamResponse(Bytes::from(body))),
+                    Err(error) => {
+                        tracing::error!(task_id, %error, "push: cannot serialize event, notification dropped");
+                        None
+                    }
+                }
+            } else {
+                None
+            };
+            let task = match (&event.payload, v0_3) {
+                (Some(Payload::Task(task)), true) => Some(PushPayload::TaskV0_3(Arc::new(task.clone()))),
+                _ => None,
+            };
+            for config in configs {
+                let payload = match config.version {
+                    ProtocolVersion::V1_0 => match &body {
+                        Some(body) => Some(body.clone()),
+                        None => continue,
+                    },
+                    ProtocolVersion::V0_3 => task.clone(),
+                };
+                out.push(Notification { task_id: task_id.to_owned(), config: config.clone(), payload });
+            }
+        }
+        out
     }
 
-    /// Queues `event` for every config of `task_id`, each in its version's format. Never waits
-    /// for a webhook.
-    ///
-    /// `task_after` reads the task as it is after `event` (the caller has stored the event). It is
-    /// called only when a 0.3 config needs the task and the event is not the task itself, so 1.0
-    /// configs cost no copy of the task.
-    pub async fn dispatch<F, Fut>(&self, task_id: &str, event: &StreamResponse, task_after: F)
+    /// Puts notifications in the in-memory outbox (a store without an outbox of its own), after
+    /// the task change was written; `task_after` reads the task for those without a body.
+    pub(crate) async fn enqueue<F, Fut>(&self, mut notifications: Vec<Notification>, task_after: F)
     where
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<Option<Task>>>,
     {
-        let configs = match self.store.list(task_id).await {
-            Ok(configs) => configs,
-            Err(error) => {
-                tracing::warn!(task_id, %error, "push: cannot read push configs");
-                return;
+        if notifications.iter().any(|n| n.payload.is_none()) {
+            match task_after().await {
+                Ok(Some(task)) => {
+                    let task = PushPayload::TaskV0_3(Arc::new(task));
+                    for notification in notifications.iter_mut().filter(|n| n.payload.is_none()) {
+                        notification.payload = Some(task.clone());
+                    }
+                }
+                result => {
+                    let error =
+                        result.err().map(|e| e.to_string()).unwrap_or_else(|| "the task is gone".into());
+                    let task_id = &notifications[0].task_id;
+                    tracing::warn!(%task_id, %error, "push: cannot read the task, 0.3 notifications dropped");
+                    notifications.retain(|n| n.payload.is_some());
+                }
             }
-        };
-        if configs.is_empty() {
+        }
+        let count = notifications.len() as u64;
+        if let Err(error) = self.pump.outbox.enqueue(notifications).await {
+            self.pump.counters.dropped.fetch_add(count, std::sync::atomic::Ordering::Relaxed);
+            tracing::warn!(%error, count, "push: notifications dropped");
+        }
+        self.wake();
+    }
+
+    /// Tells the pump that notifications were stored (starting it if it is not running).
+    pub(crate) fn wake(&self) {
+        self.ensure_started();
+        self.pump.wake.notify_one();
+    }
+
+    /// Starts delivering what the outbox holds. `release`: first release every lease in it (a
+    /// single server: the run that held them is gone). Called at startup by
+    /// [`DefaultRequestHandler::recover`](crate::DefaultRequestHandler::recover).
+    pub async fn start(&self, release: bool) -> Result<()> {
+        if release {
+            self.pump.outbox.release(None).await?;
+        }
+        self.ensure_started();
+        self.pump.wake.notify_one();
+        Ok(())
+    }
+
+    fn ensure_started(&self) {
+        if self.started.load(std::sync::atomic::Ordering::Acquire) {
             return;
         }
-        let needs = |version| configs.iter().any(|c| c.version == version);
-        let v1_0 = if needs(ProtocolVersion::V1_0) {
-            match serde_json::to_vec(event) {
-                Ok(body) => Some(PushPayload::StreamResponse(Bytes::from(body))),
-                Err(error) => {
-                    tracing::error!(task_id, %error, "push: cannot serialize event");
-                    None
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        if !self.started.swap(true, std::sync::atomic::Ordering::AcqRel) {
+            runtime.spawn(Arc::clone(&self.pump).run(self.stop.clone()));
+        }
+    }
+
+    /// A config was deleted: its pending notifications are dropped (spec 3.1.10: it is no
+    /// longer notified). One already being attempted may still arrive.
+    pub async fn discard(&self, task_id: &str, config_id: &str) -> Result<()> {
+        self.pump.outbox.discard(task_id, config_id).await.map(drop)
+    }
+}
+
+impl Pump {
+    /// How long a claim lasts: an attempt's timeout, twice, plus a margin.
+    fn lease(&self) -> Duration {
+        self.timeout.saturating_mul(2) + Duration::from_secs(10)
+    }
+
+    async fn run(self: Arc<Self>, stop: tokio_util::sync::CancellationToken) {
+        let mut failing = false;
+        loop {
+            let free = self.slots.available_permits();
+            if free > 0 {
+                match self.outbox.claim(&self.owner, self.clock.now_ms(), self.lease(), free).await {
+                    Ok(claimed) => {
+                        failing = false;
+                        for notification in claimed {
+                            let Ok(permit) = Arc::clone(&self.slots).try_acquire_owned() else { break };
+                            let pump = Arc::clone(&self);
+                            tokio::spawn(async move {
+                                pump.attempt(notification).await;
+                                drop(permit);
+                                pump.wake.notify_one();
+                            });
+                        }
+                    }
+                    Err(error) => {
+                        if !failing {
+                            tracing::warn!(%error, "push: cannot read the outbox (retrying every second)");
+                        }
+                        failing = true;
+                    }
                 }
             }
-        } else {
-            None
-        };
-        let v0_3 = if needs(ProtocolVersion::V0_3) {
-            let task = match &event.payload {
-                Some(Payload::Task(task)) => Ok(Some(task.clone())),
-                _ => task_after().await,
-            };
-            match task {
-                Ok(Some(task)) => Some(PushPayload::TaskV0_3(Arc::new(task))),
-                Ok(None) => {
-                    tracing::warn!(task_id, "push: the task is gone, 0.3 notification dropped");
-                    None
-                }
-                Err(error) => {
-                    tracing::warn!(task_id, %error, "push: cannot read the task, 0.3 notification dropped");
-                    None
-                }
-            }
-        } else {
-            None
-        };
-        let task: Arc<str> = Arc::from(task_id);
-        let mut workers = self.workers.lock().expect("push workers lock");
-        for config in configs {
-            let payload = match config.version {
-                ProtocolVersion::V1_0 => &v1_0,
-                ProtocolVersion::V0_3 => &v0_3,
-            };
-            let Some(payload) = payload.clone() else { continue };
-            let config_id = config.config.id.clone();
-            let key = (task_id.to_owned(), config_id.clone());
-            let sender = workers.entry(key).or_insert_with(|| self.spawn_worker());
-            let queued = Queued { task_id: Arc::clone(&task), config, payload };
-            if let Err(mpsc::error::TrySendError::Full(_)) = sender.try_send(queued) {
-                Counters::add(&self.counters.dropped);
-                tracing::warn!(task_id, config_id, "push: queue full, notification dropped");
+            tokio::select! {
+                () = stop.cancelled() => return,
+                () = self.wake.notified() => {}
+                () = tokio::time::sleep(POLL) => {}
             }
         }
     }
 
-    /// The task reached a terminal state: its workers finish what is queued, then stop.
-    pub fn finish_task(&self, task_id: &str) {
-        self.workers.lock().expect("push workers lock").retain(|(task, _), _| task != task_id);
-    }
-
-    /// A config was deleted: stop its worker after what is already queued (spec 3.1.10).
-    pub fn forget_config(&self, task_id: &str, config_id: &str) {
-        self.workers.lock().expect("push workers lock").remove(&(task_id.to_owned(), config_id.to_owned()));
-    }
-
-    fn spawn_worker(&self) -> mpsc::Sender<Queued> {
-        let (tx, mut rx) = mpsc::channel::<Queued>(QUEUE_CAPACITY);
-        let worker = Worker {
-            transport: Arc::clone(&self.transport),
-            policy: self.policy.clone(),
-            timeout: self.timeout,
-            retry: self.retry,
-            counters: Arc::clone(&self.counters),
-        };
-        tokio::spawn(async move {
-            while let Some(queued) = rx.recv().await {
-                worker.deliver(queued).await;
-            }
-        });
-        tx
-    }
-}
-
-/// One config's worker: delivers its notifications one at a time, in order.
-struct Worker {
-    transport: Arc<dyn PushTransport>,
-    policy: DestinationPolicy,
-    timeout: Duration,
-    retry: RetryPolicy,
-    counters: Arc<Counters>,
-}
-
-impl Worker {
-    /// Delivers one notification, retrying within the policy; returns when it is delivered or
-    /// given up.
-    async fn deliver(
-        &self,
-        Queued { task_id, config: StoredPushConfig { config, version }, payload }: Queued,
-    ) {
+    /// Attempts one notification once, then removes it (delivered or given up) or schedules its
+    /// next attempt.
+    async fn attempt(self: &Arc<Self>, claimed: Claimed) {
+        let Claimed {
+            id,
+            task_id,
+            config: StoredPushConfig { config, version },
+            payload,
+            attempts,
+            first_attempt_ms,
+        } = claimed;
+        let first = first_attempt_ms.unwrap_or_else(|| self.clock.now_ms());
+        let attempt = attempts + 1;
         let host = match self.policy.check_url(&config.url) {
             Ok(url) => url.host_str().unwrap_or_default().to_owned(),
             Err(reason) => {
                 Counters::add(&self.counters.given_up);
                 tracing::warn!(%task_id, config_id = %config.id, %reason, "push: destination refused, notification given up");
+                self.remove(id).await;
                 return;
             }
         };
@@ -423,38 +552,45 @@ impl Worker {
             payload,
             timeout: self.timeout,
         };
-        let started = tokio::time::Instant::now();
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            let failure = match tokio::time::timeout(self.timeout, self.transport.send(request.clone())).await
-            {
-                Ok(Ok(())) => {
-                    Counters::add(&self.counters.delivered);
-                    return;
-                }
-                Ok(Err(failure)) => failure,
-                Err(_) => {
-                    PushFailure::new(FailureKind::Timeout, format!("no answer within {:?}", self.timeout))
-                }
-            };
-            let wait = failure.retry_after.unwrap_or_else(|| self.retry.backoff(attempt).mul_f64(jitter()));
-            let wait = wait.min(self.retry.max_backoff);
-            let within_budget =
-                attempt < self.retry.max_attempts && started.elapsed() + wait <= self.retry.max_age;
-            if failure.retryable() && within_budget {
-                Counters::add(&self.counters.retried);
-                tracing::debug!(%task_id, config_id = %config.id, %host, attempt, %failure, ?wait, "push: attempt failed, retrying");
-                tokio::time::sleep(wait).await;
-                continue;
+        let failure = match tokio::time::timeout(self.timeout, self.transport.send(request)).await {
+            Ok(Ok(())) => {
+                Counters::add(&self.counters.delivered);
+                self.remove(id).await;
+                return;
             }
-            Counters::add(&self.counters.given_up);
-            let why = if failure.retryable() { "retry budget spent" } else { "final failure" };
-            tracing::warn!(
-                %task_id, config_id = %config.id, %host, attempts = attempt, last = %failure, why,
-                "push: notification given up"
-            );
+            Ok(Err(failure)) => failure,
+            Err(_) => PushFailure::new(FailureKind::Timeout, format!("no answer within {:?}", self.timeout)),
+        };
+        let wait = failure.retry_after.unwrap_or_else(|| self.retry.backoff(attempt).mul_f64(jitter()));
+        let wait = wait.min(self.retry.max_backoff);
+        let now = self.clock.now_ms();
+        let within_budget =
+            attempt < self.retry.max_attempts && now - first + millis(wait) <= millis(self.retry.max_age);
+        if failure.retryable() && within_budget {
+            Counters::add(&self.counters.retried);
+            tracing::debug!(%task_id, config_id = %config.id, %host, attempt, %failure, ?wait, "push: attempt failed, retrying");
+            if let Err(error) = self.outbox.retry_at(id, attempt, first, now + millis(wait)).await {
+                tracing::warn!(%task_id, %error, "push: cannot record a failed attempt (retried when its lease expires)");
+            }
+            let pump = Arc::clone(self);
+            tokio::spawn(async move {
+                tokio::time::sleep(wait).await;
+                pump.wake.notify_one();
+            });
             return;
+        }
+        Counters::add(&self.counters.given_up);
+        let why = if failure.retryable() { "retry budget spent" } else { "final failure" };
+        tracing::warn!(
+            %task_id, config_id = %config.id, %host, attempts = attempt, last = %failure, why,
+            "push: notification given up"
+        );
+        self.remove(id).await;
+    }
+
+    async fn remove(&self, id: u64) {
+        if let Err(error) = self.outbox.remove(id).await {
+            tracing::warn!(%error, "push: cannot remove a finished notification (it may be sent again)");
         }
     }
 }
@@ -527,8 +663,8 @@ mod tests {
     /// Answers each attempt from a script (then 2xx), recording when each came and its body.
     #[derive(Default)]
     struct Scripted {
-        script: Mutex<std::collections::VecDeque<std::result::Result<(), PushFailure>>>,
-        attempts: Mutex<Vec<(tokio::time::Instant, String)>>,
+        script: std::sync::Mutex<std::collections::VecDeque<std::result::Result<(), PushFailure>>>,
+        attempts: std::sync::Mutex<Vec<(tokio::time::Instant, String)>>,
     }
 
     #[async_trait]
@@ -558,7 +694,8 @@ mod tests {
             ..Default::default()
         };
         store.put(config, ProtocolVersion::V1_0).await.unwrap();
-        let transport = Arc::new(Scripted { script: Mutex::new(script.into()), ..Default::default() });
+        let transport =
+            Arc::new(Scripted { script: std::sync::Mutex::new(script.into()), ..Default::default() });
         let dispatcher = PushDispatcher::new(
             transport.clone(),
             store,
@@ -576,6 +713,14 @@ mod tests {
             ..Default::default()
         }
         .into()
+    }
+
+    /// What the task runtime does with an event of task `t` (with an in-memory outbox).
+    async fn dispatch(dispatcher: &PushDispatcher, n: u32) {
+        let configs = dispatcher.configs("t").await.unwrap();
+        let event = event(n);
+        let notifications = dispatcher.notifications("t", &configs, &[&event]);
+        dispatcher.enqueue(notifications, || async { Ok(None) }).await;
     }
 
     async fn settle(dispatcher: &PushDispatcher, delivered_or_given_up: u64) -> PushStats {
@@ -601,7 +746,7 @@ mod tests {
         let (dispatcher, transport) =
             dispatcher(vec![status(500), connect, timeout, status(429)], RetryPolicy::default()).await;
         for n in 1..=2 {
-            dispatcher.dispatch("t", &event(n), || async { Ok(None) }).await;
+            dispatch(&dispatcher, n).await;
         }
         let stats = settle(&dispatcher, 2).await;
         assert_eq!(stats, PushStats { delivered: 2, retried: 4, given_up: 0, dropped: 0 });
@@ -629,7 +774,7 @@ mod tests {
         let (dispatcher, transport) =
             dispatcher(vec![Err(throttled), status(404)], RetryPolicy::default()).await;
         for n in 1..=3 {
-            dispatcher.dispatch("t", &event(n), || async { Ok(None) }).await;
+            dispatch(&dispatcher, n).await;
         }
         let stats = settle(&dispatcher, 3).await;
         assert_eq!(
@@ -647,7 +792,7 @@ mod tests {
         let retry = RetryPolicy { max_attempts: 3, ..RetryPolicy::default() };
         let (dispatcher, transport) = dispatcher(vec![status(503); 3], retry).await;
         for n in 1..=2 {
-            dispatcher.dispatch("t", &event(n), || async { Ok(None) }).await;
+            dispatch(&dispatcher, n).await;
         }
         let stats = settle(&dispatcher, 2).await;
         assert_eq!(stats, PushStats { delivered: 1, retried: 2, given_up: 1, dropped: 0 });
@@ -655,7 +800,7 @@ mod tests {
 
         let by_age = RetryPolicy { max_age: Duration::from_secs(2), ..RetryPolicy::default() };
         let (dispatcher, transport) = dispatcher_with_failures(by_age).await;
-        dispatcher.dispatch("t", &event(1), || async { Ok(None) }).await;
+        dispatch(&dispatcher, 1).await;
         assert_eq!(settle(&dispatcher, 1).await.given_up, 1);
         let attempts = transport.attempts.lock().unwrap();
         assert!(attempts.len() >= 2 && attempts.last().unwrap().0 - attempts[0].0 <= Duration::from_secs(2));

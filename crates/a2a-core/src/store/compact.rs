@@ -30,9 +30,13 @@ use std::sync::{Arc, RwLock};
 use a2a_proto::v1::{Task, TaskState};
 use async_trait::async_trait;
 
-use super::{updated_ms, Cursor, Scope, StoredTask, TaskMutation, TaskPage, TaskQuery, TaskStore, TaskView};
+use super::{
+    refuse_notifications, updated_ms, Cursor, Scope, StoredTask, TaskMutation, TaskPage, TaskQuery,
+    TaskStore, TaskView,
+};
 use crate::error::{Error, Result};
 use crate::lifecycle::{apply_mutation, check_mutation, is_event};
+use crate::push::Notification;
 use crate::store::{check_all, fold_new_task};
 
 /// How many of the most recently finished tasks stay unfrozen.
@@ -423,7 +427,9 @@ impl TaskStore for CompactTaskStore {
         scope: &Scope,
         task: &Task,
         changes: &[TaskMutation<'_>],
+        notify: &[Notification],
     ) -> Result<u64> {
+        refuse_notifications(notify)?;
         let (folded, seq) = fold_new_task(task, changes)?;
         self.insert(scope, &folded, seq)?;
         Ok(seq)
@@ -433,7 +439,14 @@ impl TaskStore for CompactTaskStore {
         self.apply_one(task_id, mutation)
     }
 
-    async fn apply_all(&self, _scope: &Scope, task_id: &str, changes: &[TaskMutation<'_>]) -> Result<u64> {
+    async fn apply_all(
+        &self,
+        _scope: &Scope,
+        task_id: &str,
+        changes: &[TaskMutation<'_>],
+        notify: &[Notification],
+    ) -> Result<u64> {
+        refuse_notifications(notify)?;
         {
             let inner = self.inner.read().expect("task store lock");
             let entry =

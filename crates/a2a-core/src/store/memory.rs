@@ -13,12 +13,13 @@ use a2a_proto::v1::{Task, TaskPushNotificationConfig};
 use async_trait::async_trait;
 
 use super::{
-    updated_ms, Cursor, PushConfigStore, Scope, StoredPushConfig, StoredTask, TaskMutation, TaskPage,
-    TaskQuery, TaskStore, TaskView,
+    refuse_notifications, updated_ms, Cursor, PushConfigStore, Scope, StoredPushConfig, StoredTask,
+    TaskMutation, TaskPage, TaskQuery, TaskStore, TaskView,
 };
 use crate::context::ProtocolVersion;
 use crate::error::{Error, Result};
 use crate::lifecycle::{apply_mutation, check_mutation, is_event};
+use crate::push::Notification;
 use crate::store::{check_all, fold_new_task};
 
 /// A [`TaskStore`] in process memory.
@@ -74,7 +75,9 @@ impl TaskStore for InMemoryTaskStore {
         scope: &Scope,
         task: &Task,
         changes: &[TaskMutation<'_>],
+        notify: &[Notification],
     ) -> Result<u64> {
+        refuse_notifications(notify)?;
         let (folded, seq) = fold_new_task(task, changes)?;
         let mut tasks = self.tasks.lock().expect("task store lock");
         if tasks.contains_key(&task.id) {
@@ -84,7 +87,14 @@ impl TaskStore for InMemoryTaskStore {
         Ok(seq)
     }
 
-    async fn apply_all(&self, _scope: &Scope, task_id: &str, changes: &[TaskMutation<'_>]) -> Result<u64> {
+    async fn apply_all(
+        &self,
+        _scope: &Scope,
+        task_id: &str,
+        changes: &[TaskMutation<'_>],
+        notify: &[Notification],
+    ) -> Result<u64> {
+        refuse_notifications(notify)?;
         let mut tasks = self.tasks.lock().expect("task store lock");
         let entry = tasks.get_mut(task_id).ok_or_else(|| Error::TaskNotFound { task_id: task_id.into() })?;
         check_all(task_id, entry.task.state(), changes)?;

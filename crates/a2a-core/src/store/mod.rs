@@ -34,6 +34,10 @@
 //!   task updated meanwhile moves to the front (it may then be missed by that pass, or seen
 //!   twice). `total_size` counts every match at the time of the page's read, filters applied
 //!   before counting, in the caller's scope only.
+//! - **Push outbox.** A store may keep the push notifications its events cause
+//!   ([`TaskStore::outbox`], [`crate::push::outbox`]): [`TaskStore::create_and_apply_all`] and
+//!   [`TaskStore::apply_all`] then write them in the same atomic step as the events, so an event
+//!   is never stored without its notifications, nor a notification without its event.
 //! - **Recovery.** [`TaskStore::running`] lists the tasks an execution was producing
 //!   (`SUBMITTED` or `WORKING`), so that a server that restarts can resolve what its previous run
 //!   left unfinished (the handler's restart policy, `DefaultRequestHandler::recover`).
@@ -53,9 +57,12 @@ pub mod testing;
 use a2a_proto::v1::{Task, TaskPushNotificationConfig, TaskState};
 use async_trait::async_trait;
 
+use std::sync::Arc;
+
 use crate::context::ProtocolVersion;
 use crate::error::Result;
 pub use crate::lifecycle::{apply_mutation, check_mutation, is_event, TaskMutation};
+use crate::push::{Notification, PushOutbox, PushPayload};
 
 /// Who may see a task: the tenant it was created in and the principal that created it (`None`
 /// when the server does not authenticate; such tasks are visible to every caller of the tenant).
@@ -192,6 +199,16 @@ pub fn fold_new_task(task: &Task, changes: &[TaskMutation<'_>]) -> Result<(Task,
     Ok((folded, seq))
 }
 
+/// Gives the notifications without a payload (0.3 configs) `task`: the task as the write that
+/// stores them leaves it.
+pub fn fill_task_payloads(notifications: &mut [Notification], task: &Task) {
+    let mut shared: Option<PushPayload> = None;
+    for notification in notifications.iter_mut().filter(|n| n.payload.is_none()) {
+        let payload = shared.get_or_insert_with(|| PushPayload::TaskV0_3(Arc::new(task.clone())));
+        notification.payload = Some(payload.clone());
+    }
+}
+
 /// Persistent storage of tasks. The contract is in the [module docs](self); the
 /// [`testing`] suite checks it.
 #[async_trait]
@@ -221,21 +238,33 @@ pub trait TaskStore: Send + Sync + 'static {
     /// store ([`apply_mutation`] folds them), so a store may
     /// write it as one row of its final state. The default creates, then applies one change at a
     /// time (not atomic against a crash between them; every store of this crate overrides it).
+    ///
+    /// `notify`: the push notifications these events cause, to be stored in the store's
+    /// [`outbox`](Self::outbox) in the same atomic step (empty unless the store has one). A
+    /// notification without a payload gets the task as these changes leave it (a 0.3 webhook's
+    /// body), read in that step. The default enqueues them after the write.
     async fn create_and_apply_all(
         &self,
         scope: &Scope,
         task: &Task,
         changes: &[TaskMutation<'_>],
+        notify: &[Notification],
     ) -> Result<u64> {
-        let Some((first, rest)) = changes.split_first() else {
-            self.create(scope, task).await?;
-            return Ok(1);
+        let seq = match changes.split_first() {
+            None => {
+                self.create(scope, task).await?;
+                1
+            }
+            Some((first, rest)) => {
+                check_all(&task.id, task.state(), changes)?;
+                let mut seq = self.create_and_apply(scope, task, *first).await?;
+                for change in rest {
+                    seq = self.apply(&task.id, *change).await?;
+                }
+                seq
+            }
         };
-        check_all(&task.id, task.state(), changes)?;
-        let mut seq = self.create_and_apply(scope, task, *first).await?;
-        for change in rest {
-            seq = self.apply(&task.id, *change).await?;
-        }
+        enqueue_after(self, scope, &task.id, notify).await?;
         Ok(seq)
     }
 
@@ -247,8 +276,15 @@ pub trait TaskStore: Send + Sync + 'static {
     /// every store of this crate overrides it).
     ///
     /// `scope` is one that sees the task (the default reads the task's state with it); like
-    /// [`apply`](Self::apply), the change itself is unscoped.
-    async fn apply_all(&self, scope: &Scope, task_id: &str, changes: &[TaskMutation<'_>]) -> Result<u64> {
+    /// [`apply`](Self::apply), the change itself is unscoped. `notify`: as for
+    /// [`create_and_apply_all`](Self::create_and_apply_all).
+    async fn apply_all(
+        &self,
+        scope: &Scope,
+        task_id: &str,
+        changes: &[TaskMutation<'_>],
+        notify: &[Notification],
+    ) -> Result<u64> {
         let view = TaskView { history_length: Some(0), include_artifacts: false };
         let stored = self
             .get(scope, task_id, view)
@@ -259,7 +295,16 @@ pub trait TaskStore: Send + Sync + 'static {
         for change in changes {
             seq = self.apply(task_id, *change).await?;
         }
+        enqueue_after(self, scope, task_id, notify).await?;
         Ok(seq)
+    }
+
+    /// The push notifications outbox this store keeps with its tasks, if it keeps one: then
+    /// [`create_and_apply_all`](Self::create_and_apply_all) and [`apply_all`](Self::apply_all)
+    /// store the notifications an execution's events cause in the same atomic step as the
+    /// events, and a restart loses none. `None` (the default): the handler keeps them in memory.
+    fn outbox(&self) -> Option<Arc<dyn PushOutbox>> {
+        None
     }
 
     /// Applies one change atomically, after checking it against the stored state with
@@ -284,6 +329,40 @@ pub trait TaskStore: Send + Sync + 'static {
     async fn ping(&self) -> Result<()> {
         Ok(())
     }
+}
+
+/// What a store without an outbox does with notifications passed to it: refuses them, writing
+/// nothing (the handler passes none to such a store).
+pub(crate) fn refuse_notifications(notify: &[Notification]) -> Result<()> {
+    if notify.is_empty() {
+        Ok(())
+    } else {
+        Err(crate::Error::internal("push notifications were passed to a task store without an outbox"))
+    }
+}
+
+/// What the defaults of [`TaskStore::create_and_apply_all`] and [`TaskStore::apply_all`] do with
+/// their notifications once the changes are written (not atomic with them): fill in the missing
+/// payloads from a read of the task, and enqueue them in the store's outbox.
+async fn enqueue_after<S: TaskStore + ?Sized>(
+    store: &S,
+    scope: &Scope,
+    task_id: &str,
+    notify: &[Notification],
+) -> Result<()> {
+    if notify.is_empty() {
+        return Ok(());
+    }
+    let outbox = store.outbox().ok_or_else(|| {
+        crate::Error::internal("push notifications were passed to a task store without an outbox")
+    })?;
+    let mut notify = notify.to_vec();
+    if notify.iter().any(|n| n.payload.is_none()) {
+        let task = store.get(scope, task_id, TaskView::FULL).await?.map(|stored| stored.task);
+        let task = task.ok_or_else(|| crate::Error::TaskNotFound { task_id: task_id.into() })?;
+        fill_task_payloads(&mut notify, &task);
+    }
+    outbox.enqueue(notify).await
 }
 
 /// A push config as stored: the config and the protocol version of the client that registered it.

@@ -33,6 +33,7 @@ pub async fn task_store_suite(store: &dyn TaskStore) {
     create_and_apply_is_both_or_neither(store).await;
     a_burst_stores_what_one_change_at_a_time_stores(store).await;
     a_refused_burst_writes_nothing(store).await;
+    notifications_are_stored_with_their_burst(store).await;
     artifacts_append_and_replace_by_id(store).await;
     status_messages_move_into_history(store).await;
     views_limit_history_and_omit_artifacts(store).await;
@@ -309,7 +310,7 @@ pub async fn a_burst_stores_what_one_change_at_a_time_stores(store: &dyn TaskSto
 
     let mut burst_new = new.clone();
     burst_new.id = check.id("new-burst");
-    let seq = store.create_and_apply_all(&check.scope, &burst_new, &changes).await.unwrap();
+    let seq = store.create_and_apply_all(&check.scope, &burst_new, &changes, &[]).await.unwrap();
     let stored = get(store, &check.scope, &burst_new.id).await;
     assert_eq!(seq, expected.seq, "burst: create_and_apply_all returns the seq after the last change");
     assert_eq!(stored.seq, expected.seq, "burst: a new task's burst is at the same seq");
@@ -320,7 +321,7 @@ pub async fn a_burst_stores_what_one_change_at_a_time_stores(store: &dyn TaskSto
     let mut later = new.clone();
     later.id = check.id("later-burst");
     store.create(&check.scope, &later).await.unwrap();
-    let seq = store.apply_all(&check.scope, &later.id, &changes).await.unwrap();
+    let seq = store.apply_all(&check.scope, &later.id, &changes, &[]).await.unwrap();
     let stored = get(store, &check.scope, &later.id).await;
     assert_eq!((seq, stored.seq), (expected.seq, expected.seq), "burst: apply_all counts the events");
     let mut task = stored.task;
@@ -334,7 +335,12 @@ pub async fn a_burst_stores_what_one_change_at_a_time_stores(store: &dyn TaskSto
     assert_eq!(store.list(&check.scope, &submitted).await.unwrap().total_size, 0);
     assert_eq!(
         store
-            .create_and_apply_all(&check.scope, &check.task("alone", "c", TaskState::Submitted, 1000), &[])
+            .create_and_apply_all(
+                &check.scope,
+                &check.task("alone", "c", TaskState::Submitted, 1000),
+                &[],
+                &[]
+            )
             .await
             .unwrap(),
         1,
@@ -354,7 +360,7 @@ pub async fn a_refused_burst_writes_nothing(store: &dyn TaskStore) {
         TaskMutation::Artifact { artifact: &chunk, append: false },
     ];
     let new = check.task("new", "c", TaskState::Submitted, 1000);
-    let err = store.create_and_apply_all(&check.scope, &new, &changes).await.unwrap_err();
+    let err = store.create_and_apply_all(&check.scope, &new, &changes, &[]).await.unwrap_err();
     assert!(matches!(err, Error::InvalidAgentResponse { .. }), "burst-refused: {err}");
     assert_eq!(
         store.get(&check.scope, &new.id, TaskView::FULL).await.unwrap(),
@@ -365,11 +371,80 @@ pub async fn a_refused_burst_writes_nothing(store: &dyn TaskStore) {
     let old = check.task("old", "c", TaskState::Submitted, 1000);
     store.create(&check.scope, &old).await.unwrap();
     let before = get(store, &check.scope, &old.id).await;
-    let err = store.apply_all(&check.scope, &old.id, &changes).await.unwrap_err();
+    let err = store.apply_all(&check.scope, &old.id, &changes, &[]).await.unwrap_err();
     assert!(matches!(err, Error::InvalidAgentResponse { .. }), "burst-refused: {err}");
     assert_eq!(get(store, &check.scope, &old.id).await, before, "burst-refused: nothing applied");
-    let err = store.apply_all(&check.scope, &check.id("missing"), &changes[..1]).await.unwrap_err();
+    let err = store.apply_all(&check.scope, &check.id("missing"), &changes[..1], &[]).await.unwrap_err();
     assert!(matches!(err, Error::TaskNotFound { .. }), "burst-refused: an unknown task: {err}");
+}
+
+/// A store with an outbox stores a burst's notifications with it, all or nothing: a 0.3 one
+/// (no payload) gets the task as the burst leaves it; a refused burst stores none.
+pub async fn notifications_are_stored_with_their_burst(store: &dyn TaskStore) {
+    use crate::push::{PushOutbox, PushPayload};
+    let Some(outbox) = store.outbox() else { return };
+    let check = Check::new("outbox");
+    let working = status(TaskState::Working, 1001, None);
+    let done = status(TaskState::Completed, 1002, Some(Message::agent_text("done")));
+    let notify = |task_id: &str| {
+        let mut v1 = crate::push::testing::notification(task_id, "v1", "event");
+        v1.config.config.id = check.id("v1");
+        let mut v03 = crate::push::testing::notification(task_id, "v03", "");
+        v03.config.config.id = check.id("v03");
+        v03.config.version = crate::ProtocolVersion::V0_3;
+        v03.payload = None;
+        vec![v1, v03]
+    };
+    // The pending ones of this check's tasks, with their bodies; claiming leases them.
+    async fn ours(outbox: &dyn PushOutbox, task_id: &str) -> Vec<crate::push::Claimed> {
+        let claimed =
+            outbox.claim("suite", i64::MAX / 2, std::time::Duration::from_secs(1), 1000).await.unwrap();
+        outbox.release(Some("suite")).await.unwrap();
+        claimed.into_iter().filter(|c| c.task_id == task_id).collect()
+    }
+
+    let new = check.task("new", "c", TaskState::Submitted, 1000);
+    let changes = [TaskMutation::Status(&working)];
+    store.create_and_apply_all(&check.scope, &new, &changes, &notify(&new.id)).await.unwrap();
+    let stored = ours(&*outbox, &new.id).await;
+    assert_eq!(stored.len(), 2, "outbox: both notifications of the new task's burst: {stored:?}");
+    for claimed in &stored {
+        match &claimed.payload {
+            PushPayload::StreamResponse(body) => assert_eq!(&body[..], b"event", "outbox: the body as given"),
+            PushPayload::TaskV0_3(task) => {
+                assert_eq!(task.state(), TaskState::Working, "outbox: the task after the burst");
+                assert_eq!(task.id, new.id);
+            }
+        }
+    }
+    for kind in ["v1", "v03"] {
+        outbox.discard(&new.id, &check.id(kind)).await.unwrap();
+    }
+
+    let changes = [TaskMutation::Status(&done)];
+    store.apply_all(&check.scope, &new.id, &changes, &notify(&new.id)).await.unwrap();
+    let stored = ours(&*outbox, &new.id).await;
+    assert_eq!(stored.len(), 2, "outbox: both notifications of a later burst");
+    let task = stored.iter().find_map(|c| match &c.payload {
+        PushPayload::TaskV0_3(task) => Some(task.clone()),
+        PushPayload::StreamResponse(_) => None,
+    });
+    let task = task.expect("the 0.3 notification");
+    assert_eq!(task.state(), TaskState::Completed, "outbox: the task after the later burst");
+    assert_eq!(*task, get(store, &check.scope, &new.id).await.task, "outbox: the whole task, as stored");
+    for kind in ["v1", "v03"] {
+        outbox.discard(&new.id, &check.id(kind)).await.unwrap();
+    }
+
+    let refused = [TaskMutation::Status(&working)];
+    let err = store.apply_all(&check.scope, &new.id, &refused, &notify(&new.id)).await.unwrap_err();
+    assert!(matches!(err, Error::InvalidAgentResponse { .. }), "outbox: {err}");
+    assert!(ours(&*outbox, &new.id).await.is_empty(), "outbox: a refused burst stores no notification");
+    let other = check.task("refused-new", "c", TaskState::Completed, 1000);
+    let err =
+        store.create_and_apply_all(&check.scope, &other, &refused, &notify(&other.id)).await.unwrap_err();
+    assert!(matches!(err, Error::InvalidAgentResponse { .. }), "outbox: {err}");
+    assert!(ours(&*outbox, &other.id).await.is_empty(), "outbox: a refused new task stores no notification");
 }
 
 /// Artifact chunks: `append` extends the artifact of the same id in order, without it the

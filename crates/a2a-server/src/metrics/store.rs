@@ -1,12 +1,13 @@
 //! [`TimedTaskStore`] and [`TimedPushConfigStore`]: store wrappers that time every call and count
 //! the calls that fail because the backend failed. Every method is forwarded, the ones with
 //! defaults too, so a backend's own `create_and_apply`, `create_and_apply_all` and `apply_all` (one
-//! transaction each) stay in use.
+//! transaction each) and its push outbox stay in use.
 
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;
 
+use a2a_core::push::{Notification, PushOutbox};
 use a2a_core::store::{
     PushConfigStore, Scope, StoredPushConfig, StoredTask, TaskMutation, TaskPage, TaskQuery, TaskStore,
     TaskView,
@@ -63,14 +64,26 @@ impl TaskStore for TimedTaskStore {
         scope: &Scope,
         task: &Task,
         changes: &[TaskMutation<'_>],
+        notify: &[Notification],
     ) -> Result<u64> {
-        let call = self.inner.create_and_apply_all(scope, task, changes);
+        let call = self.inner.create_and_apply_all(scope, task, changes, notify);
         timed(&self.counters, StoreOperation::CreateAndApplyAll, call).await
     }
 
-    async fn apply_all(&self, scope: &Scope, task_id: &str, changes: &[TaskMutation<'_>]) -> Result<u64> {
-        let call = self.inner.apply_all(scope, task_id, changes);
+    async fn apply_all(
+        &self,
+        scope: &Scope,
+        task_id: &str,
+        changes: &[TaskMutation<'_>],
+        notify: &[Notification],
+    ) -> Result<u64> {
+        let call = self.inner.apply_all(scope, task_id, changes, notify);
         timed(&self.counters, StoreOperation::ApplyAll, call).await
+    }
+
+    /// The backend's own outbox, untimed (its calls are the push pump's, not a request's).
+    fn outbox(&self) -> Option<Arc<dyn PushOutbox>> {
+        self.inner.outbox()
     }
 
     async fn get(&self, scope: &Scope, task_id: &str, view: TaskView) -> Result<Option<StoredTask>> {

@@ -1,0 +1,17 @@
+-- Schema 3 of the A2A PostgreSQL store: the push outbox (see outbox.rs).
+-- One row per notification waiting for delivery, written with the task change that caused it.
+CREATE TABLE a2a_push_outbox (
+    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    task_id TEXT COLLATE "C" NOT NULL,
+    config_id TEXT COLLATE "C" NOT NULL,
+    version TEXT NOT NULL,
+    config BYTEA NOT NULL,
+    kind BIGINT NOT NULL,
+    body BYTEA NOT NULL,
+    attempts BIGINT NOT NULL DEFAULT 0,
+    first_attempt_ms BIGINT NOT NULL DEFAULT 0,
+    next_ms BIGINT NOT NULL DEFAULT 0,
+    lease_owner TEXT NOT NULL DEFAULT '',
+    lease_ms BIGINT NOT NULL DEFAULT 0
+);
+CREATE INDEX a2a_push_outbox_by_config ON a2a_push_outbox (task_id, config_id, id);
