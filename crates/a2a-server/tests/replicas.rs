@@ -168,3 +168,60 @@ async fn three_replicas_on_one_postgres_database_behave_as_one_server() {
     assert_eq!(listed.total_size, 3);
     assert_eq!(on_a.get_task(&ctx(), get(&k)).await.unwrap().state(), TaskState::Failed);
 }
+
+/// Two replicas deliver the notifications of tasks executed on one of them: while the webhook
+/// is down both retry from the shared outbox, and once it is back each notification arrives
+/// once (one replica claims it), in order per task, however the attempts were shared.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replicas_share_push_delivery_and_deliver_each_notification_once_in_order() {
+    use common::webhook::{kind, Answer, Receiver, STREAM_2};
+    let db = TestDatabase::create("replicas_push").await;
+    let hook = Receiver::start(Vec::new()).await;
+    hook.answer_from_now_on(Answer::Status(503));
+    let args = |db: &TestDatabase| {
+        [
+            "--store",
+            db.url(),
+            "--replica-ttl",
+            TTL_SECONDS,
+            "--push-allow",
+            "127.0.0.0/8",
+            "--push-max-attempts",
+            "100",
+        ]
+        .map(str::to_owned)
+    };
+    let (a, _b) = (ServerProcess::start(args(&db)).await, ServerProcess::start(args(&db)).await);
+    let on_a = JsonRpcClient::new(a.jsonrpc_url());
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let mut request = send("stream 2");
+        request.configuration = Some(a2a_proto::v1::SendMessageConfiguration {
+            task_push_notification_config: Some(a2a_proto::v1::TaskPushNotificationConfig {
+                url: hook.url.clone(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        });
+        let reply = on_a.send_message(&ctx(), request).await.unwrap();
+        let Some(a2a_proto::v1::send_message_response::Payload::Task(task)) = reply.payload else { panic!() };
+        ids.push(task.id);
+    }
+    hook.wait_until(|seen| seen.len() >= 6).await.expect("the first notifications are retried");
+    hook.answer_from_now_on(Answer::Ok);
+    let log = hook.wait_delivered(3 * STREAM_2.len()).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let delivered: Vec<_> = hook.seen().into_iter().filter(|s| s.answer == Answer::Ok).collect();
+    assert_eq!(delivered.len(), 3 * STREAM_2.len(), "each notification delivered once: {log:?}");
+    for id in &ids {
+        let of_task: Vec<String> = delivered
+            .iter()
+            .filter(|s| {
+                let event = s.body.as_object().unwrap().values().next().unwrap();
+                event["taskId"].as_str().or(event["id"].as_str()) == Some(id.as_str())
+            })
+            .map(|s| kind(&s.body))
+            .collect();
+        assert_eq!(of_task, STREAM_2, "task {id}: every notification once, in order");
+    }
+}

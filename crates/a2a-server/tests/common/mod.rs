@@ -3,6 +3,8 @@
 
 #![allow(dead_code, unreachable_pub)] // Each test file uses its own part of this module.
 
+pub mod webhook;
+
 use std::process::Stdio;
 use std::time::Duration;
 
