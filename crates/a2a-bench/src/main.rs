@@ -20,6 +20,7 @@ mod fanout;
 mod generator;
 mod load;
 mod process;
+mod push;
 mod report;
 mod run;
 mod send;
@@ -219,11 +220,12 @@ impl RunArgs {
             rounds: self.rounds.unwrap_or(if quick { 1 } else { 3 }),
             concurrency: self.concurrency.unwrap_or_else(|| if quick { vec![4] } else { vec![1, 16, 64] }),
             bindings: self.bindings.unwrap_or_else(|| Binding::ALL.to_vec()),
-            workloads: self
-                .workloads
-                .unwrap_or_else(|| vec![Workload::Send, Workload::Stream, Workload::Fanout, Workload::Store]),
+            workloads: self.workloads.unwrap_or_else(|| {
+                vec![Workload::Send, Workload::Stream, Workload::Fanout, Workload::Push, Workload::Store]
+            }),
             pin: self.pin,
             stream_events: self.stream_events.unwrap_or(if quick { 50 } else { 1000 }),
+            push_tasks: if quick { 4 } else { 16 },
             stream_reps: if quick { 1 } else { 5 },
             scaling_events: self.scaling_events.unwrap_or(if quick { 200 } else { 10_000 }),
             subscribers: self.subscribers.unwrap_or(if quick { 20 } else { 1000 }),

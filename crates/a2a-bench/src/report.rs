@@ -9,6 +9,7 @@ use crate::stats::STALL;
 
 use crate::client::ReportName as _;
 use crate::fanout::FanoutResult;
+use crate::push::PushResult;
 use crate::send::SendResult;
 use crate::store::StoreResult;
 use crate::stream::{StreamResult, StreamScaling};
@@ -28,6 +29,8 @@ pub(crate) struct Report {
     pub(crate) stream_scaling: Vec<StreamScaling>,
     /// SubscribeToTask fan-out.
     pub(crate) fanout: Vec<FanoutResult>,
+    /// Push notifications.
+    pub(crate) push: Vec<PushResult>,
     /// GetTask / ListTasks by store size, memory per task.
     pub(crate) store: Option<StoreResult>,
     /// The performance targets, checked.
@@ -226,6 +229,19 @@ pub(crate) fn check_targets(report: &Report) -> Vec<TargetCheck> {
                 per_stream <= 64.0 * 1024.0,
             ));
         }
+    }
+    for push in &report.push {
+        // The agent beside a stalled webhook: what having a webhook costs, and no more (a stall
+        // is the same 50 ms as elsewhere).
+        let extra_ms = push.send_stalled_ms - push.send_fast_ms;
+        checks.push(TargetCheck::new(
+            format!("a stalled webhook does not slow the agent ({} events)", push.artifact_events),
+            format!(
+                "blocking send of the task in {:.0} ms beside a stalled webhook vs {:.0} ms beside a fast one (+{:.0} ms)",
+                push.send_stalled_ms, push.send_fast_ms, extra_ms
+            ),
+            extra_ms <= STALL.as_secs_f64() * 1e3 && extra_ms <= push.send_fast_ms * 0.1 + 5.0,
+        ));
     }
     if let Some(store) = &report.store {
         let sizes = match (store.points.first(), store.points.last()) {
@@ -473,6 +489,24 @@ pub(crate) fn tables(report: &Report) -> String {
                 f.slowest_lag_ms,
                 f.open_ms,
                 f.rss_per_stream_bytes.map_or_else(|| "-".to_owned(), |b| format!("{:.1} KiB", b / 1024.0)),
+            );
+        }
+    }
+    if !report.push.is_empty() {
+        let _ = writeln!(out, "\nPush notifications (webhooks on loopback)");
+        for p in &report.push {
+            let _ = writeln!(
+                out,
+                "{} tasks x {} notifications: {:.0} notifications/s ({:.0}/s for one config alone); \
+                 blocking send of {} events: {:.1} ms without a webhook, {:.1} ms with a fast one, {:.1} ms with a stalled one",
+                p.tasks,
+                p.artifact_events + 3,
+                p.notifications_per_s,
+                p.one_config_notifications_per_s,
+                p.artifact_events + 2,
+                p.send_no_push_ms,
+                p.send_fast_ms,
+                p.send_stalled_ms,
             );
         }
     }

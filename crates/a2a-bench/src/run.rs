@@ -20,6 +20,7 @@ use crate::fanout;
 use crate::generator::{Generator, GeneratorChoice, Tools};
 use crate::load::LoadSpec;
 use crate::process::{self, Placement, ServerProcess};
+use crate::push;
 use crate::report::{self, Harness, Machine, Report};
 use crate::send::{self, placement_name, ToolTarget, ECHO_TEXT};
 use crate::store::{self, StorePoint, StoreResult};
@@ -45,6 +46,8 @@ pub(crate) enum Workload {
     Stream,
     /// SubscribeToTask fan-out.
     Fanout,
+    /// Push notifications: throughput to a fast webhook, the agent beside a stalled one.
+    Push,
     /// GetTask / ListTasks by store size, memory per task.
     Store,
 }
@@ -77,6 +80,8 @@ pub(crate) struct RunOptions {
     pub(crate) workloads: Vec<Workload>,
     pub(crate) pin: PinMode,
     pub(crate) stream_events: usize,
+    /// Tasks at once in the push workload's throughput figure.
+    pub(crate) push_tasks: usize,
     pub(crate) stream_reps: usize,
     pub(crate) scaling_events: usize,
     pub(crate) subscribers: usize,
@@ -262,7 +267,19 @@ impl UnderTest {
         let data_dir = std::env::temp_dir().join(format!("a2a-bench-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&data_dir);
         let dir = data_dir.to_string_lossy().into_owned();
-        let args = ["--listen", "127.0.0.1:0", "--log", "warn", "--store", store, "--data-dir", &dir];
+        // Loopback webhooks: the push workload's receivers run in this process.
+        let args = [
+            "--listen",
+            "127.0.0.1:0",
+            "--log",
+            "warn",
+            "--store",
+            store,
+            "--data-dir",
+            &dir,
+            "--push-allow",
+            "127.0.0.0/8",
+        ];
         let process = ServerProcess::start("a2a-server", binary, &args, placement, log)?;
         let url = process.url().to_owned();
         Ok(UnderTest { process: Some(process), url, data_dir: Some(data_dir) })
@@ -360,6 +377,7 @@ pub(crate) fn run(opts: &RunOptions) -> anyhow::Result<(Report, bool)> {
         stream: Vec::new(),
         stream_scaling: Vec::new(),
         fanout: Vec::new(),
+        push: Vec::new(),
         store: None,
         targets: Vec::new(),
         skipped: Vec::new(),
@@ -586,6 +604,37 @@ pub(crate) fn run(opts: &RunOptions) -> anyhow::Result<(Report, bool)> {
                     failed = true;
                     report.skipped.push(format!("fan-out {}: {error:#}", binding.name()));
                 }
+            }
+        }
+    }
+
+    if wants(Workload::Push) {
+        // One binding: notifications are HTTP POSTs whatever binding the tasks came over.
+        let binding = opts.bindings[0];
+        eprintln!(
+            "a2a-bench: push notifications ({} events per task, over {})",
+            opts.stream_events,
+            binding.name()
+        );
+        let outcome = (|| {
+            if opts.url.is_some() {
+                anyhow::bail!(
+                    "needs the started reference server (its webhooks go to loopback receivers here)"
+                );
+            }
+            let a2a = UnderTest::start(opts, Placement::Anywhere, &logs.join("a2a-server-push.log"))?;
+            let endpoints = a2a.endpoints()?;
+            let (n, tasks) = (opts.stream_events, opts.push_tasks);
+            on_thread(
+                Placement::Anywhere,
+                move || async move { push::run(&endpoints, binding, n, tasks).await },
+            )
+        })();
+        match outcome {
+            Ok(result) => report.push.push(result),
+            Err(error) => {
+                failed = true;
+                report.skipped.push(format!("push: {error:#}"));
             }
         }
     }
