@@ -15,3 +15,6 @@ CREATE TABLE a2a_push_outbox (
     lease_ms BIGINT NOT NULL DEFAULT 0
 );
 CREATE INDEX a2a_push_outbox_by_config ON a2a_push_outbox (task_id, config_id, id);
+-- Claims: only the head of each (task, config) is ever due (the rows behind it wait at the
+-- largest next_ms until it is gone), so a claim reads the heads, however long a backlog is.
+CREATE INDEX a2a_push_outbox_by_due ON a2a_push_outbox (next_ms, id);

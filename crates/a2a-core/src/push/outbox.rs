@@ -17,7 +17,7 @@
 //! configs until the leases expire; a single server releases its own at startup
 //! ([`PushOutbox::release`]).
 
-use std::collections::BTreeMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -95,7 +95,7 @@ pub const MEMORY_OUTBOX_CAPACITY: usize = 100_000;
 
 #[derive(Debug)]
 struct Entry {
-    task_id: String,
+    id: u64,
     config: StoredPushConfig,
     payload: PushPayload,
     attempts: u32,
@@ -106,15 +106,29 @@ struct Entry {
 
 /// An outbox in the process's memory, for stores that keep none: lost with the process, like
 /// the tasks of an in-memory store. Holds at most [`MEMORY_OUTBOX_CAPACITY`] notifications.
+/// A queue per (task, config): a claim looks at the head of each, never at what waits behind it,
+/// so a webhook that stalls with a long backlog costs nothing to the others.
 #[derive(Debug, Default)]
 pub struct MemoryOutbox {
     inner: Mutex<MemoryInner>,
 }
 
+type Key = (String, String);
+
 #[derive(Debug, Default)]
 struct MemoryInner {
     next_id: u64,
-    entries: BTreeMap<u64, Entry>,
+    len: usize,
+    queues: HashMap<Key, VecDeque<Entry>>,
+    /// Which queue each pending id is in.
+    index: HashMap<u64, Key>,
+}
+
+impl MemoryInner {
+    fn entry(&mut self, id: u64) -> Option<&mut Entry> {
+        let key = self.index.get(&id)?;
+        self.queues.get_mut(key)?.iter_mut().find(|e| e.id == id)
+    }
 }
 
 impl MemoryOutbox {
@@ -132,73 +146,84 @@ impl MemoryOutbox {
 impl PushOutbox for MemoryOutbox {
     async fn enqueue(&self, notifications: Vec<Notification>) -> Result<()> {
         let mut inner = self.lock();
-        if inner.entries.len() + notifications.len() > MEMORY_OUTBOX_CAPACITY {
+        if inner.len + notifications.len() > MEMORY_OUTBOX_CAPACITY {
             return Err(crate::Error::internal(format!(
                 "the in-memory push outbox is full ({MEMORY_OUTBOX_CAPACITY} notifications pending)"
             )));
         }
+        if notifications.iter().any(|n| n.payload.is_none()) {
+            return Err(crate::Error::internal("a notification without a body reached the outbox"));
+        }
         for notification in notifications {
-            let Some(payload) = notification.payload else {
-                return Err(crate::Error::internal("a notification without a body reached the outbox"));
-            };
+            let Some(payload) = notification.payload else { continue };
             inner.next_id += 1;
+            inner.len += 1;
             let id = inner.next_id;
-            inner.entries.insert(
+            let key = (notification.task_id, notification.config.config.id.clone());
+            inner.index.insert(id, key.clone());
+            inner.queues.entry(key).or_default().push_back(Entry {
                 id,
-                Entry {
-                    task_id: notification.task_id,
-                    config: notification.config,
-                    payload,
-                    attempts: 0,
-                    first_attempt_ms: None,
-                    next_ms: i64::MIN,
-                    lease: None,
-                },
-            );
+                config: notification.config,
+                payload,
+                attempts: 0,
+                first_attempt_ms: None,
+                next_ms: i64::MIN,
+                lease: None,
+            });
         }
         Ok(())
     }
 
     async fn claim(&self, owner: &str, now_ms: i64, lease: Duration, limit: usize) -> Result<Vec<Claimed>> {
         let mut inner = self.lock();
-        let mut heads = std::collections::HashSet::new();
-        let mut due: Vec<(i64, u64)> = Vec::new();
-        for (id, entry) in &inner.entries {
-            // Ids grow with insertion: the first entry seen of a (task, config) is its head.
-            if !heads.insert((entry.task_id.as_str(), entry.config.config.id.as_str())) {
-                continue;
-            }
-            let leased = entry.lease.as_ref().is_some_and(|(_, until)| *until > now_ms);
-            if entry.next_ms <= now_ms && !leased {
-                due.push((entry.next_ms, *id));
+        let mut due: Vec<(i64, u64, &Key)> = Vec::new();
+        for (key, queue) in &inner.queues {
+            let Some(head) = queue.front() else { continue };
+            let leased = head.lease.as_ref().is_some_and(|(_, until)| *until > now_ms);
+            if head.next_ms <= now_ms && !leased {
+                due.push((head.next_ms, head.id, key));
             }
         }
-        due.sort_unstable();
+        due.sort_unstable_by_key(|&(next, id, _)| (next, id));
         due.truncate(limit);
+        let due: Vec<(u64, Key)> = due.into_iter().map(|(_, id, key)| (id, key.clone())).collect();
         let until = now_ms.saturating_add(lease.as_millis().try_into().unwrap_or(i64::MAX));
         let mut claimed = Vec::with_capacity(due.len());
-        for (_, id) in due {
-            let entry = inner.entries.get_mut(&id).expect("a due entry exists");
-            entry.lease = Some((owner.to_owned(), until));
+        for (id, key) in due {
+            let head = inner.queues.get_mut(&key).and_then(VecDeque::front_mut).expect("a due head exists");
+            head.lease = Some((owner.to_owned(), until));
             claimed.push(Claimed {
                 id,
-                task_id: entry.task_id.clone(),
-                config: entry.config.clone(),
-                payload: entry.payload.clone(),
-                attempts: entry.attempts,
-                first_attempt_ms: entry.first_attempt_ms,
+                task_id: key.0,
+                config: head.config.clone(),
+                payload: head.payload.clone(),
+                attempts: head.attempts,
+                first_attempt_ms: head.first_attempt_ms,
             });
         }
         Ok(claimed)
     }
 
     async fn remove(&self, id: u64) -> Result<()> {
-        self.lock().entries.remove(&id);
+        let mut inner = self.lock();
+        let Some(key) = inner.index.remove(&id) else { return Ok(()) };
+        if let Some(queue) = inner.queues.get_mut(&key) {
+            // The head, nearly always: removed without looking at the backlog.
+            if queue.front().is_some_and(|head| head.id == id) {
+                queue.pop_front();
+            } else {
+                queue.retain(|e| e.id != id);
+            }
+            if queue.is_empty() {
+                inner.queues.remove(&key);
+            }
+        }
+        inner.len -= 1;
         Ok(())
     }
 
     async fn retry_at(&self, id: u64, attempts: u32, first_attempt_ms: i64, next_ms: i64) -> Result<()> {
-        if let Some(entry) = self.lock().entries.get_mut(&id) {
+        if let Some(entry) = self.lock().entry(id) {
             entry.attempts = attempts;
             entry.first_attempt_ms = Some(first_attempt_ms);
             entry.next_ms = next_ms;
@@ -209,21 +234,27 @@ impl PushOutbox for MemoryOutbox {
 
     async fn discard(&self, task_id: &str, config_id: &str) -> Result<u64> {
         let mut inner = self.lock();
-        let before = inner.entries.len();
-        inner.entries.retain(|_, e| !(e.task_id == task_id && e.config.config.id == config_id));
-        Ok((before - inner.entries.len()) as u64)
+        let Some(queue) = inner.queues.remove(&(task_id.to_owned(), config_id.to_owned())) else {
+            return Ok(0);
+        };
+        for entry in &queue {
+            inner.index.remove(&entry.id);
+        }
+        inner.len -= queue.len();
+        Ok(queue.len() as u64)
     }
 
     async fn release(&self, owner: Option<&str>) -> Result<()> {
-        for entry in self.lock().entries.values_mut() {
-            if owner.is_none() || entry.lease.as_ref().is_some_and(|(o, _)| Some(o.as_str()) == owner) {
-                entry.lease = None;
+        for queue in self.lock().queues.values_mut() {
+            let Some(head) = queue.front_mut() else { continue };
+            if owner.is_none() || head.lease.as_ref().is_some_and(|(o, _)| Some(o.as_str()) == owner) {
+                head.lease = None;
             }
         }
         Ok(())
     }
 
     async fn pending(&self) -> Result<u64> {
-        Ok(self.lock().entries.len() as u64)
+        Ok(self.lock().len as u64)
     }
 }
