@@ -256,6 +256,7 @@ async fn request_counters_move_by_exactly_the_calls_made_on_each_binding() {
     // The demo card declares push notifications: their counters are there, at zero.
     assert_eq!(value(&after, "a2a_push_notifications_total", &[("result", "delivered")]), 0.0);
     assert!(after.iter().any(|(name, _, _)| name == "a2a_push_retries_total"));
+    assert!(after.iter().any(|(name, _, _)| name == "a2a_push_notifications_queued_total"));
     assert!(after.iter().any(|(name, _, _)| name == "a2a_subscriber_resyncs_total"));
 
     // The probes are on the main port and on the metrics port, not on gRPC's own port.

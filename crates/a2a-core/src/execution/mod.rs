@@ -539,7 +539,7 @@ impl TaskRuntime {
         };
         if let Some(push) = self.push.as_ref().filter(|_| !notify.is_empty()) {
             if in_store {
-                push.wake();
+                push.stored(notify.len());
             } else {
                 // The stored task is exactly the task after the burst (the caller holds the lock).
                 let task_after = || async {

@@ -145,6 +145,8 @@ fn jitter() -> f64 {
 /// What the dispatcher has done so far (for metrics and tests).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PushStats {
+    /// Notifications stored in the outbox by this process (with the events that caused them).
+    pub queued: u64,
     /// Notifications delivered (a 2xx answer).
     pub delivered: u64,
     /// Attempts that failed and were retried.
@@ -158,6 +160,7 @@ pub struct PushStats {
 
 #[derive(Debug, Default)]
 struct Counters {
+    queued: std::sync::atomic::AtomicU64,
     delivered: std::sync::atomic::AtomicU64,
     retried: std::sync::atomic::AtomicU64,
     given_up: std::sync::atomic::AtomicU64,
@@ -342,6 +345,7 @@ impl PushDispatcher {
         let read = |c: &std::sync::atomic::AtomicU64| c.load(std::sync::atomic::Ordering::Relaxed);
         let c = &self.pump.counters;
         PushStats {
+            queued: read(&c.queued),
             delivered: read(&c.delivered),
             retried: read(&c.retried),
             given_up: read(&c.given_up),
@@ -442,10 +446,20 @@ impl PushDispatcher {
             }
         }
         let count = notifications.len() as u64;
-        if let Err(error) = self.pump.outbox.enqueue(notifications).await {
-            self.pump.counters.dropped.fetch_add(count, std::sync::atomic::Ordering::Relaxed);
-            tracing::warn!(%error, count, "push: notifications dropped");
-        }
+        match self.pump.outbox.enqueue(notifications).await {
+            Ok(()) => self.pump.counters.queued.fetch_add(count, std::sync::atomic::Ordering::Relaxed),
+            Err(error) => {
+                tracing::warn!(%error, count, "push: notifications dropped");
+                self.pump.counters.dropped.fetch_add(count, std::sync::atomic::Ordering::Relaxed)
+            }
+        };
+        self.wake();
+    }
+
+    /// Tells the pump that `count` notifications were stored in the task store's outbox with
+    /// their events (starting it if it is not running).
+    pub(crate) fn stored(&self, count: usize) {
+        self.pump.counters.queued.fetch_add(count as u64, std::sync::atomic::Ordering::Relaxed);
         self.wake();
     }
 
@@ -749,7 +763,7 @@ mod tests {
             dispatch(&dispatcher, n).await;
         }
         let stats = settle(&dispatcher, 2).await;
-        assert_eq!(stats, PushStats { delivered: 2, retried: 4, given_up: 0, dropped: 0 });
+        assert_eq!(stats, PushStats { queued: 2, delivered: 2, retried: 4, given_up: 0, dropped: 0 });
         assert_eq!(
             order(&transport),
             ["1", "1", "1", "1", "1", "2"],
@@ -779,7 +793,7 @@ mod tests {
         let stats = settle(&dispatcher, 3).await;
         assert_eq!(
             stats,
-            PushStats { delivered: 2, retried: 1, given_up: 1, dropped: 0 },
+            PushStats { queued: 3, delivered: 2, retried: 1, given_up: 1, dropped: 0 },
             "404 is not retried"
         );
         assert_eq!(order(&transport), ["1", "1", "2", "3"]);
@@ -795,7 +809,7 @@ mod tests {
             dispatch(&dispatcher, n).await;
         }
         let stats = settle(&dispatcher, 2).await;
-        assert_eq!(stats, PushStats { delivered: 1, retried: 2, given_up: 1, dropped: 0 });
+        assert_eq!(stats, PushStats { queued: 2, delivered: 1, retried: 2, given_up: 1, dropped: 0 });
         assert_eq!(order(&transport), ["1", "1", "1", "2"], "three attempts, then the next notification");
 
         let by_age = RetryPolicy { max_age: Duration::from_secs(2), ..RetryPolicy::default() };

@@ -175,7 +175,7 @@ pub enum StoreOperation {
     PushConfigPut,
     /// `PushConfigStore::get`.
     PushConfigGet,
-    /// `PushConfigStore::list` (also once per event of a task with push configs).
+    /// `PushConfigStore::list` (also once per write of an execution's events).
     PushConfigList,
     /// `PushConfigStore::delete`.
     PushConfigDelete,
@@ -508,7 +508,7 @@ impl Collector for Metrics {
                 let mut family = encoder.encode_descriptor(
                     "a2a_push_notifications",
                     "Push notifications settled, by result: delivered (a 2xx answer), given_up (a final \
-                     failure or the retry budget spent), dropped (the config's queue was full).",
+                     failure or the retry budget spent), dropped (the in-memory outbox was full).",
                     None,
                     MetricType::Counter,
                 )?;
@@ -520,6 +520,15 @@ impl Collector for Metrics {
                         .encode_counter::<NoLabelSet, _, u64>(&value, None)?;
                 }
             }
+            encoder
+                .encode_descriptor(
+                    "a2a_push_notifications_queued",
+                    "Push notifications stored in the outbox by this process, with the events that \
+                     caused them (queued minus settled: what this process has pending).",
+                    None,
+                    MetricType::Counter,
+                )?
+                .encode_counter::<NoLabelSet, _, u64>(&push.queued, None)?;
             encoder
                 .encode_descriptor(
                     "a2a_push_retries",
