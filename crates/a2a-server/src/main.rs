@@ -89,6 +89,38 @@ struct Args {
     #[arg(long, default_value = "X-API-Key", value_parser = clap::value_parser!(axum::http::HeaderName))]
     api_key_header: axum::http::HeaderName,
 
+    /// Require a Bearer JWT signed with this key on every operation (alternative to the other
+    /// authenticators): a PEM public key file (RSA, EC or Ed25519) or a file holding an HMAC
+    /// secret of at least 32 bytes (a trailing newline is not part of it). The principal is the
+    /// token's `sub` (`docs/security.md`).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["jwt_jwks_url", "oidc_issuer"])]
+    jwt_key: Option<std::path::PathBuf>,
+
+    /// Require a Bearer JWT signed with a key of this JWKS URL (cached; fetched again for an
+    /// unknown `kid`, at most every 30 s).
+    #[arg(long, value_name = "URL", conflicts_with = "oidc_issuer")]
+    jwt_jwks_url: Option<String>,
+
+    /// With --jwt-key or --jwt-jwks-url: the `iss` tokens must have.
+    #[arg(long, value_name = "ISSUER")]
+    jwt_issuer: Option<String>,
+
+    /// With --jwt-key, --jwt-jwks-url or --oidc-issuer: an audience `aud` must name
+    /// (repeatable: any of them).
+    #[arg(long, value_name = "AUDIENCE")]
+    jwt_audience: Vec<String>,
+
+    /// The JWT algorithms accepted, comma-separated, e.g. RS256,ES256 (default: every algorithm
+    /// of the key's kind; HMAC ones only with an HMAC secret, never `none`).
+    #[arg(long, value_name = "ALG,...", value_delimiter = ',', value_parser = parse_algorithm)]
+    jwt_algorithms: Vec<a2a_server::auth::JwtAlgorithm>,
+
+    /// Require an access token (a JWT) of this OpenID Connect provider: its discovery document
+    /// `{URL}/.well-known/openid-configuration` is read at startup for its `jwks_uri`, and
+    /// tokens must have `iss` = URL.
+    #[arg(long, value_name = "URL")]
+    oidc_issuer: Option<String>,
+
     /// Refuse `http` webhook URLs: push notifications go over TLS only.
     #[arg(long, env = "A2A_PUSH_HTTPS_ONLY")]
     push_https_only: bool,
@@ -130,6 +162,43 @@ fn parse_api_key(value: &str) -> Result<(String, String), String> {
         }
         _ => Err(format!("{value:?}: use KEY=PRINCIPAL")),
     }
+}
+
+fn parse_algorithm(value: &str) -> Result<a2a_server::auth::JwtAlgorithm, String> {
+    value
+        .trim()
+        .parse()
+        .map_err(|_| format!("{value:?}: not a JWT algorithm (HS256, RS256, ES256, EdDSA, ...)"))
+}
+
+/// The JWT authenticator the `--jwt-*` / `--oidc-issuer` flags ask for, if any.
+async fn jwt_of(args: &Args) -> anyhow::Result<Option<a2a_server::auth::Jwt>> {
+    use a2a_server::auth::Jwt;
+    let jwt = match (&args.jwt_key, &args.jwt_jwks_url, &args.oidc_issuer) {
+        (Some(path), _, _) => Jwt::key_file(path)?,
+        (_, Some(url), _) => Jwt::jwks_url(url)?,
+        (_, _, Some(issuer)) => Jwt::openid_connect(issuer).await?,
+        (None, None, None) => {
+            if args.jwt_issuer.is_some() || !args.jwt_audience.is_empty() || !args.jwt_algorithms.is_empty() {
+                anyhow::bail!("--jwt-issuer, --jwt-audience and --jwt-algorithms need --jwt-key, --jwt-jwks-url or --oidc-issuer");
+            }
+            return Ok(None);
+        }
+    };
+    let mut jwt = match &args.jwt_issuer {
+        Some(_) if args.oidc_issuer.is_some() => {
+            anyhow::bail!("--oidc-issuer sets the issuer: leave out --jwt-issuer")
+        }
+        Some(issuer) => jwt.issuer(issuer),
+        None => jwt,
+    };
+    for audience in &args.jwt_audience {
+        jwt = jwt.audience(audience);
+    }
+    if !args.jwt_algorithms.is_empty() {
+        jwt = jwt.algorithms(&args.jwt_algorithms)?;
+    }
+    Ok(Some(jwt))
 }
 
 fn parse_card_form(value: &str) -> Result<a2a_server::CardForm, String> {
@@ -184,6 +253,11 @@ async fn main() -> anyhow::Result<()> {
         keys.declare_in(&mut extended_card);
         keys
     });
+    let jwt = jwt_of(&args).await.context("the JWT settings")?;
+    if let Some(jwt) = &jwt {
+        jwt.declare_in(&mut card);
+        jwt.declare_in(&mut extended_card);
+    }
     let mut builder = a2a_server::Server::builder()
         .agent_card(card)
         .extended_agent_card(extended_card)
@@ -209,6 +283,10 @@ async fn main() -> anyhow::Result<()> {
     if let Some(keys) = api_keys {
         println!("API keys required ({} principals, header {})", args.api_keys.len(), args.api_key_header);
         builder = builder.layer(keys.layer());
+    }
+    if let Some(jwt) = jwt {
+        println!("Bearer JWTs accepted (card scheme {})", jwt.scheme_name());
+        builder = builder.layer(jwt.layer());
     }
     if let Some(url) = args.public_url {
         builder = builder.public_url(url);

@@ -1,0 +1,433 @@
+//! HTTP Bearer JSON Web Tokens (RFC 6750, RFC 7519): `Authorization: Bearer <JWT>`, checked for
+//! its signature (a static key, or the keys of a JWKS URL or of an OpenID Connect provider), its
+//! algorithm (an allow-list: never `none`, never an HMAC algorithm with a public key or a public
+//! key algorithm with a secret), issuer, audience, expiry and not-before (with a small leeway).
+//! The principal is the token's `sub`.
+//!
+//! Nothing of a token is ever logged: a refusal is logged at debug level with a fixed reason
+//! (`expired`, `bad signature`, ...).
+
+use std::path::Path;
+use std::time::Duration;
+
+use a2a_core::Principal;
+use a2a_proto::v1::{
+    security_scheme, HttpAuthSecurityScheme, OpenIdConnectSecurityScheme, SecurityRequirement,
+    SecurityScheme, StringList,
+};
+use axum::http::{request::Parts, HeaderValue};
+use jsonwebtoken::errors::ErrorKind;
+use jsonwebtoken::{Algorithm, AlgorithmFamily, DecodingKey, Validation};
+
+use super::jwks::Jwks;
+use super::{authorization, AuthLayer, Authenticator, Verdict};
+
+/// Tokens longer than this are refused unread (a JWT is a few hundred bytes to a few KiB; HTTP/2
+/// servers refuse header lists over 16 KiB before this runs).
+const MAX_TOKEN_LEN: usize = 8 * 1024;
+
+/// The default leeway on `exp` and `nbf`, for clocks a little apart.
+const DEFAULT_LEEWAY: Duration = Duration::from_secs(30);
+
+/// The shortest HMAC secret accepted: RFC 7518 3.2 wants a key at least as long as the hash.
+const MIN_SECRET_LEN: usize = 32;
+
+/// Why a [`Jwt`] authenticator could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum JwtError {
+    /// The key file could not be read.
+    #[error("reading the key {path}: {source}")]
+    KeyFile {
+        /// The file.
+        path: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The key is neither a usable PEM public key nor an HMAC secret.
+    #[error("the key: {0}")]
+    Key(String),
+    /// The algorithm allow-list does not fit the key.
+    #[error("the algorithms: {0}")]
+    Algorithms(String),
+    /// A URL (JWKS, issuer) is not an http(s) URL.
+    #[error("{what}: {url:?} is not an http or https URL")]
+    Url {
+        /// Which URL.
+        what: &'static str,
+        /// The URL.
+        url: String,
+    },
+    /// The OpenID Connect discovery failed.
+    #[error("OpenID Connect discovery at {url}: {reason}")]
+    Discovery {
+        /// The discovery document's URL.
+        url: String,
+        /// What went wrong.
+        reason: String,
+    },
+}
+
+/// Where a token's verification key comes from.
+#[derive(Debug)]
+enum Keys {
+    /// One key, given by the operator.
+    Static(DecodingKey),
+    /// The keys a JWKS URL publishes (cached, refreshed on an unknown `kid`).
+    Jwks(Jwks),
+}
+
+/// How the card declares the scheme.
+#[derive(Debug, Clone)]
+enum Declared {
+    /// An `httpAuthSecurityScheme` with scheme `Bearer`, bearer format `JWT`.
+    Bearer,
+    /// An `openIdConnectSecurityScheme` with the discovery document's URL.
+    OpenIdConnect(String),
+}
+
+/// Bearer JWT authentication (see the module docs); its [`layer`](Self::layer) goes to
+/// [`ServerBuilder::layer`](crate::ServerBuilder::layer).
+#[derive(Debug)]
+pub struct Jwt {
+    scheme: String,
+    declared: Declared,
+    keys: Keys,
+    algorithms: Vec<Algorithm>,
+    issuer: Option<String>,
+    audience: Vec<String>,
+    leeway: Duration,
+}
+
+impl Jwt {
+    fn with_keys(keys: Keys, algorithms: Vec<Algorithm>) -> Self {
+        Jwt {
+            scheme: "bearer".into(),
+            declared: Declared::Bearer,
+            keys,
+            algorithms,
+            issuer: None,
+            audience: Vec::new(),
+            leeway: DEFAULT_LEEWAY,
+        }
+    }
+
+    /// Tokens signed with an HMAC `secret` (HS256, HS384, HS512), at least 32 bytes long.
+    ///
+    /// # Errors
+    /// [`JwtError::Key`] if the secret is shorter.
+    pub fn hmac_secret(secret: &[u8]) -> Result<Self, JwtError> {
+        if secret.len() < MIN_SECRET_LEN {
+            return Err(JwtError::Key(format!(
+                "an HMAC secret needs at least {MIN_SECRET_LEN} bytes (RFC 7518 3.2)"
+            )));
+        }
+        Ok(Self::with_keys(
+            Keys::Static(DecodingKey::from_secret(secret)),
+            AlgorithmFamily::Hmac.algorithms().to_vec(),
+        ))
+    }
+
+    /// Tokens signed with the private key of this PEM public key: RSA (RS*, PS*), EC (ES256,
+    /// ES384) or Ed25519 (EdDSA).
+    ///
+    /// # Errors
+    /// [`JwtError::Key`] if `pem` is none of these.
+    pub fn public_key_pem(pem: &[u8]) -> Result<Self, JwtError> {
+        let key = DecodingKey::from_rsa_pem(pem)
+            .or_else(|_| DecodingKey::from_ec_pem(pem))
+            .or_else(|_| DecodingKey::from_ed_pem(pem))
+            .map_err(|_| JwtError::Key("not a PEM RSA, EC or Ed25519 public key".into()))?;
+        let algorithms = key.family().algorithms().to_vec();
+        Ok(Self::with_keys(Keys::Static(key), algorithms))
+    }
+
+    /// The key in the file at `path` (`--jwt-key`): a PEM public key if it is PEM
+    /// (`-----BEGIN`), otherwise an HMAC secret, the file's bytes less a trailing newline.
+    ///
+    /// # Errors
+    /// As [`public_key_pem`](Self::public_key_pem) and [`hmac_secret`](Self::hmac_secret), or
+    /// [`JwtError::KeyFile`] if the file cannot be read.
+    pub fn key_file(path: &Path) -> Result<Self, JwtError> {
+        let bytes = std::fs::read(path)
+            .map_err(|source| JwtError::KeyFile { path: path.display().to_string(), source })?;
+        if bytes.trim_ascii_start().starts_with(b"-----BEGIN") {
+            Self::public_key_pem(&bytes)
+        } else {
+            let secret = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+            Self::hmac_secret(secret.strip_suffix(b"\r").unwrap_or(secret))
+        }
+    }
+
+    /// Tokens signed with one of the keys the JWKS (RFC 7517) at `url` publishes: fetched at the
+    /// first token, kept for an hour at most, fetched again for a `kid` it does not have (at most
+    /// once per [`jwks_min_refresh`](Self::jwks_min_refresh)). Only public keys (RSA, EC, OKP)
+    /// are taken from it; the default algorithms are every asymmetric one.
+    ///
+    /// # Errors
+    /// [`JwtError::Url`] if `url` is not an http(s) URL.
+    pub fn jwks_url(url: &str) -> Result<Self, JwtError> {
+        let url = http_url("the JWKS URL", url)?;
+        let algorithms = [AlgorithmFamily::Rsa, AlgorithmFamily::Ec, AlgorithmFamily::Ed]
+            .iter()
+            .flat_map(|family| family.algorithms().iter().copied())
+            .collect();
+        Ok(Self::with_keys(Keys::Jwks(Jwks::new(url)), algorithms))
+    }
+
+    /// The OpenID Connect provider `issuer` (`--oidc-issuer`): reads its discovery document
+    /// (`{issuer}/.well-known/openid-configuration`, OpenID Connect Discovery 1.0 section 4),
+    /// whose `issuer` must be `issuer`, and validates tokens against its `jwks_uri` as
+    /// [`jwks_url`](Self::jwks_url) does, requiring `iss` to be the issuer. The card declares an
+    /// `openIdConnectSecurityScheme` named `oidc`.
+    ///
+    /// # Errors
+    /// [`JwtError::Discovery`] if the document cannot be fetched, is not a discovery document
+    /// or names another issuer.
+    pub async fn openid_connect(issuer: &str) -> Result<Self, JwtError> {
+        let base = http_url("the issuer", issuer)?;
+        let url = format!("{}/.well-known/openid-configuration", base.trim_end_matches('/'));
+        let discovery = super::jwks::discover(&url)
+            .await
+            .map_err(|reason| JwtError::Discovery { url: url.clone(), reason })?;
+        if discovery.issuer.trim_end_matches('/') != base.trim_end_matches('/') {
+            return Err(JwtError::Discovery {
+                url,
+                reason: format!("it names the issuer {:?}, not {base:?}", discovery.issuer),
+            });
+        }
+        let mut jwt = Self::jwks_url(&discovery.jwks_uri)
+            .map_err(|e| JwtError::Discovery { url: url.clone(), reason: e.to_string() })?;
+        jwt.scheme = "oidc".into();
+        jwt.declared = Declared::OpenIdConnect(url);
+        // The `iss` of its tokens is the document's issuer, exactly (Discovery 4.3).
+        jwt.issuer = Some(discovery.issuer);
+        Ok(jwt)
+    }
+
+    /// Requires `iss` to be `issuer`.
+    pub fn issuer(mut self, issuer: impl Into<String>) -> Self {
+        self.issuer = Some(issuer.into());
+        self
+    }
+
+    /// Requires `aud` to name `audience` (or, called again, any of the audiences given).
+    pub fn audience(mut self, audience: impl Into<String>) -> Self {
+        self.audience.push(audience.into());
+        self
+    }
+
+    /// The accepted algorithms (the allow-list; the default is every algorithm of the key's
+    /// kind).
+    ///
+    /// # Errors
+    /// [`JwtError::Algorithms`] if the list is empty or names an algorithm the key cannot
+    /// verify: an HMAC algorithm with a public key or a JWKS, a public key algorithm with a
+    /// secret, another kind of public key than the one given.
+    pub fn algorithms(mut self, algorithms: &[Algorithm]) -> Result<Self, JwtError> {
+        if algorithms.is_empty() {
+            return Err(JwtError::Algorithms("the list is empty".into()));
+        }
+        for algorithm in algorithms {
+            let fits = match &self.keys {
+                Keys::Static(key) => algorithm.family() == key.family(),
+                Keys::Jwks(_) => algorithm.family() != AlgorithmFamily::Hmac,
+            };
+            if !fits {
+                return Err(JwtError::Algorithms(format!("{algorithm:?} does not fit the key")));
+            }
+        }
+        self.algorithms = algorithms.to_vec();
+        Ok(self)
+    }
+
+    /// How far `exp` and `nbf` may be off (default 30 s).
+    pub fn leeway(mut self, leeway: Duration) -> Self {
+        self.leeway = leeway;
+        self
+    }
+
+    /// With a JWKS: the least time between two fetches for an unknown `kid` (default 30 s), so
+    /// tokens with made-up key ids cannot make the server hammer the JWKS URL.
+    pub fn jwks_min_refresh(mut self, interval: Duration) -> Self {
+        if let Keys::Jwks(jwks) = &mut self.keys {
+            jwks.min_refresh = interval;
+        }
+        self
+    }
+
+    /// The scheme's name in the card (default `bearer`, `oidc` for OpenID Connect).
+    pub fn scheme_name(&self) -> &str {
+        &self.scheme
+    }
+
+    /// Renames the scheme in the card.
+    pub fn with_scheme_name(mut self, name: impl Into<String>) -> Self {
+        self.scheme = name.into();
+        self
+    }
+
+    /// The card's `securitySchemes` entry.
+    pub fn security_scheme(&self) -> SecurityScheme {
+        let scheme = match &self.declared {
+            Declared::Bearer => security_scheme::Scheme::HttpAuthSecurityScheme(HttpAuthSecurityScheme {
+                description: "A JSON Web Token as a Bearer token (RFC 6750).".into(),
+                scheme: "Bearer".into(),
+                bearer_format: "JWT".into(),
+            }),
+            Declared::OpenIdConnect(url) => {
+                security_scheme::Scheme::OpenIdConnectSecurityScheme(OpenIdConnectSecurityScheme {
+                    description:
+                        "An access token (a JWT) of this OpenID Connect provider, as a Bearer token.".into(),
+                    open_id_connect_url: url.clone(),
+                })
+            }
+        };
+        SecurityScheme { scheme: Some(scheme) }
+    }
+
+    /// Declares the scheme in `card` and requires it on every operation (an alternative to the
+    /// requirements already there).
+    pub fn declare_in(&self, card: &mut a2a_proto::v1::AgentCard) {
+        card.security_schemes.insert(self.scheme.clone(), self.security_scheme());
+        let mut schemes = std::collections::HashMap::new();
+        schemes.insert(self.scheme.clone(), StringList { list: Vec::new() });
+        card.security_requirements.push(SecurityRequirement { schemes });
+    }
+
+    /// The layer for [`ServerBuilder::layer`](crate::ServerBuilder::layer).
+    pub fn layer(self) -> AuthLayer<Jwt> {
+        AuthLayer::new(self)
+    }
+
+    /// The principal `token` stands for, or why it is refused (a fixed text, safe to log).
+    pub async fn verify(&self, token: &str) -> Result<Principal, &'static str> {
+        if token.len() > MAX_TOKEN_LEN {
+            return Err("too long");
+        }
+        let header = jsonwebtoken::decode_header(token).map_err(|e| reason(e.kind()))?;
+        if !self.algorithms.contains(&header.alg) {
+            return Err("algorithm not allowed");
+        }
+        let key = match &self.keys {
+            Keys::Static(key) if key.family() == header.alg.family() => key.clone(),
+            Keys::Static(_) => return Err("algorithm not allowed"),
+            Keys::Jwks(jwks) => jwks.key_for(header.kid.as_deref(), header.alg).await.ok_or("unknown key")?,
+        };
+        let mut validation = Validation::new(header.alg);
+        validation.leeway = self.leeway.as_secs();
+        validation.validate_nbf = true;
+        let mut required = vec!["exp", "sub"];
+        if let Some(issuer) = &self.issuer {
+            validation.set_issuer(&[issuer]);
+            required.push("iss");
+        }
+        validation.validate_aud = !self.audience.is_empty();
+        if !self.audience.is_empty() {
+            validation.set_audience(&self.audience);
+            required.push("aud");
+        }
+        validation.set_required_spec_claims(&required);
+        let data = jsonwebtoken::decode::<Claims>(token, &key, &validation).map_err(|e| reason(e.kind()))?;
+        if data.claims.sub.is_empty() {
+            return Err("empty subject");
+        }
+        Ok(Principal::new(data.claims.sub))
+    }
+}
+
+/// The claims read beyond those `Validation` checks.
+#[derive(serde::Deserialize)]
+struct Claims {
+    sub: String,
+}
+
+/// A fixed description of a validation failure: never the token's text, nor a parser message
+/// (which may quote a claim).
+fn reason(kind: &ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::ExpiredSignature => "expired",
+        ErrorKind::ImmatureSignature => "not yet valid",
+        ErrorKind::InvalidIssuer => "wrong issuer",
+        ErrorKind::InvalidAudience => "wrong audience",
+        ErrorKind::InvalidSignature => "bad signature",
+        ErrorKind::InvalidAlgorithm | ErrorKind::InvalidAlgorithmName | ErrorKind::MissingAlgorithm => {
+            "algorithm not allowed"
+        }
+        ErrorKind::MissingRequiredClaim(_) => "missing claim",
+        ErrorKind::InvalidClaimFormat(_) | ErrorKind::InvalidSubject => "bad claim",
+        _ => "malformed",
+    }
+}
+
+/// `url` if it parses as an http or https URL.
+fn http_url(what: &'static str, url: &str) -> Result<String, JwtError> {
+    match url::Url::parse(url) {
+        Ok(parsed) if matches!(parsed.scheme(), "http" | "https") && parsed.host().is_some() => {
+            Ok(url.to_owned())
+        }
+        _ => Err(JwtError::Url { what, url: url.to_owned() }),
+    }
+}
+
+#[async_trait::async_trait]
+impl Authenticator for Jwt {
+    async fn authenticate(&self, request: &Parts) -> Verdict {
+        let token = match authorization(request, "Bearer") {
+            None => return Verdict::Absent,
+            Some(Err(())) => {
+                tracing::debug!(scheme = %self.scheme, reason = "malformed header", "bearer token refused");
+                return Verdict::Invalid;
+            }
+            Some(Ok(token)) => token,
+        };
+        match self.verify(token).await {
+            Ok(principal) => Verdict::Valid(principal),
+            Err(reason) => {
+                tracing::debug!(scheme = %self.scheme, reason, "bearer token refused");
+                Verdict::Invalid
+            }
+        }
+    }
+
+    fn challenge(&self, verdict: &Verdict) -> HeaderValue {
+        // RFC 6750 3: no error code when no token was presented; `invalid_token` for one that
+        // was refused, without saying why (3.1 leaves the description optional).
+        if *verdict == Verdict::Invalid {
+            HeaderValue::from_static("Bearer realm=\"a2a\", error=\"invalid_token\"")
+        } else {
+            HeaderValue::from_static("Bearer realm=\"a2a\"")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_secrets_and_unfit_algorithms_are_refused() {
+        assert!(matches!(Jwt::hmac_secret(b"short"), Err(JwtError::Key(_))));
+        let hmac = Jwt::hmac_secret(&[7; 32]).unwrap();
+        assert!(matches!(hmac.algorithms(&[Algorithm::RS256]), Err(JwtError::Algorithms(_))));
+        let jwks = Jwt::jwks_url("https://idp.example.com/jwks.json").unwrap();
+        assert!(matches!(jwks.algorithms(&[Algorithm::HS256]), Err(JwtError::Algorithms(_))));
+        let jwks = Jwt::jwks_url("https://idp.example.com/jwks.json").unwrap();
+        assert!(matches!(jwks.algorithms(&[]), Err(JwtError::Algorithms(_))));
+        assert!(matches!(Jwt::jwks_url("file:///etc/passwd"), Err(JwtError::Url { .. })));
+        assert!(matches!(Jwt::public_key_pem(b"-----BEGIN NOTHING-----"), Err(JwtError::Key(_))));
+    }
+
+    #[test]
+    fn the_card_declares_a_bearer_jwt_scheme() {
+        let mut card = a2a_proto::v1::AgentCard::default();
+        Jwt::hmac_secret(&[7; 32]).unwrap().declare_in(&mut card);
+        let Some(security_scheme::Scheme::HttpAuthSecurityScheme(scheme)) =
+            &card.security_schemes["bearer"].scheme
+        else {
+            panic!("an HTTP auth scheme")
+        };
+        assert_eq!((scheme.scheme.as_str(), scheme.bearer_format.as_str()), ("Bearer", "JWT"));
+        assert!(card.security_requirements[0].schemes.contains_key("bearer"));
+    }
+}
