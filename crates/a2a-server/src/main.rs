@@ -121,6 +121,16 @@ struct Args {
     #[arg(long, value_name = "URL")]
     oidc_issuer: Option<String>,
 
+    /// Require HTTP Basic on every operation (alternative to the other authenticators):
+    /// `USER:HASH`, repeatable, HASH an Argon2 PHC string (`$argon2id$v=19$...`, e.g. from
+    /// `echo -n PASSWORD | argon2 SALT -id -t 2 -k 19456 -p 1 -e`). The principal is the user name.
+    #[arg(long = "basic-user", value_name = "USER:HASH", value_parser = parse_basic_user)]
+    basic_users: Vec<(String, String)>,
+
+    /// Basic users from a file: one `USER:HASH` a line (`#` comments and blank lines skipped).
+    #[arg(long, value_name = "FILE")]
+    basic_users_file: Option<std::path::PathBuf>,
+
     /// Refuse `http` webhook URLs: push notifications go over TLS only.
     #[arg(long, env = "A2A_PUSH_HTTPS_ONLY")]
     push_https_only: bool,
@@ -201,6 +211,13 @@ async fn jwt_of(args: &Args) -> anyhow::Result<Option<a2a_server::auth::Jwt>> {
     Ok(Some(jwt))
 }
 
+fn parse_basic_user(value: &str) -> Result<(String, String), String> {
+    match value.split_once(':') {
+        Some((user, hash)) if !user.is_empty() && !hash.is_empty() => Ok((user.to_owned(), hash.to_owned())),
+        _ => Err("use USER:HASH".to_owned()),
+    }
+}
+
 fn parse_card_form(value: &str) -> Result<a2a_server::CardForm, String> {
     match value {
         "union" => Ok(a2a_server::CardForm::Union),
@@ -254,6 +271,18 @@ async fn main() -> anyhow::Result<()> {
         keys
     });
     let jwt = jwt_of(&args).await.context("the JWT settings")?;
+    let mut basic = a2a_server::auth::BasicUsers::new();
+    if let Some(path) = &args.basic_users_file {
+        basic = basic.file(path).context("--basic-users-file")?;
+    }
+    for (user, hash) in &args.basic_users {
+        basic = basic.user(user, hash).context("--basic-user")?;
+    }
+    let basic = (!basic.is_empty()).then(|| {
+        basic.declare_in(&mut card);
+        basic.declare_in(&mut extended_card);
+        basic
+    });
     if let Some(jwt) = &jwt {
         jwt.declare_in(&mut card);
         jwt.declare_in(&mut extended_card);
@@ -287,6 +316,10 @@ async fn main() -> anyhow::Result<()> {
     if let Some(jwt) = jwt {
         println!("Bearer JWTs accepted (card scheme {})", jwt.scheme_name());
         builder = builder.layer(jwt.layer());
+    }
+    if let Some(basic) = basic {
+        println!("HTTP Basic accepted ({} users)", basic.len());
+        builder = builder.layer(basic.layer());
     }
     if let Some(url) = args.public_url {
         builder = builder.public_url(url);

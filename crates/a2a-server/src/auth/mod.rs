@@ -12,6 +12,8 @@
 //! - [`ApiKeys`]: API keys in a header, query parameter or cookie (`--api-key KEY=PRINCIPAL`);
 //! - [`Jwt`]: HTTP Bearer JSON Web Tokens, from a static key, a JWKS URL or an OpenID Connect
 //!   provider's discovery document (`--jwt-*`, `--oidc-issuer`);
+//! - [`BasicUsers`]: HTTP Basic against users and Argon2 password hashes (`--basic-user`,
+//!   `--basic-users-file`).
 //!
 //! Any other is an [`Authenticator`] of your own behind an [`AuthLayer`], or a layer of the same
 //! shape. Several layers combine as the card's alternatives (its `securityRequirements` are
@@ -20,6 +22,7 @@
 //! credential is never papered over by another.
 
 mod api_key;
+mod basic;
 mod jwks;
 mod jwt;
 
@@ -31,6 +34,7 @@ use axum::http::{header, request::Parts, HeaderValue, Request, Response, StatusC
 use futures::future::BoxFuture;
 
 pub use api_key::{ApiKeyLayer, ApiKeys, KeyLocation};
+pub use basic::{BasicUsers, BasicUsersError};
 /// The JWT signature algorithms, for [`Jwt::algorithms`].
 pub use jsonwebtoken::Algorithm as JwtAlgorithm;
 pub use jwt::{Jwt, JwtError};
