@@ -131,6 +131,16 @@ struct Args {
     #[arg(long, value_name = "FILE")]
     basic_users_file: Option<std::path::PathBuf>,
 
+    /// Serve every port but the metrics one over TLS with this certificate chain (PEM, leaf
+    /// first); needs --tls-key. HTTP/1.1, HTTP/2 and gRPC share the TLS port (ALPN), responses
+    /// carry Strict-Transport-Security, and SIGHUP reloads both files without a restart.
+    #[arg(long, value_name = "FILE", env = "A2A_TLS_CERT", requires = "tls_key")]
+    tls_cert: Option<std::path::PathBuf>,
+
+    /// The private key of --tls-cert (PEM: PKCS#8, PKCS#1 or SEC1).
+    #[arg(long, value_name = "FILE", env = "A2A_TLS_KEY", requires = "tls_cert")]
+    tls_key: Option<std::path::PathBuf>,
+
     /// Refuse `http` webhook URLs: push notifications go over TLS only.
     #[arg(long, env = "A2A_PUSH_HTTPS_ONLY")]
     push_https_only: bool,
@@ -321,6 +331,16 @@ async fn main() -> anyhow::Result<()> {
         println!("HTTP Basic accepted ({} users)", basic.len());
         builder = builder.layer(basic.layer());
     }
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => {
+            Some(a2a_server::tls::TlsConfig::from_pem_files(cert, key).context("TLS")?)
+        }
+        _ => None,
+    };
+    if let Some(tls) = &tls {
+        builder = builder.tls(tls.clone());
+        reload_on_sighup(tls.clone());
+    }
     if let Some(url) = args.public_url {
         builder = builder.public_url(url);
     }
@@ -348,9 +368,10 @@ async fn main() -> anyhow::Result<()> {
         println!("metrics on http://{}{}", listener.local_addr()?, a2a_server::metrics::METRICS_PATH);
         builder = builder.metrics_listener(listener);
     }
-    println!("a2a-server listening on http://{local}");
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    println!("a2a-server listening on {scheme}://{local}");
     println!("tasks kept in: {}", stores.description);
-    println!("agent card: http://{local}{}", a2a_server::AGENT_CARD_PATH);
+    println!("agent card: {scheme}://{local}{}", a2a_server::AGENT_CARD_PATH);
     tracing::info!(%local, "serving JSON-RPC (POST /), REST and gRPC");
     builder.serve(listener).await.context("serving")?;
     #[cfg(feature = "otel")]
@@ -359,6 +380,24 @@ async fn main() -> anyhow::Result<()> {
         provider.shutdown().context("exporting the last traces")?;
     }
     Ok(())
+}
+
+/// `--tls-cert`/`--tls-key`: SIGHUP reads both files again (a renewed certificate); on an error
+/// the certificate in use stays, and the error is logged.
+fn reload_on_sighup(tls: a2a_server::tls::TlsConfig) {
+    #[cfg(unix)]
+    tokio::spawn(async move {
+        use tokio::signal::unix::{signal, SignalKind};
+        let Ok(mut hangups) = signal(SignalKind::hangup()) else { return };
+        while hangups.recv().await.is_some() {
+            match tls.reload() {
+                Ok(()) => tracing::info!("TLS certificate reloaded"),
+                Err(error) => tracing::error!(%error, "TLS certificate not reloaded; the previous one stays"),
+            }
+        }
+    });
+    #[cfg(not(unix))]
+    drop(tls);
 }
 
 /// `--otlp-endpoint`: the OTLP exporter and the `tracing` layer that feeds it.
