@@ -664,7 +664,7 @@ async fn serve_until(
 ) -> std::io::Result<()> {
     if let Some(config) = tls {
         let listener = tls::TlsListener::new(listener, config)?;
-        return axum::serve(listener, router).with_graceful_shutdown(shutdown).await;
+        return axum::serve(listener, tls::WithTlsClient(router)).with_graceful_shutdown(shutdown).await;
     }
     // Nagle's algorithm would hold back small SSE events and gRPC frames for up to 40 ms.
     let listener = listener.tap_io(|tcp| {

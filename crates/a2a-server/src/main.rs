@@ -141,6 +141,17 @@ struct Args {
     #[arg(long, value_name = "FILE", env = "A2A_TLS_KEY", requires = "tls_cert")]
     tls_key: Option<std::path::PathBuf>,
 
+    /// Verify TLS client certificates against the CA certificates (PEM) in this file, and accept
+    /// a verified one as a credential: its subject CN is the principal, and the card declares
+    /// the `mtls` scheme (an alternative to the other authenticators). Needs --tls-cert.
+    #[arg(long, value_name = "FILE", env = "A2A_TLS_CLIENT_CA", requires = "tls_cert")]
+    tls_client_ca: Option<std::path::PathBuf>,
+
+    /// With --tls-client-ca: refuse TLS handshakes without a client certificate (by default a
+    /// client may present none and authenticate otherwise).
+    #[arg(long, requires = "tls_client_ca")]
+    tls_client_cert_required: bool,
+
     /// Refuse `http` webhook URLs: push notifications go over TLS only.
     #[arg(long, env = "A2A_PUSH_HTTPS_ONLY")]
     push_https_only: bool,
@@ -288,6 +299,12 @@ async fn main() -> anyhow::Result<()> {
     for (user, hash) in &args.basic_users {
         basic = basic.user(user, hash).context("--basic-user")?;
     }
+    let client_certificates = args.tls_client_ca.is_some().then(|| {
+        let certificates = a2a_server::auth::ClientCertificates::new();
+        certificates.declare_in(&mut card);
+        certificates.declare_in(&mut extended_card);
+        certificates
+    });
     let basic = (!basic.is_empty()).then(|| {
         basic.declare_in(&mut card);
         basic.declare_in(&mut extended_card);
@@ -327,13 +344,21 @@ async fn main() -> anyhow::Result<()> {
         println!("Bearer JWTs accepted (card scheme {})", jwt.scheme_name());
         builder = builder.layer(jwt.layer());
     }
+    if let Some(certificates) = client_certificates {
+        println!("TLS client certificates accepted (principal: the subject CN)");
+        builder = builder.layer(certificates.layer());
+    }
     if let Some(basic) = basic {
         println!("HTTP Basic accepted ({} users)", basic.len());
         builder = builder.layer(basic.layer());
     }
     let tls = match (&args.tls_cert, &args.tls_key) {
         (Some(cert), Some(key)) => {
-            Some(a2a_server::tls::TlsConfig::from_pem_files(cert, key).context("TLS")?)
+            let tls = a2a_server::tls::TlsConfig::from_pem_files(cert, key).context("TLS")?;
+            match &args.tls_client_ca {
+                Some(ca) => Some(tls.client_certificates(ca, args.tls_client_cert_required).context("TLS")?),
+                None => Some(tls),
+            }
         }
         _ => None,
     };

@@ -1,19 +1,25 @@
 //! TLS on the one-port server (`a2a_server::tls`), with a CA and certificates made in the test:
 //! HTTP/1.1, HTTP/2 (ALPN) and gRPC on the same TLS port, each binding's client over it,
 //! `Strict-Transport-Security` on responses, a certificate replaced without a restart (in code
-//! and by SIGHUP on the reference server), and files that do not fit refused with a reason.
+//! and by SIGHUP on the reference server), files that do not fit refused with a reason, and
+//! client certificates (mutual TLS) as credentials on every binding.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use a2a_core::Error;
 use a2a_core::{A2aService, CallContext};
 use a2a_grpc::GrpcClient;
 use a2a_jsonrpc::JsonRpcClient;
 use a2a_proto::v1::{send_message_response, Message, SendMessageRequest};
+use a2a_proto::v1::{GetTaskRequest, Task};
 use a2a_rest::RestClient;
+use a2a_server::auth::ClientCertificates;
 use a2a_server::tls::TlsConfig;
 use a2a_server::{RunningServer, Server};
-use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair};
+use rcgen::{
+    BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
+};
 
 type Ca = CertifiedIssuer<'static, KeyPair>;
 
@@ -219,4 +225,181 @@ async fn the_reference_server_takes_tls_flags_and_reloads_on_sighup() {
         .await
         .unwrap();
     assert!(!output.status.success(), "--tls-cert needs --tls-key");
+}
+
+/// A client certificate with subject CN `name` signed by `ca`, as PEM: (certificate, key).
+fn client_identity(ca: &Ca, name: &str) -> (String, String) {
+    let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    params.distinguished_name.push(DnType::CommonName, name);
+    params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+    let key = KeyPair::generate().unwrap();
+    let cert = params.signed_by(&key, ca).unwrap();
+    (cert.pem(), key.serialize_pem())
+}
+
+/// An HTTPS client trusting `ca` and presenting `identity`.
+fn https_as(ca: &Ca, identity: &(String, String)) -> reqwest::Client {
+    let root = reqwest::Certificate::from_pem(ca.pem().as_bytes()).unwrap();
+    let pem = format!("{}{}", identity.0, identity.1);
+    reqwest::Client::builder()
+        .tls_certs_only([root])
+        .identity(reqwest::Identity::from_pem(pem.as_bytes()).unwrap())
+        .build()
+        .unwrap()
+}
+
+async fn grpc_as(ca: &Ca, url: &str, identity: &(String, String)) -> GrpcClient {
+    let tls = tonic::transport::ClientTlsConfig::new()
+        .ca_certificate(tonic::transport::Certificate::from_pem(ca.pem()))
+        .identity(tonic::transport::Identity::from_pem(&identity.0, &identity.1))
+        .domain_name("localhost");
+    let channel = tonic::transport::Endpoint::from_shared(url.to_owned())
+        .unwrap()
+        .tls_config(tls)
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    GrpcClient::new(channel)
+}
+
+async fn mtls_server(config: TlsConfig) -> RunningServer {
+    let certificates = ClientCertificates::new();
+    let mut card = a2a_server::demo::demo_card();
+    certificates.declare_in(&mut card);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    Server::builder()
+        .agent_card(card)
+        .executor(a2a_server::demo::DemoAgent)
+        .tls(config)
+        .layer(certificates.layer())
+        .spawn(listener)
+        .await
+        .unwrap()
+}
+
+async fn task_of(client: &dyn A2aService) -> Task {
+    match client.send_message(&CallContext::v1(), send("ask")).await.unwrap().payload {
+        Some(send_message_response::Payload::Task(task)) => task,
+        other => panic!("a task, got {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_certificate_is_its_subjects_principal_on_every_binding() {
+    let dir = tempfile::tempdir().unwrap();
+    let (servers, clients_ca) = (ca("server CA"), ca("client CA"));
+    let (cert, key) = leaf(&servers, dir.path());
+    let ca_file = dir.path().join("clients.pem");
+    std::fs::write(&ca_file, clients_ca.pem()).unwrap();
+    let config =
+        TlsConfig::from_pem_files(&cert, &key).unwrap().client_certificates(&ca_file, false).unwrap();
+    let server = mtls_server(config).await;
+    let url = server.url();
+    let card: serde_json::Value = https(&servers, false)
+        .get(format!("{url}/.well-known/agent-card.json"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(card["securitySchemes"]["mtls"]["mtlsSecurityScheme"].is_object(), "{card}");
+
+    let (alice, bob) = (client_identity(&clients_ca, "alice"), client_identity(&clients_ca, "bob"));
+    let as_whom = |identity: &(String, String)| {
+        let identity = identity.clone();
+        let (servers, url) = (&servers, url.clone());
+        async move {
+            let clients: Vec<(&str, Arc<dyn A2aService>)> = vec![
+                (
+                    "JSONRPC",
+                    Arc::new(
+                        JsonRpcClient::new(format!("{url}/")).with_http_client(https_as(servers, &identity)),
+                    ),
+                ),
+                (
+                    "HTTP+JSON",
+                    Arc::new(RestClient::new(&url).unwrap().with_http_client(https_as(servers, &identity))),
+                ),
+                ("GRPC", Arc::new(grpc_as(servers, &url, &identity).await)),
+            ];
+            clients
+        }
+    };
+    let (alices, bobs) = (as_whom(&alice).await, as_whom(&bob).await);
+    for ((binding, alice), (_, bob)) in alices.iter().zip(&bobs) {
+        let task = task_of(alice.as_ref()).await;
+        let get = || GetTaskRequest { id: task.id.clone(), ..Default::default() };
+        assert!(alice.get_task(&CallContext::v1(), get()).await.is_ok(), "{binding}");
+        match bob.get_task(&CallContext::v1(), get()).await {
+            Err(Error::TaskNotFound { .. }) => {}
+            other => panic!("{binding}: bob must get TaskNotFound, got {other:?}"),
+        }
+    }
+
+    // Without a certificate the handshake succeeds (it is optional here) but the caller is
+    // unauthenticated; a certificate of another CA fails the handshake.
+    let anonymous = RestClient::new(&url).unwrap().with_http_client(https(&servers, false));
+    let error = anonymous.send_message(&CallContext::v1(), send("hello")).await.unwrap_err();
+    assert!(matches!(error, Error::Unauthenticated { .. }), "{error:?}");
+    let stranger = client_identity(&ca("another CA"), "alice");
+    assert!(https_as(&servers, &stranger).get(&url).send().await.is_err());
+    server.shutdown().await.unwrap();
+
+    // Required: no certificate, no connection.
+    let config = TlsConfig::from_pem_files(&cert, &key).unwrap().client_certificates(&ca_file, true).unwrap();
+    let server = mtls_server(config).await;
+    assert!(https(&servers, false).get(server.url()).send().await.is_err());
+    sends(&RestClient::new(server.url()).unwrap().with_http_client(https_as(&servers, &alice))).await;
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reference_server_takes_the_client_ca_flags() {
+    use tokio::io::AsyncBufReadExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let (servers, clients_ca) = (ca("server CA"), ca("client CA"));
+    let (cert, key) = leaf(&servers, dir.path());
+    let ca_file = dir.path().join("clients.pem");
+    std::fs::write(&ca_file, clients_ca.pem()).unwrap();
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_a2a-server"))
+        .args(["--listen", "127.0.0.1:0", "--store", "memory", "--tls-client-cert-required", "--tls-cert"])
+        .arg(&cert)
+        .arg("--tls-key")
+        .arg(&key)
+        .arg("--tls-client-ca")
+        .arg(&ca_file)
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let url = loop {
+        let line = stdout.next_line().await.unwrap().expect("the server prints its address");
+        if let Some(url) = line.strip_prefix("a2a-server listening on ") {
+            break url.to_owned();
+        }
+    };
+    tokio::spawn(async move { while let Ok(Some(_)) = stdout.next_line().await {} });
+    let alice = client_identity(&clients_ca, "alice");
+    let card: serde_json::Value = https_as(&servers, &alice)
+        .get(format!("{url}/.well-known/agent-card.json"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(card["securityRequirements"][0]["schemes"]["mtls"].is_object(), "{card}");
+    sends(&RestClient::new(&url).unwrap().with_http_client(https_as(&servers, &alice))).await;
+    assert!(https(&servers, false).get(&url).send().await.is_err(), "required");
+
+    let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_a2a-server"))
+        .args(["--listen", "127.0.0.1:0", "--store", "memory", "--tls-client-ca"])
+        .arg(&ca_file)
+        .output()
+        .await
+        .unwrap();
+    assert!(!output.status.success(), "--tls-client-ca needs --tls-cert");
 }

@@ -112,9 +112,11 @@ impl Authenticator for ApiKeys {
         }
     }
 
-    fn challenge(&self, _: &Verdict) -> HeaderValue {
-        HeaderValue::from_str(&format!("ApiKey realm=\"a2a\", scheme=\"{}\"", self.scheme))
-            .unwrap_or_else(|_| HeaderValue::from_static("ApiKey realm=\"a2a\""))
+    fn challenge(&self, _: &Verdict) -> Option<HeaderValue> {
+        Some(
+            HeaderValue::from_str(&format!("ApiKey realm=\"a2a\", scheme=\"{}\"", self.scheme))
+                .unwrap_or_else(|_| HeaderValue::from_static("ApiKey realm=\"a2a\"")),
+        )
     }
 }
 

@@ -224,9 +224,9 @@ impl Authenticator for BasicUsers {
         }
     }
 
-    fn challenge(&self, _: &Verdict) -> HeaderValue {
+    fn challenge(&self, _: &Verdict) -> Option<HeaderValue> {
         // RFC 7617 2.1: the server accepts UTF-8 user names and passwords.
-        HeaderValue::from_static("Basic realm=\"a2a\", charset=\"UTF-8\"")
+        Some(HeaderValue::from_static("Basic realm=\"a2a\", charset=\"UTF-8\""))
     }
 }
 

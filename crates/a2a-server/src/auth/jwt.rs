@@ -390,14 +390,14 @@ impl Authenticator for Jwt {
         }
     }
 
-    fn challenge(&self, verdict: &Verdict) -> HeaderValue {
+    fn challenge(&self, verdict: &Verdict) -> Option<HeaderValue> {
         // RFC 6750 3: no error code when no token was presented; `invalid_token` for one that
         // was refused, without saying why (3.1 leaves the description optional).
-        if *verdict == Verdict::Invalid {
+        Some(if *verdict == Verdict::Invalid {
             HeaderValue::from_static("Bearer realm=\"a2a\", error=\"invalid_token\"")
         } else {
             HeaderValue::from_static("Bearer realm=\"a2a\"")
-        }
+        })
     }
 }
 

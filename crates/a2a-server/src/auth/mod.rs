@@ -12,6 +12,8 @@
 //! - [`ApiKeys`]: API keys in a header, query parameter or cookie (`--api-key KEY=PRINCIPAL`);
 //! - [`Jwt`]: HTTP Bearer JSON Web Tokens, from a static key, a JWKS URL or an OpenID Connect
 //!   provider's discovery document (`--jwt-*`, `--oidc-issuer`);
+//! - [`ClientCertificates`]: mutual TLS, the subject CN of a client certificate the TLS port
+//!   verified (`--tls-client-ca`);
 //! - [`BasicUsers`]: HTTP Basic against users and Argon2 password hashes (`--basic-user`,
 //!   `--basic-users-file`).
 //!
@@ -25,6 +27,7 @@ mod api_key;
 mod basic;
 mod jwks;
 mod jwt;
+mod mtls;
 
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -38,6 +41,7 @@ pub use basic::{BasicUsers, BasicUsersError};
 /// The JWT signature algorithms, for [`Jwt::algorithms`].
 pub use jsonwebtoken::Algorithm as JwtAlgorithm;
 pub use jwt::{Jwt, JwtError};
+pub use mtls::ClientCertificates;
 
 /// What an [`Authenticator`] made of a request's credentials.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,8 +61,8 @@ pub trait Authenticator: Send + Sync + 'static {
     async fn authenticate(&self, request: &Parts) -> Verdict;
 
     /// The `WWW-Authenticate` challenge added to a 401 answer to a request this authenticator
-    /// judged `verdict` (RFC 9110 11.6.1: a 401 says how to authenticate).
-    fn challenge(&self, verdict: &Verdict) -> HeaderValue;
+    /// judged `verdict` (RFC 9110 11.6.1: a 401 says how to authenticate), if its scheme has one.
+    fn challenge(&self, verdict: &Verdict) -> Option<HeaderValue>;
 }
 
 /// Marks a request one of whose credentials was refused: no later layer gives it a principal.
@@ -141,8 +145,10 @@ where
             }
             let mut response = inner.call(Request::from_parts(parts, body)).await?;
             if response.status() == StatusCode::UNAUTHORIZED {
-                // One challenge per declared scheme (RFC 9110 11.6.1 allows several).
-                response.headers_mut().append(header::WWW_AUTHENTICATE, authenticator.challenge(&verdict));
+                if let Some(challenge) = authenticator.challenge(&verdict) {
+                    // One challenge per declared scheme (RFC 9110 11.6.1 allows several).
+                    response.headers_mut().append(header::WWW_AUTHENTICATE, challenge);
+                }
             }
             Ok(response)
         })
