@@ -53,12 +53,19 @@ pub enum BasicUsersError {
 }
 
 /// HTTP Basic users (see the module docs).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct BasicUsers {
     scheme: String,
     users: HashMap<String, String>,
     remembered: Arc<Mutex<HashMap<[u8; 32], Principal>>>,
     key: [u8; 16],
+}
+
+impl std::fmt::Debug for BasicUsers {
+    // The user names only: not the hashes, nor the key of remembered checks.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BasicUsers").field("scheme", &self.scheme).field("users", &self.users.keys()).finish()
+    }
 }
 
 impl Default for BasicUsers {

@@ -21,7 +21,7 @@ const MAX_DOCUMENT: usize = 1024 * 1024;
 /// How long a fetch may take.
 const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// One usable key of the set.
+/// One usable key of the set (public keys: its Debug output is harmless).
 #[derive(Debug)]
 struct Key {
     kid: Option<String>,

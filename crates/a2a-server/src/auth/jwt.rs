@@ -69,12 +69,21 @@ pub enum JwtError {
 }
 
 /// Where a token's verification key comes from.
-#[derive(Debug)]
 enum Keys {
     /// One key, given by the operator.
     Static(DecodingKey),
     /// The keys a JWKS URL publishes (cached, refreshed on an unknown `kid`).
     Jwks(Jwks),
+}
+
+impl std::fmt::Debug for Keys {
+    // Never the key: a `DecodingKey`'s own Debug prints an HMAC secret.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Keys::Static(key) => f.debug_tuple("Static").field(&key.family()).finish(),
+            Keys::Jwks(jwks) => f.debug_tuple("Jwks").field(jwks).finish(),
+        }
+    }
 }
 
 /// How the card declares the scheme.
@@ -416,6 +425,13 @@ mod tests {
         assert!(matches!(jwks.algorithms(&[]), Err(JwtError::Algorithms(_))));
         assert!(matches!(Jwt::jwks_url("file:///etc/passwd"), Err(JwtError::Url { .. })));
         assert!(matches!(Jwt::public_key_pem(b"-----BEGIN NOTHING-----"), Err(JwtError::Key(_))));
+    }
+
+    #[test]
+    fn debug_output_never_shows_a_secret() {
+        let secret = b"0123456789abcdef0123456789abcdef";
+        let debug = format!("{:?}", Jwt::hmac_secret(secret).unwrap());
+        assert!(!debug.contains("0123456789") && !debug.contains("48, 49, 50"), "{debug}");
     }
 
     #[test]
