@@ -311,6 +311,10 @@ async fn main() -> anyhow::Result<()> {
         basic
     });
     if let Some(jwt) = &jwt {
+        if let Err(error) = jwt.prefetch().await {
+            // The provider may be back by the first token: serve, but say so now.
+            tracing::warn!(%error, "JWT keys not available yet; tokens are refused until they are");
+        }
         jwt.declare_in(&mut card);
         jwt.declare_in(&mut extended_card);
     }

@@ -539,6 +539,7 @@ impl Process {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_reference_server_takes_the_jwt_flags() {
+    use tokio::io::AsyncBufReadExt as _;
     let key = rsa_key("k1");
     let idp = Idp::start(&[&key]).await;
     let server = Process::start(&[
@@ -572,6 +573,29 @@ async fn the_reference_server_takes_the_jwt_flags() {
     )
     .await;
     drop(oidc);
+
+    // A JWKS that cannot be fetched at startup is a warning: the server serves, refusing
+    // tokens until it can fetch the keys.
+    let unreachable = format!("{}/no-such-jwks.json", idp.url);
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_a2a-server"))
+        .args(["--listen", "127.0.0.1:0", "--store", "memory", "--jwt-jwks-url", &unreachable])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stderr = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let warned = async {
+        while let Some(line) = stderr.next_line().await.unwrap() {
+            if line.contains("JWT keys not available yet") && line.contains("no-such-jwks.json") {
+                return;
+            }
+        }
+        panic!("the server exited without the warning");
+    };
+    // A guard against a hang, not a speed check.
+    tokio::time::timeout(Duration::from_secs(60), warned).await.expect("the warning");
+    drop(child);
 
     // Settings that cannot work stop the server at startup, with a reason.
     for args in [

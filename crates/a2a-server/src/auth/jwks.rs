@@ -76,6 +76,10 @@ impl Jwks {
         }
     }
 
+    pub(super) fn url(&self) -> &str {
+        &self.url
+    }
+
     fn current(&self) -> Arc<Cached> {
         Arc::clone(&self.cached.read().unwrap_or_else(|e| e.into_inner()))
     }
@@ -122,6 +126,17 @@ impl Jwks {
             }
         }
         find(&self.current())
+    }
+
+    /// Fetches the keys now (at startup: a wrong URL shows at once), whatever the cache holds.
+    pub(super) async fn prefetch(&self) -> Result<usize, String> {
+        let mut last_try = self.fetching.lock().await;
+        *last_try = Some(Instant::now());
+        let keys = self.fetch().await?;
+        let count = keys.len();
+        *self.cached.write().unwrap_or_else(|e| e.into_inner()) =
+            Arc::new(Cached { keys, fetched: Some(Instant::now()) });
+        Ok(count)
     }
 
     /// The usable keys the URL publishes now: public signature keys (RSA, EC, OKP); secret

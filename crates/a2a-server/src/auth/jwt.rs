@@ -58,6 +58,14 @@ pub enum JwtError {
         /// The URL.
         url: String,
     },
+    /// The JWKS could not be fetched or holds no usable key ([`Jwt::prefetch`]).
+    #[error("the JWKS at {url}: {reason}")]
+    Jwks {
+        /// The JWKS URL.
+        url: String,
+        /// What went wrong.
+        reason: String,
+    },
     /// The OpenID Connect discovery failed.
     #[error("OpenID Connect discovery at {url}: {reason}")]
     Discovery {
@@ -263,6 +271,23 @@ impl Jwt {
             jwks.min_refresh = interval;
         }
         self
+    }
+
+    /// With a JWKS: fetches it now rather than at the first token, so that a wrong URL shows at
+    /// startup (the reference server logs a warning and serves on: the provider may be back by
+    /// the first token). Without a JWKS there is nothing to fetch.
+    ///
+    /// # Errors
+    /// [`JwtError::Jwks`] if the JWKS cannot be fetched or holds no usable key.
+    pub async fn prefetch(&self) -> Result<(), JwtError> {
+        let Keys::Jwks(jwks) = &self.keys else { return Ok(()) };
+        match jwks.prefetch().await {
+            Ok(0) => {
+                Err(JwtError::Jwks { url: jwks.url().to_owned(), reason: "no usable signature key".into() })
+            }
+            Ok(_) => Ok(()),
+            Err(reason) => Err(JwtError::Jwks { url: jwks.url().to_owned(), reason }),
+        }
     }
 
     /// The scheme's name in the card (default `bearer`, `oidc` for OpenID Connect).
