@@ -93,19 +93,19 @@ struct Args {
     /// authenticators): a PEM public key file (RSA, EC or Ed25519) or a file holding an HMAC
     /// secret of at least 32 bytes (a trailing newline is not part of it). The principal is the
     /// token's `sub` (`docs/security.md`).
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["jwt_jwks_url", "oidc_issuer"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["jwt_jwks_url", "oidc_issuer", "oauth2_issuer"])]
     jwt_key: Option<std::path::PathBuf>,
 
     /// Require a Bearer JWT signed with a key of this JWKS URL (cached; fetched again for an
     /// unknown `kid`, at most every 30 s).
-    #[arg(long, value_name = "URL", conflicts_with = "oidc_issuer")]
+    #[arg(long, value_name = "URL", conflicts_with_all = ["oidc_issuer", "oauth2_issuer"])]
     jwt_jwks_url: Option<String>,
 
     /// With --jwt-key or --jwt-jwks-url: the `iss` tokens must have.
     #[arg(long, value_name = "ISSUER")]
     jwt_issuer: Option<String>,
 
-    /// With --jwt-key, --jwt-jwks-url or --oidc-issuer: an audience `aud` must name
+    /// With --jwt-key, --jwt-jwks-url, --oidc-issuer or --oauth2-issuer: an audience `aud` must name
     /// (repeatable: any of them).
     #[arg(long, value_name = "AUDIENCE")]
     jwt_audience: Vec<String>,
@@ -118,8 +118,14 @@ struct Args {
     /// Require an access token (a JWT) of this OpenID Connect provider: its discovery document
     /// `{URL}/.well-known/openid-configuration` is read at startup for its `jwks_uri`, and
     /// tokens must have `iss` = URL.
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", conflicts_with = "oauth2_issuer")]
     oidc_issuer: Option<String>,
+
+    /// Require an access token (a JWT, RFC 9068) of this OAuth 2.0 authorization server: its
+    /// metadata (RFC 8414, `/.well-known/oauth-authorization-server`) is read at startup for its
+    /// `jwks_uri` and the flow the card declares, and tokens must have `iss` = URL.
+    #[arg(long, value_name = "URL")]
+    oauth2_issuer: Option<String>,
 
     /// Require HTTP Basic on every operation (alternative to the other authenticators):
     /// `USER:HASH`, repeatable, HASH an Argon2 PHC string (`$argon2id$v=19$...`, e.g. from
@@ -205,20 +211,24 @@ fn parse_algorithm(value: &str) -> Result<a2a_server::auth::JwtAlgorithm, String
 /// The JWT authenticator the `--jwt-*` / `--oidc-issuer` flags ask for, if any.
 async fn jwt_of(args: &Args) -> anyhow::Result<Option<a2a_server::auth::Jwt>> {
     use a2a_server::auth::Jwt;
-    let jwt = match (&args.jwt_key, &args.jwt_jwks_url, &args.oidc_issuer) {
-        (Some(path), _, _) => Jwt::key_file(path)?,
-        (_, Some(url), _) => Jwt::jwks_url(url)?,
-        (_, _, Some(issuer)) => Jwt::openid_connect(issuer).await?,
-        (None, None, None) => {
+    let jwt = match (&args.jwt_key, &args.jwt_jwks_url, &args.oidc_issuer, &args.oauth2_issuer) {
+        (Some(path), ..) => Jwt::key_file(path)?,
+        (_, Some(url), ..) => Jwt::jwks_url(url)?,
+        (_, _, Some(issuer), _) => Jwt::openid_connect(issuer).await?,
+        (.., Some(issuer)) => Jwt::oauth2(issuer).await?,
+        (None, None, None, None) => {
             if args.jwt_issuer.is_some() || !args.jwt_audience.is_empty() || !args.jwt_algorithms.is_empty() {
-                anyhow::bail!("--jwt-issuer, --jwt-audience and --jwt-algorithms need --jwt-key, --jwt-jwks-url or --oidc-issuer");
+                anyhow::bail!(
+                    "--jwt-issuer, --jwt-audience and --jwt-algorithms need --jwt-key, --jwt-jwks-url, \
+                     --oidc-issuer or --oauth2-issuer"
+                );
             }
             return Ok(None);
         }
     };
     let mut jwt = match &args.jwt_issuer {
-        Some(_) if args.oidc_issuer.is_some() => {
-            anyhow::bail!("--oidc-issuer sets the issuer: leave out --jwt-issuer")
+        Some(_) if args.oidc_issuer.is_some() || args.oauth2_issuer.is_some() => {
+            anyhow::bail!("--oidc-issuer and --oauth2-issuer set the issuer: leave out --jwt-issuer")
         }
         Some(issuer) => jwt.issuer(issuer),
         None => jwt,

@@ -113,6 +113,14 @@ impl Idp {
             "subject_types_supported": ["public"],
             "id_token_signing_alg_values_supported": ["RS256"],
         });
+        // RFC 8414 metadata: a machine-to-machine server (client credentials).
+        let metadata = json!({
+            "issuer": url,
+            "jwks_uri": format!("{url}/jwks.json"),
+            "token_endpoint": format!("{url}/token"),
+            "grant_types_supported": ["client_credentials"],
+            "scopes_supported": ["a2a.tasks"],
+        });
         let (served, counted) = (Arc::clone(&jwks), Arc::clone(&fetches));
         let app = axum::Router::new()
             .route(
@@ -120,6 +128,13 @@ impl Idp {
                 axum::routing::get(move || {
                     counted.fetch_add(1, Ordering::SeqCst);
                     let body = served.lock().unwrap().clone();
+                    async move { json_response(&body) }
+                }),
+            )
+            .route(
+                "/.well-known/oauth-authorization-server",
+                axum::routing::get(move || {
+                    let body = metadata.clone();
                     async move { json_response(&body) }
                 }),
             )
@@ -466,6 +481,38 @@ async fn openid_connect_takes_the_keys_and_issuer_of_the_discovery_document() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oauth2_takes_the_keys_issuer_and_flow_of_the_authorization_server_metadata() {
+    let key = rsa_key("k1");
+    let idp = Idp::start(&[&key]).await;
+    let jwt = Jwt::oauth2(&idp.url).await.unwrap().audience(AUDIENCE);
+    assert_eq!(jwt.scheme_name(), "oauth2");
+    let server = server(jwt).await;
+    let card: Value = reqwest::get(format!("{}/.well-known/agent-card.json", server.url()))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let scheme = &card["securitySchemes"]["oauth2"]["oauth2SecurityScheme"];
+    assert_eq!(
+        scheme["oauth2MetadataUrl"],
+        format!("{}/.well-known/oauth-authorization-server", idp.url),
+        "{card}"
+    );
+    assert_eq!(scheme["flows"]["clientCredentials"]["tokenUrl"], format!("{}/token", idp.url), "{card}");
+    assert!(scheme["flows"]["clientCredentials"]["scopes"]["a2a.tasks"].is_string(), "{card}");
+    for (binding, client) in clients(&server).await {
+        task_of(client.as_ref(), &bearer(&sign(&key, &claims("alice", &idp.url))), "hello").await;
+        let other = sign(&key, &claims("alice", "https://evil.example.com"));
+        assert_refused(client.as_ref(), binding, "another issuer", &other).await;
+    }
+    server.shutdown().await.unwrap();
+    // RFC 8414 3.1: an issuer with a path has its metadata at /.well-known/...{path}: here none.
+    let error = Jwt::oauth2(&format!("{}/tenant", idp.url)).await.unwrap_err();
+    assert!(matches!(error, JwtError::Discovery { .. }), "{error}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_static_key_accepts_only_its_own_kind_of_algorithm() {
     let secret = b"a secret of at least thirty-two bytes, for HS256".to_vec();
     let rsa = rsa_key("k1");
@@ -574,6 +621,11 @@ async fn the_reference_server_takes_the_jwt_flags() {
     .await;
     drop(oidc);
 
+    let oauth2 = Process::start(&["--oauth2-issuer", &idp.url]).await;
+    let client = RestClient::new(&oauth2.url).unwrap();
+    task_of(&client, &bearer(&sign(&key, &claims("alice", &idp.url))), "hello").await;
+    drop(oauth2);
+
     // A JWKS that cannot be fetched at startup is a warning: the server serves, refusing
     // tokens until it can fetch the keys.
     let unreachable = format!("{}/no-such-jwks.json", idp.url);
@@ -600,6 +652,7 @@ async fn the_reference_server_takes_the_jwt_flags() {
     // Settings that cannot work stop the server at startup, with a reason.
     for args in [
         &["--jwt-issuer", "https://idp.example.com"][..],
+        &["--oauth2-issuer", &idp.url, "--jwt-issuer", "https://idp.example.com"][..],
         &["--jwt-jwks-url", "https://idp.example.com/jwks", "--jwt-algorithms", "HS256"][..],
         &["--jwt-jwks-url", "https://idp.example.com/jwks", "--jwt-algorithms", "none"][..],
     ] {

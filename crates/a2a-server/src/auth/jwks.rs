@@ -1,7 +1,8 @@
 //! The keys of a JWKS URL (RFC 7517), cached: fetched at the first token, again when the cache is
 //! older than [`MAX_AGE`], and again for a `kid` it does not have (a rotated key), at most once
 //! per `min_refresh` so that made-up key ids cannot make the server hammer the URL. A failed
-//! fetch keeps the keys it had. Also the OpenID Connect discovery document that names the URL.
+//! fetch keeps the keys it had. Also the metadata documents that name the URL (OpenID Connect
+//! discovery, OAuth 2.0 authorization server metadata).
 
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
@@ -168,15 +169,24 @@ impl Jwks {
     }
 }
 
-/// The part of an OpenID Connect discovery document read here.
+/// The part of an OpenID Connect discovery document or OAuth 2.0 authorization server metadata
+/// (RFC 8414 2) read here.
 #[derive(Debug, serde::Deserialize)]
-pub(super) struct Discovery {
+pub(super) struct Metadata {
     pub(super) issuer: String,
-    pub(super) jwks_uri: String,
+    pub(super) jwks_uri: Option<String>,
+    pub(super) authorization_endpoint: Option<String>,
+    pub(super) token_endpoint: Option<String>,
+    #[serde(default)]
+    pub(super) grant_types_supported: Vec<String>,
+    #[serde(default)]
+    pub(super) scopes_supported: Vec<String>,
+    #[serde(default)]
+    pub(super) code_challenge_methods_supported: Vec<String>,
 }
 
-/// Reads the discovery document at `url`.
-pub(super) async fn discover(url: &str) -> Result<Discovery, String> {
+/// Reads the metadata document at `url`.
+pub(super) async fn discover(url: &str) -> Result<Metadata, String> {
     get_json(&client(), url).await
 }
 

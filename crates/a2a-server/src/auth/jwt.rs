@@ -7,13 +7,16 @@
 //! Nothing of a token is ever logged: a refusal is logged at debug level with a fixed reason
 //! (`expired`, `bad signature`, ...).
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
 use a2a_core::Principal;
+use a2a_proto::v1::o_auth_flows::Flow;
 use a2a_proto::v1::{
-    security_scheme, HttpAuthSecurityScheme, OpenIdConnectSecurityScheme, SecurityRequirement,
-    SecurityScheme, StringList,
+    security_scheme, AuthorizationCodeOAuthFlow, ClientCredentialsOAuthFlow, HttpAuthSecurityScheme,
+    OAuth2SecurityScheme, OAuthFlows, OpenIdConnectSecurityScheme, SecurityRequirement, SecurityScheme,
+    StringList,
 };
 use axum::http::{request::Parts, HeaderValue};
 use jsonwebtoken::errors::ErrorKind;
@@ -66,7 +69,7 @@ pub enum JwtError {
         /// What went wrong.
         reason: String,
     },
-    /// The OpenID Connect discovery failed.
+    /// The OpenID Connect discovery (or OAuth 2.0 metadata) failed.
     #[error("OpenID Connect discovery at {url}: {reason}")]
     Discovery {
         /// The discovery document's URL.
@@ -101,6 +104,13 @@ enum Declared {
     Bearer,
     /// An `openIdConnectSecurityScheme` with the discovery document's URL.
     OpenIdConnect(String),
+    /// An `oauth2SecurityScheme` with the metadata URL and a flow.
+    OAuth2 {
+        /// RFC 8414 metadata.
+        metadata_url: String,
+        /// The flow clients use to get a token.
+        flow: Flow,
+    },
 }
 
 /// Bearer JWT authentication (see the module docs); its [`layer`](Self::layer) goes to
@@ -204,22 +214,80 @@ impl Jwt {
     pub async fn openid_connect(issuer: &str) -> Result<Self, JwtError> {
         let base = http_url("the issuer", issuer)?;
         let url = format!("{}/.well-known/openid-configuration", base.trim_end_matches('/'));
-        let discovery = super::jwks::discover(&url)
-            .await
-            .map_err(|reason| JwtError::Discovery { url: url.clone(), reason })?;
-        if discovery.issuer.trim_end_matches('/') != base.trim_end_matches('/') {
-            return Err(JwtError::Discovery {
-                url,
-                reason: format!("it names the issuer {:?}, not {base:?}", discovery.issuer),
-            });
-        }
-        let mut jwt = Self::jwks_url(&discovery.jwks_uri)
-            .map_err(|e| JwtError::Discovery { url: url.clone(), reason: e.to_string() })?;
+        let (mut jwt, _) = Self::from_metadata(&base, &url).await?;
         jwt.scheme = "oidc".into();
         jwt.declared = Declared::OpenIdConnect(url);
-        // The `iss` of its tokens is the document's issuer, exactly (Discovery 4.3).
-        jwt.issuer = Some(discovery.issuer);
         Ok(jwt)
+    }
+
+    /// The OAuth 2.0 authorization server `issuer` (`--oauth2-issuer`): reads its metadata
+    /// (RFC 8414: `/.well-known/oauth-authorization-server` inserted before the issuer's path),
+    /// whose `issuer` must be `issuer`, and validates access tokens (JWTs, RFC 9068) against its
+    /// `jwks_uri` as [`jwks_url`](Self::jwks_url) does, requiring `iss` to be the issuer. The card
+    /// declares an `oauth2SecurityScheme` named `oauth2` with the metadata URL and one flow:
+    /// client credentials if the server supports that grant (agents calling agents), otherwise
+    /// authorization code (PKCE required if it supports S256), with its `scopes_supported`.
+    ///
+    /// # Errors
+    /// [`JwtError::Discovery`] if the metadata cannot be fetched, names another issuer, has no
+    /// `jwks_uri` or no endpoint for either flow.
+    pub async fn oauth2(issuer: &str) -> Result<Self, JwtError> {
+        let base = http_url("the issuer", issuer)?;
+        let parsed =
+            url::Url::parse(&base).map_err(|_| JwtError::Url { what: "the issuer", url: base.clone() })?;
+        let url = format!(
+            "{}/.well-known/oauth-authorization-server{}",
+            parsed.origin().ascii_serialization(),
+            parsed.path().trim_end_matches('/')
+        );
+        let (mut jwt, metadata) = Self::from_metadata(&base, &url).await?;
+        let scopes: HashMap<String, String> =
+            metadata.scopes_supported.iter().map(|scope| (scope.clone(), String::new())).collect();
+        let flow = match (&metadata.token_endpoint, &metadata.authorization_endpoint) {
+            (Some(token_url), _)
+                if metadata.grant_types_supported.iter().any(|g| g == "client_credentials") =>
+            {
+                Flow::ClientCredentials(ClientCredentialsOAuthFlow {
+                    token_url: token_url.clone(),
+                    refresh_url: String::new(),
+                    scopes,
+                })
+            }
+            (Some(token_url), Some(authorization_url)) => {
+                Flow::AuthorizationCode(AuthorizationCodeOAuthFlow {
+                    authorization_url: authorization_url.clone(),
+                    token_url: token_url.clone(),
+                    refresh_url: String::new(),
+                    scopes,
+                    pkce_required: metadata.code_challenge_methods_supported.iter().any(|m| m == "S256"),
+                })
+            }
+            _ => {
+                return Err(JwtError::Discovery {
+                    url,
+                    reason: "no token_endpoint with client_credentials, nor an authorization_endpoint".into(),
+                })
+            }
+        };
+        jwt.scheme = "oauth2".into();
+        jwt.declared = Declared::OAuth2 { metadata_url: url, flow };
+        Ok(jwt)
+    }
+
+    /// The authenticator of the metadata document at `url` (OpenID Connect discovery or OAuth
+    /// 2.0 authorization server metadata), whose issuer must be `issuer`; and the document.
+    async fn from_metadata(issuer: &str, url: &str) -> Result<(Self, super::jwks::Metadata), JwtError> {
+        let failed = |reason: String| JwtError::Discovery { url: url.to_owned(), reason };
+        let metadata = super::jwks::discover(url).await.map_err(failed)?;
+        if metadata.issuer.trim_end_matches('/') != issuer.trim_end_matches('/') {
+            return Err(failed(format!("it names the issuer {:?}, not {issuer:?}", metadata.issuer)));
+        }
+        let jwks_uri = metadata.jwks_uri.as_deref().ok_or_else(|| failed("it has no jwks_uri".into()))?;
+        let mut jwt = Self::jwks_url(jwks_uri).map_err(|e| failed(e.to_string()))?;
+        // The `iss` of its tokens is the document's issuer, exactly (OpenID Connect Discovery
+        // 4.3, RFC 8414 3.3).
+        jwt.issuer = Some(metadata.issuer.clone());
+        Ok((jwt, metadata))
     }
 
     /// Requires `iss` to be `issuer`.
@@ -309,6 +377,15 @@ impl Jwt {
                 scheme: "Bearer".into(),
                 bearer_format: "JWT".into(),
             }),
+            Declared::OAuth2 { metadata_url, flow } => {
+                security_scheme::Scheme::Oauth2SecurityScheme(OAuth2SecurityScheme {
+                    description:
+                        "An access token (a JWT) of this OAuth 2.0 authorization server, as a Bearer token."
+                            .into(),
+                    flows: Some(OAuthFlows { flow: Some(flow.clone()) }),
+                    oauth2_metadata_url: metadata_url.clone(),
+                })
+            }
             Declared::OpenIdConnect(url) => {
                 security_scheme::Scheme::OpenIdConnectSecurityScheme(OpenIdConnectSecurityScheme {
                     description:
@@ -324,7 +401,7 @@ impl Jwt {
     /// requirements already there).
     pub fn declare_in(&self, card: &mut a2a_proto::v1::AgentCard) {
         card.security_schemes.insert(self.scheme.clone(), self.security_scheme());
-        let mut schemes = std::collections::HashMap::new();
+        let mut schemes = HashMap::new();
         schemes.insert(self.scheme.clone(), StringList { list: Vec::new() });
         card.security_requirements.push(SecurityRequirement { schemes });
     }

@@ -10,8 +10,9 @@
 //! The built-in authenticators, each declaring its scheme in the card (`declare_in`) and giving
 //! its layer (`layer`) for [`ServerBuilder::layer`](crate::ServerBuilder::layer):
 //! - [`ApiKeys`]: API keys in a header, query parameter or cookie (`--api-key KEY=PRINCIPAL`);
-//! - [`Jwt`]: HTTP Bearer JSON Web Tokens, from a static key, a JWKS URL or an OpenID Connect
-//!   provider's discovery document (`--jwt-*`, `--oidc-issuer`);
+//! - [`Jwt`]: HTTP Bearer JSON Web Tokens, from a static key, a JWKS URL, an OpenID Connect
+//!   provider's discovery document or an OAuth 2.0 server's metadata (`--jwt-*`,
+//!   `--oidc-issuer`, `--oauth2-issuer`);
 //! - [`ClientCertificates`]: mutual TLS, the subject CN of a client certificate the TLS port
 //!   verified (`--tls-client-ca`);
 //! - [`BasicUsers`]: HTTP Basic against users and Argon2 password hashes (`--basic-user`,
