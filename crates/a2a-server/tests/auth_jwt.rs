@@ -273,6 +273,8 @@ async fn every_bad_token_is_unauthenticated_on_every_binding_and_none_is_logged(
         ("not yet valid", sign(&published, &with(&|c| c["nbf"] = json!(now() + 600)))),
         ("no expiry", sign(&published, &with(&|c| drop(c.as_object_mut().unwrap().remove("exp"))))),
         ("no subject", sign(&published, &with(&|c| drop(c.as_object_mut().unwrap().remove("sub"))))),
+        ("a subject with a line break", sign(&published, &with(&|c| c["sub"] = json!("alice\nlevel=admin")))),
+        ("a subject that is not a string", sign(&published, &with(&|c| c["sub"] = json!(42)))),
         ("wrong issuer", sign(&published, &with(&|c| c["iss"] = json!("https://evil.example.com")))),
         ("wrong audience", sign(&published, &with(&|c| c["aud"] = json!("https://other.example.com")))),
         ("alg none", unsecured(&good)),

@@ -440,8 +440,9 @@ impl Jwt {
         }
         validation.set_required_spec_claims(&required);
         let data = jsonwebtoken::decode::<Claims>(token, &key, &validation).map_err(|e| reason(e.kind()))?;
-        if data.claims.sub.is_empty() {
-            return Err("empty subject");
+        // The principal goes into stores and logs: no control characters (line breaks) in it.
+        if data.claims.sub.trim().is_empty() || data.claims.sub.chars().any(char::is_control) {
+            return Err("bad subject");
         }
         Ok(Principal::new(data.claims.sub))
     }
