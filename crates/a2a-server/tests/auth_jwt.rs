@@ -432,6 +432,26 @@ async fn a_rotated_key_is_fetched_and_the_retired_one_refused() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_first_tokens_fetch_the_jwks_once() {
+    let key = rsa_key("k1");
+    let idp = Idp::start(&[&key]).await;
+    let server = server(Jwt::jwks_url(&idp.jwks_url()).unwrap()).await;
+    let client = Arc::new(RestClient::new(server.url()).unwrap());
+    let token = sign(&key, &json!({"sub": "alice", "exp": now() + 600}));
+    let calls: Vec<_> = (0..16)
+        .map(|_| {
+            let (client, ctx) = (Arc::clone(&client), bearer(&token));
+            tokio::spawn(async move { client.list_tasks(&ctx, Default::default()).await })
+        })
+        .collect();
+    for call in calls {
+        call.await.unwrap().unwrap();
+    }
+    assert_eq!(idp.fetches(), 1, "one fetch serves every request waiting for it");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_key_ids_do_not_hammer_the_jwks() {
     let (key, stranger) = (rsa_key("k1"), rsa_key("k-made-up"));
     let idp = Idp::start(&[&key]).await;
@@ -512,6 +532,39 @@ async fn oauth2_takes_the_keys_issuer_and_flow_of_the_authorization_server_metad
     // RFC 8414 3.1: an issuer with a path has its metadata at /.well-known/...{path}: here none.
     let error = Jwt::oauth2(&format!("{}/tenant", idp.url)).await.unwrap_err();
     assert!(matches!(error, JwtError::Discovery { .. }), "{error}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oauth2_server_without_client_credentials_is_declared_with_the_authorization_code_flow() {
+    // RFC 8414 3.1: the issuer https://host/tenant has its metadata at
+    // https://host/.well-known/oauth-authorization-server/tenant.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let issuer = format!("{base}/tenant");
+    let metadata = json!({
+        "issuer": issuer,
+        "jwks_uri": format!("{base}/jwks.json"),
+        "authorization_endpoint": format!("{base}/authorize"),
+        "token_endpoint": format!("{base}/token"),
+        "code_challenge_methods_supported": ["S256"],
+    });
+    let app = axum::Router::new().route(
+        "/.well-known/oauth-authorization-server/tenant",
+        axum::routing::get(move || {
+            let body = metadata.clone();
+            async move { json_response(&body) }
+        }),
+    );
+    let task = tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let jwt = Jwt::oauth2(&issuer).await.unwrap();
+    let mut card = a2a_server::demo::demo_card();
+    jwt.declare_in(&mut card);
+    let card = serde_json::to_value(&card).unwrap();
+    let flow = &card["securitySchemes"]["oauth2"]["oauth2SecurityScheme"]["flows"]["authorizationCode"];
+    assert_eq!(flow["authorizationUrl"], format!("{base}/authorize"), "{card}");
+    assert_eq!(flow["tokenUrl"], format!("{base}/token"), "{card}");
+    assert_eq!(flow["pkceRequired"], true, "{card}");
+    task.abort();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
