@@ -416,15 +416,10 @@ impl ServerBuilder {
         };
         let on_main = |binding: Binding| own_port(binding).is_none();
         let layers = std::mem::take(&mut self.layers);
+        let wrap = |router: Router| layers.iter().fold(router, |router, layer| layer(router));
+        // Every response of a TLS port, the probes' too, says to stay on HTTPS.
         let tls = self.tls.is_some();
-        let wrap = |router: Router| {
-            let router = layers.iter().fold(router, |router, layer| layer(router));
-            if tls {
-                tls::with_hsts(router)
-            } else {
-                router
-            }
-        };
+        let hsts = |router: Router| if tls { tls::with_hsts(router) } else { router };
         // The probes sit outside the user's layers (no credentials needed), the request ids
         // outside everything (so an authentication layer's logs carry them too).
         let main = wrap(app(
@@ -435,8 +430,8 @@ impl ServerBuilder {
             on_main(Binding::Rest),
             on_main(Binding::Grpc),
         ))
-        .merge(health::router(readiness.clone()))
-        .layer(request_id::RequestIdLayer);
+        .merge(health::router(readiness.clone()));
+        let main = hsts(main).layer(request_id::RequestIdLayer);
         let separate = separate
             .into_iter()
             .map(|(binding, listener, _)| {
@@ -448,7 +443,7 @@ impl ServerBuilder {
                     Binding::Rest => a2a_rest::router(metered(binding)).layer(panic::http_layer()),
                     Binding::Grpc => grpc_router(metered(binding)),
                 };
-                (listener, wrap(router).layer(request_id::RequestIdLayer))
+                (listener, hsts(wrap(router)).layer(request_id::RequestIdLayer))
             })
             .collect();
         let metrics_port = self.metrics_listener.take().map(|listener| {

@@ -113,6 +113,9 @@ async fn one_tls_port_serves_http1_http2_and_grpc_with_hsts() {
         );
     }
 
+    let probe = https(&authority, false).get(format!("{url}/healthz")).send().await.unwrap();
+    assert_eq!(probe.headers()["strict-transport-security"], "max-age=31536000", "the probes too");
+
     let clients: Vec<(&str, Arc<dyn A2aService>)> = vec![
         (
             "JSONRPC",
