@@ -57,6 +57,7 @@ pub mod push_http;
 pub mod request_id;
 mod shutdown;
 pub mod store;
+pub mod tls;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -113,6 +114,7 @@ pub struct ServerBuilder {
     service: Option<Arc<dyn A2aService>>,
     metrics: Option<Metrics>,
     metrics_listener: Option<TcpListener>,
+    tls: Option<tls::TlsConfig>,
 }
 
 /// One of the three protocol bindings the server offers (`a2a_core::Binding`).
@@ -187,6 +189,14 @@ impl ServerBuilder {
         <L::Service as tower::Service<Request<Body>>>::Future: Send + 'static,
     {
         self.layers.push(Arc::new(move |router: Router| router.layer(layer.clone())));
+        self
+    }
+
+    /// Serves every port but the metrics one over TLS with this certificate (`tls` module docs):
+    /// ALPN h2 and http/1.1, gRPC included, `Strict-Transport-Security` on responses, and
+    /// `https` in the default public URL.
+    pub fn tls(mut self, config: tls::TlsConfig) -> Self {
+        self.tls = Some(config);
         self
     }
 
@@ -296,13 +306,21 @@ impl ServerBuilder {
     /// ([`binding_listener`](Self::binding_listener)): one router cannot serve it, and the card
     /// would advertise a port nobody serves. Use [`serve`](Self::serve) or [`spawn`](Self::spawn)
     /// for that, or mount the binding crates' routers yourself. Likewise with a
-    /// [`metrics_listener`](Self::metrics_listener): serve [`App::metrics_router`] on it yourself.
+    /// [`metrics_listener`](Self::metrics_listener): serve [`App::metrics_router`] on it yourself,
+    /// and with [`tls`](Self::tls): serve the router over TLS yourself.
     pub fn into_app(self, local: SocketAddr) -> std::io::Result<App> {
         if self.metrics_listener.is_some() {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
                 "into_app builds one router, but a metrics listener was given (metrics_listener): \
                  serve App::metrics_router on it, or use serve or spawn",
+            ));
+        }
+        if self.tls.is_some() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "into_app builds a router, not a TLS listener, but TLS was given (tls): serve the \
+                 router over TLS yourself, or use serve or spawn",
             ));
         }
         if let Some((binding, _)) = self.separate.first() {
@@ -340,7 +358,8 @@ impl ServerBuilder {
             .map(|(binding, listener)| listener.local_addr().map(|addr| (binding, listener, addr)))
             .collect::<std::io::Result<_>>()?;
         let own_port = |binding: Binding| separate.iter().find(|(b, _, _)| *b == binding).map(|(_, _, a)| *a);
-        let public_url = self.public_url.clone().unwrap_or_else(|| format!("http://{local}"));
+        let scheme = if self.tls.is_some() { "https" } else { "http" };
+        let public_url = self.public_url.clone().unwrap_or_else(|| format!("{scheme}://{local}"));
         let grpc_url = match (own_port(Binding::Grpc), self.grpc_url.clone()) {
             (_, Some(address)) => address,
             (Some(addr), None) => addr.to_string(),
@@ -356,7 +375,7 @@ impl ServerBuilder {
             }
         };
         let http_url = |binding: Binding| {
-            own_port(binding).map_or_else(|| public_url.clone(), |a| format!("http://{a}"))
+            own_port(binding).map_or_else(|| public_url.clone(), |a| format!("{scheme}://{a}"))
         };
         let jsonrpc_path = a2a_jsonrpc::normalize_path(self.jsonrpc_path.as_deref().unwrap_or("/"));
         if own_port(Binding::JsonRpc).is_none() && health::is_probe_path(&jsonrpc_path) {
@@ -398,6 +417,9 @@ impl ServerBuilder {
         let on_main = |binding: Binding| own_port(binding).is_none();
         let layers = std::mem::take(&mut self.layers);
         let wrap = |router: Router| layers.iter().fold(router, |router, layer| layer(router));
+        // Every response of a TLS port, the probes' too, says to stay on HTTPS.
+        let tls = self.tls.is_some();
+        let hsts = |router: Router| if tls { tls::with_hsts(router) } else { router };
         // The probes sit outside the user's layers (no credentials needed), the request ids
         // outside everything (so an authentication layer's logs carry them too).
         let main = wrap(app(
@@ -408,8 +430,8 @@ impl ServerBuilder {
             on_main(Binding::Rest),
             on_main(Binding::Grpc),
         ))
-        .merge(health::router(readiness.clone()))
-        .layer(request_id::RequestIdLayer);
+        .merge(health::router(readiness.clone()));
+        let main = hsts(main).layer(request_id::RequestIdLayer);
         let separate = separate
             .into_iter()
             .map(|(binding, listener, _)| {
@@ -421,7 +443,7 @@ impl ServerBuilder {
                     Binding::Rest => a2a_rest::router(metered(binding)).layer(panic::http_layer()),
                     Binding::Grpc => grpc_router(metered(binding)),
                 };
-                (listener, wrap(router).layer(request_id::RequestIdLayer))
+                (listener, hsts(wrap(router)).layer(request_id::RequestIdLayer))
             })
             .collect();
         let metrics_port = self.metrics_listener.take().map(|listener| {
@@ -502,6 +524,7 @@ impl ServerBuilder {
     ) -> std::io::Result<()> {
         let local = listener.local_addr()?;
         let token = CancellationToken::new();
+        let tls = self.tls.as_ref().map(tls::TlsConfig::server_config);
         let (apps, _) = self.build(local, token.clone())?;
         if let Some(handler) = &apps.handler {
             handler
@@ -510,8 +533,16 @@ impl ServerBuilder {
                 .map_err(|e| std::io::Error::other(format!("resolving interrupted tasks: {e}")))?;
         }
         let mut others = Vec::new();
-        for (listener, router) in apps.separate.into_iter().chain(apps.metrics_port) {
-            others.push(tokio::spawn(serve_until(listener, router, token.clone().cancelled_owned())));
+        for (listener, router) in apps.separate {
+            others.push(tokio::spawn(serve_until(
+                listener,
+                router,
+                tls.clone(),
+                token.clone().cancelled_owned(),
+            )));
+        }
+        if let Some((listener, router)) = apps.metrics_port {
+            others.push(tokio::spawn(serve_until(listener, router, None, token.clone().cancelled_owned())));
         }
         let stop = token.clone();
         tokio::spawn(async move {
@@ -519,7 +550,7 @@ impl ServerBuilder {
             tracing::info!("shutting down: finishing in-flight calls and ending open streams");
             stop.cancel();
         });
-        let main = serve_until(listener, apps.main, token.cancelled_owned()).await;
+        let main = serve_until(listener, apps.main, tls, token.cancelled_owned()).await;
         for other in others {
             other.await.map_err(std::io::Error::other)??;
         }
@@ -532,9 +563,10 @@ impl ServerBuilder {
         let stop = CancellationToken::new();
         let signal = stop.clone().cancelled_owned();
         let metrics = self.metrics.get_or_insert_with(Metrics::new).clone();
+        let scheme = if self.tls.is_some() { "https" } else { "http" };
         // The listener is bound already: connections queue until the server task accepts them.
         let task = tokio::spawn(self.serve_with_shutdown(listener, signal));
-        Ok(RunningServer { addr, stop, task, metrics })
+        Ok(RunningServer { addr, scheme, stop, task, metrics })
     }
 }
 
@@ -542,6 +574,7 @@ impl ServerBuilder {
 #[derive(Debug)]
 pub struct RunningServer {
     addr: SocketAddr,
+    scheme: &'static str,
     stop: CancellationToken,
     task: tokio::task::JoinHandle<std::io::Result<()>>,
     metrics: Metrics,
@@ -553,9 +586,9 @@ impl RunningServer {
         self.addr
     }
 
-    /// `http://` + the address.
+    /// `http://` (`https://` with TLS) + the address.
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("{}://{}", self.scheme, self.addr)
     }
 
     /// The server's metrics, read in-process.
@@ -616,12 +649,18 @@ struct Apps {
     readiness: health::Readiness,
 }
 
-/// Serves `router` on `listener` until `shutdown` completes, then finishes gracefully.
+/// Serves `router` on `listener` (over TLS with `tls`) until `shutdown` completes, then finishes
+/// gracefully.
 async fn serve_until(
     listener: TcpListener,
     router: Router,
+    tls: Option<Arc<rustls::ServerConfig>>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    if let Some(config) = tls {
+        let listener = tls::TlsListener::new(listener, config)?;
+        return axum::serve(listener, tls::WithTlsClient(router)).with_graceful_shutdown(shutdown).await;
+    }
     // Nagle's algorithm would hold back small SSE events and gRPC frames for up to 40 ms.
     let listener = listener.tap_io(|tcp| {
         let _ = tcp.set_nodelay(true);

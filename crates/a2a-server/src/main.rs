@@ -89,6 +89,75 @@ struct Args {
     #[arg(long, default_value = "X-API-Key", value_parser = clap::value_parser!(axum::http::HeaderName))]
     api_key_header: axum::http::HeaderName,
 
+    /// Require a Bearer JWT signed with this key on every operation (alternative to the other
+    /// authenticators): a PEM public key file (RSA, EC or Ed25519) or a file holding an HMAC
+    /// secret of at least 32 bytes (a trailing newline is not part of it). The principal is the
+    /// token's `sub` (`docs/security.md`).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["jwt_jwks_url", "oidc_issuer", "oauth2_issuer"])]
+    jwt_key: Option<std::path::PathBuf>,
+
+    /// Require a Bearer JWT signed with a key of this JWKS URL (cached; fetched again for an
+    /// unknown `kid`, at most every 30 s).
+    #[arg(long, value_name = "URL", conflicts_with_all = ["oidc_issuer", "oauth2_issuer"])]
+    jwt_jwks_url: Option<String>,
+
+    /// With --jwt-key or --jwt-jwks-url: the `iss` tokens must have.
+    #[arg(long, value_name = "ISSUER")]
+    jwt_issuer: Option<String>,
+
+    /// With --jwt-key, --jwt-jwks-url, --oidc-issuer or --oauth2-issuer: an audience `aud` must name
+    /// (repeatable: any of them).
+    #[arg(long, value_name = "AUDIENCE")]
+    jwt_audience: Vec<String>,
+
+    /// The JWT algorithms accepted, comma-separated, e.g. RS256,ES256 (default: every algorithm
+    /// of the key's kind; HMAC ones only with an HMAC secret, never `none`).
+    #[arg(long, value_name = "ALG,...", value_delimiter = ',', value_parser = parse_algorithm)]
+    jwt_algorithms: Vec<a2a_server::auth::JwtAlgorithm>,
+
+    /// Require an access token (a JWT) of this OpenID Connect provider: its discovery document
+    /// `{URL}/.well-known/openid-configuration` is read at startup for its `jwks_uri`, and
+    /// tokens must have `iss` = URL.
+    #[arg(long, value_name = "URL", conflicts_with = "oauth2_issuer")]
+    oidc_issuer: Option<String>,
+
+    /// Require an access token (a JWT, RFC 9068) of this OAuth 2.0 authorization server: its
+    /// metadata (RFC 8414, `/.well-known/oauth-authorization-server`) is read at startup for its
+    /// `jwks_uri` and the flow the card declares, and tokens must have `iss` = URL.
+    #[arg(long, value_name = "URL")]
+    oauth2_issuer: Option<String>,
+
+    /// Require HTTP Basic on every operation (alternative to the other authenticators):
+    /// `USER:HASH`, repeatable, HASH an Argon2 PHC string (`$argon2id$v=19$...`, e.g. from
+    /// `echo -n PASSWORD | argon2 SALT -id -t 2 -k 19456 -p 1 -e`). The principal is the user name.
+    #[arg(long = "basic-user", value_name = "USER:HASH", value_parser = parse_basic_user)]
+    basic_users: Vec<(String, String)>,
+
+    /// Basic users from a file: one `USER:HASH` a line (`#` comments and blank lines skipped).
+    #[arg(long, value_name = "FILE")]
+    basic_users_file: Option<std::path::PathBuf>,
+
+    /// Serve every port but the metrics one over TLS with this certificate chain (PEM, leaf
+    /// first); needs --tls-key. HTTP/1.1, HTTP/2 and gRPC share the TLS port (ALPN), responses
+    /// carry Strict-Transport-Security, and SIGHUP reloads both files without a restart.
+    #[arg(long, value_name = "FILE", env = "A2A_TLS_CERT", requires = "tls_key")]
+    tls_cert: Option<std::path::PathBuf>,
+
+    /// The private key of --tls-cert (PEM: PKCS#8, PKCS#1 or SEC1).
+    #[arg(long, value_name = "FILE", env = "A2A_TLS_KEY", requires = "tls_cert")]
+    tls_key: Option<std::path::PathBuf>,
+
+    /// Verify TLS client certificates against the CA certificates (PEM) in this file, and accept
+    /// a verified one as a credential: its subject CN is the principal, and the card declares
+    /// the `mtls` scheme (an alternative to the other authenticators). Needs --tls-cert.
+    #[arg(long, value_name = "FILE", env = "A2A_TLS_CLIENT_CA", requires = "tls_cert")]
+    tls_client_ca: Option<std::path::PathBuf>,
+
+    /// With --tls-client-ca: refuse TLS handshakes without a client certificate (by default a
+    /// client may present none and authenticate otherwise).
+    #[arg(long, requires = "tls_client_ca")]
+    tls_client_cert_required: bool,
+
     /// Refuse `http` webhook URLs: push notifications go over TLS only.
     #[arg(long, env = "A2A_PUSH_HTTPS_ONLY")]
     push_https_only: bool,
@@ -129,6 +198,54 @@ fn parse_api_key(value: &str) -> Result<(String, String), String> {
             Ok((key.trim().to_owned(), principal.trim().to_owned()))
         }
         _ => Err(format!("{value:?}: use KEY=PRINCIPAL")),
+    }
+}
+
+fn parse_algorithm(value: &str) -> Result<a2a_server::auth::JwtAlgorithm, String> {
+    value
+        .trim()
+        .parse()
+        .map_err(|_| format!("{value:?}: not a JWT algorithm (HS256, RS256, ES256, EdDSA, ...)"))
+}
+
+/// The JWT authenticator the `--jwt-*` / `--oidc-issuer` flags ask for, if any.
+async fn jwt_of(args: &Args) -> anyhow::Result<Option<a2a_server::auth::Jwt>> {
+    use a2a_server::auth::Jwt;
+    let jwt = match (&args.jwt_key, &args.jwt_jwks_url, &args.oidc_issuer, &args.oauth2_issuer) {
+        (Some(path), ..) => Jwt::key_file(path)?,
+        (_, Some(url), ..) => Jwt::jwks_url(url)?,
+        (_, _, Some(issuer), _) => Jwt::openid_connect(issuer).await?,
+        (.., Some(issuer)) => Jwt::oauth2(issuer).await?,
+        (None, None, None, None) => {
+            if args.jwt_issuer.is_some() || !args.jwt_audience.is_empty() || !args.jwt_algorithms.is_empty() {
+                anyhow::bail!(
+                    "--jwt-issuer, --jwt-audience and --jwt-algorithms need --jwt-key, --jwt-jwks-url, \
+                     --oidc-issuer or --oauth2-issuer"
+                );
+            }
+            return Ok(None);
+        }
+    };
+    let mut jwt = match &args.jwt_issuer {
+        Some(_) if args.oidc_issuer.is_some() || args.oauth2_issuer.is_some() => {
+            anyhow::bail!("--oidc-issuer and --oauth2-issuer set the issuer: leave out --jwt-issuer")
+        }
+        Some(issuer) => jwt.issuer(issuer),
+        None => jwt,
+    };
+    for audience in &args.jwt_audience {
+        jwt = jwt.audience(audience);
+    }
+    if !args.jwt_algorithms.is_empty() {
+        jwt = jwt.algorithms(&args.jwt_algorithms)?;
+    }
+    Ok(Some(jwt))
+}
+
+fn parse_basic_user(value: &str) -> Result<(String, String), String> {
+    match value.split_once(':') {
+        Some((user, hash)) if !user.is_empty() && !hash.is_empty() => Ok((user.to_owned(), hash.to_owned())),
+        _ => Err("use USER:HASH".to_owned()),
     }
 }
 
@@ -184,6 +301,33 @@ async fn main() -> anyhow::Result<()> {
         keys.declare_in(&mut extended_card);
         keys
     });
+    let jwt = jwt_of(&args).await.context("the JWT settings")?;
+    let mut basic = a2a_server::auth::BasicUsers::new();
+    if let Some(path) = &args.basic_users_file {
+        basic = basic.file(path).context("--basic-users-file")?;
+    }
+    for (user, hash) in &args.basic_users {
+        basic = basic.user(user, hash).context("--basic-user")?;
+    }
+    let client_certificates = args.tls_client_ca.is_some().then(|| {
+        let certificates = a2a_server::auth::ClientCertificates::new();
+        certificates.declare_in(&mut card);
+        certificates.declare_in(&mut extended_card);
+        certificates
+    });
+    let basic = (!basic.is_empty()).then(|| {
+        basic.declare_in(&mut card);
+        basic.declare_in(&mut extended_card);
+        basic
+    });
+    if let Some(jwt) = &jwt {
+        if let Err(error) = jwt.prefetch().await {
+            // The provider may be back by the first token: serve, but say so now.
+            tracing::warn!(%error, "JWT keys not available yet; tokens are refused until they are");
+        }
+        jwt.declare_in(&mut card);
+        jwt.declare_in(&mut extended_card);
+    }
     let mut builder = a2a_server::Server::builder()
         .agent_card(card)
         .extended_agent_card(extended_card)
@@ -209,6 +353,32 @@ async fn main() -> anyhow::Result<()> {
     if let Some(keys) = api_keys {
         println!("API keys required ({} principals, header {})", args.api_keys.len(), args.api_key_header);
         builder = builder.layer(keys.layer());
+    }
+    if let Some(jwt) = jwt {
+        println!("Bearer JWTs accepted (card scheme {})", jwt.scheme_name());
+        builder = builder.layer(jwt.layer());
+    }
+    if let Some(certificates) = client_certificates {
+        println!("TLS client certificates accepted (principal: the subject CN)");
+        builder = builder.layer(certificates.layer());
+    }
+    if let Some(basic) = basic {
+        println!("HTTP Basic accepted ({} users)", basic.len());
+        builder = builder.layer(basic.layer());
+    }
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => {
+            let tls = a2a_server::tls::TlsConfig::from_pem_files(cert, key).context("TLS")?;
+            match &args.tls_client_ca {
+                Some(ca) => Some(tls.client_certificates(ca, args.tls_client_cert_required).context("TLS")?),
+                None => Some(tls),
+            }
+        }
+        _ => None,
+    };
+    if let Some(tls) = &tls {
+        builder = builder.tls(tls.clone());
+        reload_on_sighup(tls.clone());
     }
     if let Some(url) = args.public_url {
         builder = builder.public_url(url);
@@ -237,9 +407,10 @@ async fn main() -> anyhow::Result<()> {
         println!("metrics on http://{}{}", listener.local_addr()?, a2a_server::metrics::METRICS_PATH);
         builder = builder.metrics_listener(listener);
     }
-    println!("a2a-server listening on http://{local}");
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    println!("a2a-server listening on {scheme}://{local}");
     println!("tasks kept in: {}", stores.description);
-    println!("agent card: http://{local}{}", a2a_server::AGENT_CARD_PATH);
+    println!("agent card: {scheme}://{local}{}", a2a_server::AGENT_CARD_PATH);
     tracing::info!(%local, "serving JSON-RPC (POST /), REST and gRPC");
     builder.serve(listener).await.context("serving")?;
     #[cfg(feature = "otel")]
@@ -248,6 +419,24 @@ async fn main() -> anyhow::Result<()> {
         provider.shutdown().context("exporting the last traces")?;
     }
     Ok(())
+}
+
+/// `--tls-cert`/`--tls-key`: SIGHUP reads both files again (a renewed certificate); on an error
+/// the certificate in use stays, and the error is logged.
+fn reload_on_sighup(tls: a2a_server::tls::TlsConfig) {
+    #[cfg(unix)]
+    tokio::spawn(async move {
+        use tokio::signal::unix::{signal, SignalKind};
+        let Ok(mut hangups) = signal(SignalKind::hangup()) else { return };
+        while hangups.recv().await.is_some() {
+            match tls.reload() {
+                Ok(()) => tracing::info!("TLS certificate reloaded"),
+                Err(error) => tracing::error!(%error, "TLS certificate not reloaded; the previous one stays"),
+            }
+        }
+    });
+    #[cfg(not(unix))]
+    drop(tls);
 }
 
 /// `--otlp-endpoint`: the OTLP exporter and the `tracing` layer that feeds it.

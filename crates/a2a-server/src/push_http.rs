@@ -95,7 +95,7 @@ impl HttpPushTransport {
             .no_proxy()
             .tcp_nodelay(true)
             .build()
-            .expect("a reqwest client without TLS or proxy configuration builds");
+            .expect("a reqwest client with the default TLS roots and no proxy builds");
         HttpPushTransport { client }
     }
 }

@@ -1,24 +1,13 @@
-//! Authentication in front of every binding: a tower layer that says who the caller is, by
-//! putting an [`a2a_core::Principal`] in the request's extensions. Each binding (JSON-RPC,
-//! HTTP+JSON, gRPC, and their 0.3 surface) copies it into the `CallContext`; the handler
-//! enforces what the agent card declares (an agent with `securityRequirements` answers
-//! `Unauthenticated` to a caller without a principal: HTTP 401, gRPC `UNAUTHENTICATED`,
-//! JSON-RPC -32010) and scopes every task to its creator (spec 13.1: another principal gets
-//! `TaskNotFound`). A layer only identifies; it never answers by itself, so the answer to a
-//! missing and to a wrong credential is the same, and the agent card stays public.
-//!
-//! [`ApiKeys`] is the built-in authenticator for API keys (`--api-key KEY=PRINCIPAL` on the
-//! reference server); any other is a layer of the same shape given to
-//! [`ServerBuilder::layer`](crate::ServerBuilder::layer).
+//! API keys (`--api-key KEY=PRINCIPAL` on the reference server): a key in a header, a query
+//! parameter or a cookie, as the card's `apiKeySecurityScheme` declares.
 
 use std::collections::HashMap;
-use std::sync::Arc;
-use std::task::{Context, Poll};
 
 use a2a_core::Principal;
 use a2a_proto::v1::{security_scheme, ApiKeySecurityScheme, SecurityRequirement, SecurityScheme, StringList};
-use axum::http::{header, HeaderName, HeaderValue, Request, Response, StatusCode};
-use futures::future::BoxFuture;
+use axum::http::{header, request::Parts, HeaderName, HeaderValue, Request};
+
+use super::{AuthLayer, Authenticator, Verdict};
 
 /// Where a client presents its API key (the card's `location`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,17 +71,19 @@ impl ApiKeys {
 
     /// The principal whose key `request` presents, if any.
     pub fn principal_of<B>(&self, request: &Request<B>) -> Option<Principal> {
-        let presented = match &self.location {
-            KeyLocation::Header(name) => {
-                request.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned)
-            }
-            KeyLocation::Query(name) => request.uri().query().and_then(|query| {
+        self.presented(request.headers(), request.uri()).and_then(|key| self.keys.get(key.trim()).cloned())
+    }
+
+    /// The key the request presents where the card says, if any.
+    fn presented(&self, headers: &axum::http::HeaderMap, uri: &axum::http::Uri) -> Option<String> {
+        match &self.location {
+            KeyLocation::Header(name) => headers.get(name).map(|v| v.to_str().unwrap_or_default().to_owned()),
+            KeyLocation::Query(name) => uri.query().and_then(|query| {
                 url::form_urlencoded::parse(query.as_bytes())
                     .find(|(k, _)| k == name)
                     .map(|(_, v)| v.into_owned())
             }),
-            KeyLocation::Cookie(name) => request
-                .headers()
+            KeyLocation::Cookie(name) => headers
                 .get_all(header::COOKIE)
                 .iter()
                 .filter_map(|v| v.to_str().ok())
@@ -100,74 +91,32 @@ impl ApiKeys {
                 .filter_map(|pair| pair.trim().split_once('='))
                 .find(|(k, _)| k == name)
                 .map(|(_, v)| v.to_owned()),
-        }?;
-        self.keys.get(presented.trim()).cloned()
+        }
     }
 
     /// The layer for [`ServerBuilder::layer`](crate::ServerBuilder::layer).
     pub fn layer(self) -> ApiKeyLayer {
-        let challenge = HeaderValue::from_str(&format!("ApiKey realm=\"a2a\", scheme=\"{}\"", self.scheme))
-            .unwrap_or_else(|_| HeaderValue::from_static("ApiKey realm=\"a2a\""));
-        ApiKeyLayer { keys: Arc::new(self), challenge }
+        AuthLayer::new(self)
     }
 }
 
 /// The tower layer of [`ApiKeys`].
-#[derive(Debug, Clone)]
-pub struct ApiKeyLayer {
-    keys: Arc<ApiKeys>,
-    challenge: HeaderValue,
-}
+pub type ApiKeyLayer = AuthLayer<ApiKeys>;
 
-impl<S> tower::Layer<S> for ApiKeyLayer {
-    type Service = ApiKeyService<S>;
-
-    fn layer(&self, inner: S) -> Self::Service {
-        ApiKeyService { keys: Arc::clone(&self.keys), challenge: self.challenge.clone(), inner }
-    }
-}
-
-/// The service [`ApiKeyLayer`] wraps around the bindings.
-#[derive(Debug, Clone)]
-pub struct ApiKeyService<S> {
-    keys: Arc<ApiKeys>,
-    challenge: HeaderValue,
-    inner: S,
-}
-
-impl<S, B, R> tower::Service<Request<B>> for ApiKeyService<S>
-where
-    S: tower::Service<Request<B>, Response = Response<R>> + Send,
-    S::Future: Send + 'static,
-{
-    type Response = Response<R>;
-    type Error = S::Error;
-    type Future = BoxFuture<'static, Result<Response<R>, S::Error>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, mut request: Request<B>) -> Self::Future {
-        // Only this layer says who the caller is: a principal an earlier layer left is replaced.
-        match self.keys.principal_of(&request) {
-            Some(principal) => {
-                request.extensions_mut().insert(principal);
-            }
-            None => {
-                request.extensions_mut().remove::<Principal>();
-            }
+#[async_trait::async_trait]
+impl Authenticator for ApiKeys {
+    async fn authenticate(&self, request: &Parts) -> Verdict {
+        match self.presented(&request.headers, &request.uri) {
+            None => Verdict::Absent,
+            Some(key) => self.keys.get(key.trim()).cloned().map_or(Verdict::Invalid, Verdict::Valid),
         }
-        let challenge = self.challenge.clone();
-        let response = self.inner.call(request);
-        Box::pin(async move {
-            let mut response = response.await?;
-            // RFC 9110 11.6.1: a 401 says how to authenticate.
-            if response.status() == StatusCode::UNAUTHORIZED {
-                response.headers_mut().entry(header::WWW_AUTHENTICATE).or_insert(challenge);
-            }
-            Ok(response)
-        })
+    }
+
+    fn challenge(&self, _: &Verdict) -> Option<HeaderValue> {
+        Some(
+            HeaderValue::from_str(&format!("ApiKey realm=\"a2a\", scheme=\"{}\"", self.scheme))
+                .unwrap_or_else(|_| HeaderValue::from_static("ApiKey realm=\"a2a\"")),
+        )
     }
 }
 
