@@ -53,7 +53,7 @@ pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; cha
 /// The `outcome` label: `ok`, `cancelled` (the caller went away before the answer), or the
 /// error's name: the ErrorInfo reason of spec 3.3.2 for A2A errors
 /// ([`Error::reason`]), the one the bindings send for the standard ones.
-const OUTCOMES: [&str; 19] = [
+const OUTCOMES: [&str; 20] = [
     "ok",
     "cancelled",
     "TASK_NOT_FOUND",
@@ -73,6 +73,7 @@ const OUTCOMES: [&str; 19] = [
     "PERMISSION_DENIED",
     "INTERNAL_ERROR",
     "TRANSPORT_ERROR",
+    "RESOURCE_EXHAUSTED",
 ];
 const OK: usize = 0;
 const CANCELLED: usize = 1;
@@ -98,6 +99,7 @@ fn outcome_index(error: &Error) -> usize {
         Error::PermissionDenied { .. } => 16,
         Error::Internal { .. } => 17,
         Error::Transport { .. } => 18,
+        Error::ResourceExhausted { .. } => 19,
     }
 }
 
