@@ -5,8 +5,9 @@
 //! [`a2a_core::DefaultRequestHandler`] and adds what a deployment needs: the agent card endpoint
 //! with caching, push delivery over HTTP, gRPC reflection and health, graceful shutdown, and what
 //! an operator watches: liveness and readiness probes ([`health`]), a request id per request
-//! ([`request_id`]) and metrics ([`metrics`], `docs/operations.md`). It holds no protocol logic of
-//! its own.
+//! ([`request_id`]) and metrics ([`metrics`], `docs/operations.md`), and what protects it:
+//! [`Limits`] on requests and streams and a [`rate_limit`] per caller. It holds no protocol logic
+//! of its own.
 //!
 //! Layout on one port (the official Python SDK's default): JSON-RPC at `POST /`, the REST routes at
 //! the root (`/message:send`, `/tasks/{id}`, ...), gRPC chosen by `content-type: application/grpc`,
@@ -49,14 +50,17 @@ pub mod auth;
 pub mod card;
 pub mod demo;
 pub mod health;
+mod limits;
 pub mod metrics;
 #[cfg(feature = "otel")]
 mod otel;
 mod panic;
 pub mod push_http;
+pub mod rate_limit;
 pub mod request_id;
 mod shutdown;
 pub mod store;
+mod streams;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -76,8 +80,10 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
 pub use card::{interfaces, interfaces_of, CardForm, AGENT_CARD_PATH};
+pub use limits::Limits;
 pub use metrics::Metrics;
 pub use push_http::HttpPushTransport;
+pub use rate_limit::RateLimit;
 
 /// Entry point: [`Server::builder`].
 #[derive(Debug)]
@@ -113,6 +119,8 @@ pub struct ServerBuilder {
     service: Option<Arc<dyn A2aService>>,
     metrics: Option<Metrics>,
     metrics_listener: Option<TcpListener>,
+    limits: Limits,
+    rate_limit: Option<RateLimit>,
 }
 
 /// One of the three protocol bindings the server offers (`a2a_core::Binding`).
@@ -187,6 +195,21 @@ impl ServerBuilder {
         <L::Service as tower::Service<Request<Body>>>::Future: Send + 'static,
     {
         self.layers.push(Arc::new(move |router: Router| router.layer(layer.clone())));
+        self
+    }
+
+    /// The server's limits: request sizes, body read timeout, open streams, and what a request
+    /// may carry (default [`Limits::default`]; `docs/operations.md`, "Limits").
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Limits every caller to `limit` (default: no rate limit): a token bucket per principal
+    /// (from an authentication [`layer`](Self::layer)), else per client IP address. A call over
+    /// it is refused with HTTP 429 and `Retry-After`, or gRPC `RESOURCE_EXHAUSTED` ([`rate_limit`]).
+    pub fn rate_limit(mut self, limit: RateLimit) -> Self {
+        self.rate_limit = Some(limit);
         self
     }
 
@@ -289,7 +312,10 @@ impl ServerBuilder {
     ///   gRPC frames back up to 40 ms): `axum::serve(listener.tap_io(|tcp| { let _ =
     ///   tcp.set_nodelay(true); }), app.router)` with `axum::serve::ListenerExt`;
     /// - cancel [`App::shutdown`] when stopping, so open streams end cleanly and a graceful
-    ///   shutdown does not wait for them forever.
+    ///   shutdown does not wait for them forever;
+    /// - with a [`rate_limit`](Self::rate_limit), serve
+    ///   `app.router.into_make_service_with_connect_info::<SocketAddr>()`, so that callers
+    ///   without a principal are told apart by their address (else they share one bucket).
     ///
     /// # Errors
     /// `InvalidInput` if a binding was given a listener of its own
@@ -389,6 +415,8 @@ impl ServerBuilder {
                 None => (None, self.service.take().expect("checked above"), None),
             };
         let readiness = health::Readiness::new(store, shutdown.clone());
+        let limits = self.limits.clone();
+        let service: Arc<dyn A2aService> = Arc::new(streams::StreamLimits::new(service, &limits));
         let service: Arc<dyn A2aService> =
             Arc::new(shutdown::EndStreamsOnShutdown { inner: service, token: shutdown });
         // One metered service per binding: the binding is known by the router it serves.
@@ -397,17 +425,42 @@ impl ServerBuilder {
         };
         let on_main = |binding: Binding| own_port(binding).is_none();
         let layers = std::mem::take(&mut self.layers);
-        let wrap = |router: Router| layers.iter().fold(router, |router, layer| layer(router));
-        // The probes sit outside the user's layers (no credentials needed), the request ids
-        // outside everything (so an authentication layer's logs carry them too).
-        let main = wrap(app(
-            &metered,
-            &card,
-            self.card_form,
-            on_main(Binding::JsonRpc).then_some(jsonrpc_path.as_str()),
-            on_main(Binding::Rest),
-            on_main(Binding::Grpc),
-        ))
+        let limits = Arc::new(limits);
+        let rate_limit = self.rate_limit.map(rate_limit::Buckets::new);
+        // From the inside out: the rate limit inside the user's layers (it reads the principal
+        // an authentication layer sets), the size limits and body timeout outside them (no
+        // layer reads an oversized request), the probes outside the user's layers (no
+        // credentials needed), the request ids outside everything (so an authentication
+        // layer's logs carry them too).
+        let wrap = |router: Router, jsonrpc_path: Option<&str>| {
+            let shapes = limits::Shapes { jsonrpc_path: jsonrpc_path.map(str::to_owned) };
+            let router = match &rate_limit {
+                Some(buckets) => router.layer(axum::middleware::from_fn_with_state(
+                    rate_limit::RateLimitState { buckets: buckets.clone(), shapes: shapes.clone() },
+                    rate_limit::enforce,
+                )),
+                None => router,
+            };
+            layers.iter().fold(router, |router, layer| layer(router)).layer(
+                axum::middleware::from_fn_with_state(
+                    limits::HttpLimits { limits: Arc::clone(&limits), shapes },
+                    limits::enforce,
+                ),
+            )
+        };
+        let jsonrpc_on_main = on_main(Binding::JsonRpc).then_some(jsonrpc_path.as_str());
+        let main = wrap(
+            app(
+                &metered,
+                &card,
+                self.card_form,
+                &limits,
+                jsonrpc_on_main,
+                on_main(Binding::Rest),
+                on_main(Binding::Grpc),
+            ),
+            jsonrpc_on_main,
+        )
         .merge(health::router(readiness.clone()))
         .layer(request_id::RequestIdLayer);
         let separate = separate
@@ -416,12 +469,17 @@ impl ServerBuilder {
                 let router = match binding {
                     Binding::JsonRpc => a2a_jsonrpc::JsonRpcServer::new(metered(binding))
                         .path(&jsonrpc_path)
+                        .max_body_bytes(limits.max_body_bytes)
                         .into_router()
                         .layer(panic::http_layer()),
-                    Binding::Rest => a2a_rest::router(metered(binding)).layer(panic::http_layer()),
-                    Binding::Grpc => grpc_router(metered(binding)),
+                    Binding::Rest => a2a_rest::RestServer::new(metered(binding))
+                        .max_body_bytes(limits.max_body_bytes)
+                        .into_router()
+                        .layer(panic::http_layer()),
+                    Binding::Grpc => grpc_router(metered(binding), limits.max_body_bytes),
                 };
-                (listener, wrap(router).layer(request_id::RequestIdLayer))
+                let jsonrpc = (binding == Binding::JsonRpc).then_some(jsonrpc_path.as_str());
+                (listener, wrap(router, jsonrpc).layer(request_id::RequestIdLayer))
             })
             .collect();
         let metrics_port = self.metrics_listener.take().map(|listener| {
@@ -441,6 +499,7 @@ impl ServerBuilder {
         let invalid = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, what.to_owned());
         let executor = metrics::CountedExecutor::new(executor, metrics);
         let mut handler = DefaultRequestHandler::builder(card.clone(), executor)
+            .content_limits(self.limits.content)
             .push_destination_policy(self.policy.clone())
             .push_timeout(Duration::from_secs(10));
         if let Some(operations) = self.extensions_required_for.take() {
@@ -626,7 +685,10 @@ async fn serve_until(
     let listener = listener.tap_io(|tcp| {
         let _ = tcp.set_nodelay(true);
     });
-    axum::serve(listener, router).with_graceful_shutdown(shutdown).await
+    // The client's address: the rate limit's key for callers without a principal.
+    axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(shutdown)
+        .await
 }
 
 /// The main port's application: the card, and each binding not given a port of its own; gRPC is
@@ -635,38 +697,47 @@ fn app(
     service: &dyn Fn(Binding) -> Arc<dyn A2aService>,
     card: &AgentCard,
     form: CardForm,
+    limits: &Limits,
     jsonrpc: Option<&str>,
     rest: bool,
     grpc: bool,
 ) -> Router {
     let mut http = card::router(card, form);
     if let Some(path) = jsonrpc {
-        http =
-            http.merge(a2a_jsonrpc::JsonRpcServer::new(service(Binding::JsonRpc)).path(path).into_router());
+        http = http.merge(
+            a2a_jsonrpc::JsonRpcServer::new(service(Binding::JsonRpc))
+                .path(path)
+                .max_body_bytes(limits.max_body_bytes)
+                .into_router(),
+        );
     }
     if rest {
-        http = http.merge(a2a_rest::router(service(Binding::Rest)));
+        http = http.merge(
+            a2a_rest::RestServer::new(service(Binding::Rest))
+                .max_body_bytes(limits.max_body_bytes)
+                .into_router(),
+        );
     }
     let http = http.layer(panic::http_layer());
     if !grpc {
         return http;
     }
-    let grpc = grpc_router(service(Binding::Grpc));
+    let grpc = grpc_router(service(Binding::Grpc), limits.max_body_bytes);
     Router::new().fallback_service(tower::service_fn(move |request: Request<Body>| {
-        let target = if is_grpc(&request) { grpc.clone() } else { http.clone() };
+        let target = if is_grpc(request.headers()) { grpc.clone() } else { http.clone() };
         target.oneshot(request)
     }))
 }
 
-fn is_grpc(request: &Request<Body>) -> bool {
-    request
-        .headers()
+fn is_grpc(headers: &http::HeaderMap) -> bool {
+    headers
         .get(http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/grpc"))
 }
 
-fn grpc_router(service: Arc<dyn A2aService>) -> Router {
+/// The gRPC services; `max_message_bytes`: the limit of each request message.
+fn grpc_router(service: Arc<dyn A2aService>, max_message_bytes: usize) -> Router {
     let reflection_v1 = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(a2a_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(a2a_proto::FILE_DESCRIPTOR_SET_V0_3)
@@ -685,14 +756,16 @@ fn grpc_router(service: Arc<dyn A2aService>) -> Router {
         health_reporter.set_service_status("a2a.v1.A2AService", tonic_health::ServingStatus::Serving).await;
     });
     // A2A 0.3's `a2a.v1.A2AService` beside 1.0's `lf.a2a.v1.A2AService`: routed by package.
-    tonic::service::Routes::new(a2a_grpc::server(Arc::clone(&service)))
-        .add_service(a2a_grpc::server_v03(service))
-        .add_service(reflection_v1)
-        .add_service(reflection_v1alpha)
-        .add_service(health)
-        .prepare()
-        .into_axum_router()
-        .layer(panic::grpc_layer())
+    tonic::service::Routes::new(
+        a2a_grpc::server(Arc::clone(&service)).max_decoding_message_size(max_message_bytes),
+    )
+    .add_service(a2a_grpc::server_v03(service).max_decoding_message_size(max_message_bytes))
+    .add_service(reflection_v1)
+    .add_service(reflection_v1alpha)
+    .add_service(health)
+    .prepare()
+    .into_axum_router()
+    .layer(panic::grpc_layer())
 }
 
 /// Completes on SIGINT (Ctrl-C) or, on Unix, SIGTERM.
