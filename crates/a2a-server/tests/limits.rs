@@ -524,3 +524,107 @@ async fn the_burst_passes_then_429_with_retry_after_and_principals_are_independe
     assert!(answer.contains("-32012") && answer.contains("RESOURCE_EXHAUSTED"), "{answer}");
     server.shutdown().await.unwrap();
 }
+
+/// The deepest nesting of objects and arrays in `value` (a scalar is 0, `{}` is 1).
+fn depth(value: &serde_json::Value) -> usize {
+    match value {
+        serde_json::Value::Object(members) => 1 + members.values().map(depth).max().unwrap_or(0),
+        serde_json::Value::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+/// `request` with the metadata of its message (at `root` + `/message`) nested so that the
+/// SendMessageRequest at `root` is `total` deep.
+fn nested_to(mut request: serde_json::Value, root: &str, total: usize) -> serde_json::Value {
+    let pointer = format!("{root}/message/metadata");
+    let mut levels = 1;
+    loop {
+        let mut metadata = serde_json::json!("leaf");
+        for _ in 0..levels {
+            metadata = serde_json::json!({ "a": metadata });
+        }
+        *request.pointer_mut(&pointer).unwrap() = metadata;
+        match depth(request.pointer(root).unwrap()).cmp(&total) {
+            std::cmp::Ordering::Less => levels += 1,
+            std::cmp::Ordering::Equal => return request,
+            std::cmp::Ordering::Greater => panic!("cannot reach {total}"),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_nested_to_the_depth_limit_passes_and_one_level_more_is_refused() {
+    // a2a_proto::json::MAX_DEPTH: fixed, the depth protobuf can carry (not a setting). It is
+    // the depth of the request message: the body on REST, `params` on JSON-RPC.
+    const MAX_DEPTH: usize = 32;
+    let server = start(Limits::default(), None).await;
+    let addr = server.addr();
+    let rest = serde_json::json!({"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}], "metadata": {}}});
+    let rpc = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": rest.clone()});
+    for (path, request, root) in [("/message:send", rest, ""), ("/", rpc, "/params")] {
+        let body = nested_to(request.clone(), root, MAX_DEPTH).to_string().into_bytes();
+        let (status, _, answer) = raw(addr, &post(path, &body, "application/json"), &body).await;
+        assert_eq!(status, 200, "{path} at the limit: {answer}");
+        assert!(!answer.contains("\"error\""), "{path} at the limit: {answer}");
+        let body = nested_to(request, root, MAX_DEPTH + 1).to_string().into_bytes();
+        let (status, _, answer) = raw(addr, &post(path, &body, "application/json"), &body).await;
+        assert!(answer.contains("nested deeper than 32"), "{path} over the limit: {answer}");
+        if path == "/" {
+            assert!(status == 200 && answer.contains("-32602"), "{answer}");
+        } else {
+            assert!(status == 400 && answer.contains("INVALID_ARGUMENT"), "{status} {answer}");
+        }
+    }
+    // gRPC: the handler applies the same depth to what protobuf carries (request 1, message 2,
+    // metadata 3, then the nested levels).
+    let client = GrpcClient::connect(server.url()).await.unwrap();
+    let nested = |levels: usize| {
+        let mut value = Value { kind: Some(Kind::StringValue("leaf".into())) };
+        for _ in 0..levels {
+            value =
+                Value { kind: Some(Kind::StructValue(Struct { fields: [("a".to_owned(), value)].into() })) };
+        }
+        let mut message = Message::user_text("hi");
+        message.metadata = Some(Struct { fields: [("a".to_owned(), value)].into() });
+        send(message)
+    };
+    client.send_message(&ctx(), nested(MAX_DEPTH - 3)).await.unwrap();
+    let error = client.send_message(&ctx(), nested(MAX_DEPTH - 2)).await.unwrap_err();
+    assert_invalid_params("gRPC", &error, "message.metadata", "MAX_DEPTH");
+    server.shutdown().await.unwrap();
+}
+
+mod common;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reference_servers_flags_set_the_limits_and_the_rate_limit_keys_on_the_address() {
+    let server = common::ServerProcess::start([
+        "--store",
+        "memory",
+        "--max-parts-per-message",
+        "2",
+        "--max-uri-bytes",
+        "64",
+        "--rate-limit",
+        "1/h",
+        "--rate-burst",
+        "2",
+    ])
+    .await;
+    let client = JsonRpcClient::new(server.jsonrpc_url());
+    let three = Message::user(vec![Part::text("a"), Part::text("b"), Part::text("c")]);
+    let error = client.send_message(&ctx(), send(three)).await.unwrap_err();
+    assert_invalid_params("--max-parts-per-message", &error, "message.parts", "max_parts_per_message");
+    let addr: SocketAddr = server.url.trim_start_matches("http://").parse().unwrap();
+    let long = format!("GET /tasks/{} HTTP/1.1\r\nhost: a2a\r\nconnection: close", "t".repeat(64));
+    let (status, _, answer) = raw(addr, &long, b"").await;
+    assert_eq!(status, 414, "--max-uri-bytes: {answer}");
+    // Without authentication, callers are told apart by their address: this one spends the
+    // second call of its burst (the 414 was refused before the rate limit), then is refused.
+    let get = GetTaskRequest { id: "t".into(), ..Default::default() };
+    let error = client.get_task(&ctx(), get.clone()).await.unwrap_err();
+    assert!(matches!(error, Error::TaskNotFound { .. }), "{error:?}");
+    let error = client.get_task(&ctx(), get).await.unwrap_err();
+    assert_exhausted("--rate-limit", &error, "rate limit");
+}
