@@ -14,6 +14,7 @@
 //! - calls per caller: [`crate::rate_limit`].
 
 use std::future::Future;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -23,7 +24,7 @@ use std::time::Duration;
 use a2a_core::handler::ContentLimits;
 use a2a_core::Error;
 use axum::body::{Body, Bytes};
-use axum::extract::{Request, State};
+use axum::extract::{ConnectInfo, Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
 use http::{header, HeaderMap, HeaderValue, StatusCode, Version};
@@ -48,6 +49,10 @@ pub struct Limits {
     /// Streams (SendStreamingMessage, SubscribeToTask) open at once on the server, every binding
     /// together; one more is refused with `ResourceExhausted` (`--max-streams`, default 10 000).
     pub max_streams: usize,
+    /// Streams open at once on one client connection (HTTP/2 multiplexes many on one; HTTP/1.1
+    /// carries one at a time anyway) (`--max-streams-per-connection`, default 100). Needs the
+    /// peer address: `serve` and `spawn` have it; with `into_app`, serve with connect info.
+    pub max_streams_per_connection: usize,
     /// SubscribeToTask streams open at once on one task (`--max-subscribers-per-task`, default
     /// 64).
     pub max_subscribers_per_task: usize,
@@ -70,6 +75,7 @@ impl Default for Limits {
             max_header_bytes: 64 * 1024,
             body_read_timeout: Duration::from_secs(30),
             max_streams: 10_000,
+            max_streams_per_connection: 100,
             max_subscribers_per_task: 64,
             stream_idle_timeout: None,
             stream_max_duration: None,
@@ -123,8 +129,9 @@ pub(crate) struct HttpLimits {
 }
 
 /// The HTTP layer's function (`axum::middleware::from_fn_with_state`): refuses a request whose
-/// URL or headers are too large before anything reads it, and answers 408 when its body did not
-/// arrive within the body read timeout.
+/// URL or headers are too large before anything reads it, answers 408 when its body did not
+/// arrive within the body read timeout, and tells the stream limits which connection the
+/// request came on.
 pub(crate) async fn enforce(State(state): State<HttpLimits>, request: Request, next: Next) -> Response {
     let limits = &state.limits;
     let (parts, body) = request.into_parts();
@@ -162,7 +169,12 @@ pub(crate) async fn enforce(State(state): State<HttpLimits>, request: Request, n
     };
     let version = parts.version;
     let refusal_parts = timeout_parts(&parts);
-    let response = next.run(Request::from_parts(parts, body)).await;
+    let connection = parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|info| info.0);
+    let request = Request::from_parts(parts, body);
+    let response = match connection {
+        Some(connection) => crate::streams::CONNECTION.scope(connection, next.run(request)).await,
+        None => next.run(request).await,
+    };
     if !timed_out.load(Ordering::Acquire) {
         return response;
     }

@@ -125,6 +125,10 @@ struct Args {
     #[arg(long, default_value_t = Limits::default().max_streams, env = "A2A_MAX_STREAMS")]
     max_streams: usize,
 
+    /// Streams open at once on one client connection (HTTP/2 carries many on one).
+    #[arg(long, default_value_t = Limits::default().max_streams_per_connection, env = "A2A_MAX_STREAMS_PER_CONNECTION")]
+    max_streams_per_connection: usize,
+
     /// SubscribeToTask streams open at once on one task.
     #[arg(long, default_value_t = Limits::default().max_subscribers_per_task, env = "A2A_MAX_SUBSCRIBERS_PER_TASK")]
     max_subscribers_per_task: usize,
@@ -271,6 +275,7 @@ async fn main() -> anyhow::Result<()> {
             max_header_bytes: args.max_header_bytes,
             body_read_timeout: args.body_read_timeout,
             max_streams: args.max_streams,
+            max_streams_per_connection: args.max_streams_per_connection,
             max_subscribers_per_task: args.max_subscribers_per_task,
             stream_idle_timeout: args.stream_idle_timeout,
             stream_max_duration: args.stream_max_duration,

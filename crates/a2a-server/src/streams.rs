@@ -1,10 +1,11 @@
 //! Limits on streams (SendStreamingMessage, SubscribeToTask), around any [`A2aService`]: how many
-//! are open at once on the server and per task, and how long one may stay idle or open
-//! ([`Limits`](crate::Limits)). A stream over a count is refused with
+//! are open at once on the server, per client connection and per task, and how long one may stay
+//! idle or open ([`Limits`](crate::Limits)). A stream over a count is refused with
 //! [`Error::ResourceExhausted`] (JSON-RPC -32012, HTTP 429, gRPC `RESOURCE_EXHAUSTED`) before the
 //! operation runs; a stream past a timeout ends cleanly, as at shutdown (`crate::shutdown`).
 
 use std::collections::HashMap;
+use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -20,40 +21,59 @@ use futures::StreamExt;
 
 use crate::Limits;
 
+tokio::task_local! {
+    /// The client connection (its peer address) of the request being served: set by the HTTP
+    /// layer (`crate::limits`) around each request when the server knows it, read here to count
+    /// streams per connection (an HTTP/2 connection can carry many).
+    pub(crate) static CONNECTION: SocketAddr;
+}
+
 /// An [`A2aService`] whose streams are counted and timed (module docs).
 pub(crate) struct StreamLimits {
     inner: Arc<dyn A2aService>,
     max_streams: usize,
+    max_streams_per_connection: usize,
     max_subscribers_per_task: usize,
     idle: Option<Duration>,
     total: Option<Duration>,
     open: Arc<Mutex<Open>>,
 }
 
-/// The streams open now: all of them, and the subscribers of each task (by tenant and id).
+/// The streams open now: all of them, those of each connection, and the subscribers of each
+/// task (by tenant and id).
 #[derive(Default)]
 struct Open {
     streams: usize,
+    connections: HashMap<SocketAddr, usize>,
     subscribers: HashMap<(String, String), usize>,
 }
 
 /// A counted stream: released when the stream is dropped (ended, or its client went away).
 struct Slot {
     open: Arc<Mutex<Open>>,
+    connection: Option<SocketAddr>,
     task: Option<(String, String)>,
+}
+
+/// One less in `counts[key]`, forgetting keys that reach 0.
+fn release<K: std::hash::Hash + Eq>(counts: &mut HashMap<K, usize>, key: &K) {
+    if let Some(count) = counts.get_mut(key) {
+        *count -= 1;
+        if *count == 0 {
+            counts.remove(key);
+        }
+    }
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
         let mut open = self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         open.streams -= 1;
-        if let Some(task) = self.task.take() {
-            if let Some(count) = open.subscribers.get_mut(&task) {
-                *count -= 1;
-                if *count == 0 {
-                    open.subscribers.remove(&task);
-                }
-            }
+        if let Some(connection) = &self.connection {
+            release(&mut open.connections, connection);
+        }
+        if let Some(task) = &self.task {
+            release(&mut open.subscribers, task);
         }
     }
 }
@@ -63,6 +83,7 @@ impl StreamLimits {
         StreamLimits {
             inner,
             max_streams: limits.max_streams,
+            max_streams_per_connection: limits.max_streams_per_connection,
             max_subscribers_per_task: limits.max_subscribers_per_task,
             idle: limits.stream_idle_timeout,
             total: limits.stream_max_duration,
@@ -82,6 +103,19 @@ impl StreamLimits {
                 retry_after_secs: None,
             });
         }
+        let connection = CONNECTION.try_with(|connection| *connection).ok();
+        if let Some(connection) = &connection {
+            let streams = open.connections.get(connection).copied().unwrap_or(0);
+            if streams >= self.max_streams_per_connection {
+                return Err(Error::ResourceExhausted {
+                    reason: format!(
+                        "this connection has {streams} streams open, the most this server allows per \
+                         connection (max_streams_per_connection); open another connection or wait"
+                    ),
+                    retry_after_secs: None,
+                });
+            }
+        }
         if let Some(key) = &task {
             let subscribers = open.subscribers.get(key).copied().unwrap_or(0);
             if subscribers >= self.max_subscribers_per_task {
@@ -96,8 +130,11 @@ impl StreamLimits {
             }
             *open.subscribers.entry(key.clone()).or_insert(0) += 1;
         }
+        if let Some(connection) = connection {
+            *open.connections.entry(connection).or_insert(0) += 1;
+        }
         open.streams += 1;
-        Ok(Slot { open: Arc::clone(&self.open), task })
+        Ok(Slot { open: Arc::clone(&self.open), connection, task })
     }
 
     /// `stream`, holding `slot` while it lasts and ending at the idle or total timeout.

@@ -435,6 +435,34 @@ async fn streams_over_the_per_task_and_total_limits_are_resource_exhausted_every
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streams_over_the_per_connection_limit_are_resource_exhausted_on_that_connection_only() {
+    // gRPC multiplexes every call of a client on one HTTP/2 connection. (An HTTP/1.1 connection
+    // carries one stream at a time: our JSON-RPC and REST clients open one per stream.)
+    let limits = Limits { max_streams_per_connection: 2, ..Limits::default() };
+    let server = start(limits, None).await;
+    for version in [ProtocolVersion::V1_0, ProtocolVersion::V0_3] {
+        let who = format!("gRPC {version:?}");
+        let client = GrpcClient::connect(server.url()).await.unwrap().with_protocol_version(version);
+        let task = task_of(&client, Message::user_text("wait")).await;
+        let s1 = client.subscribe_to_task(&ctx(), subscribe(&task)).await.unwrap();
+        let s2 = client.subscribe_to_task(&ctx(), subscribe(&task)).await.unwrap();
+        let error = client.subscribe_to_task(&ctx(), subscribe(&task)).await.err().unwrap();
+        assert_exhausted(&who, &error, "max_streams_per_connection");
+        // Another connection has places of its own.
+        let other = GrpcClient::connect(server.url()).await.unwrap().with_protocol_version(version);
+        let s3 = other.subscribe_to_task(&ctx(), subscribe(&task)).await.unwrap();
+        client
+            .cancel_task(&ctx(), CancelTaskRequest { id: task.id.clone(), ..Default::default() })
+            .await
+            .unwrap();
+        for stream in [s1, s2, s3] {
+            drain(&who, stream).await;
+        }
+    }
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idle_and_overlong_streams_end_cleanly_everywhere() {
     let idle = Limits { stream_idle_timeout: Some(Duration::from_millis(300)), ..Limits::default() };
     let server = start(idle, None).await;
