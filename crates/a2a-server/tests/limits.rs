@@ -366,7 +366,7 @@ async fn headers_at_the_limit_pass_and_one_byte_more_is_431_or_invalid_argument_
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_body_slower_than_the_read_timeout_is_408_and_the_connection_closes() {
+async fn a_body_slower_than_the_read_timeout_is_408_and_the_connection_closes_or_a_grpc_status() {
     let limits = Limits { body_read_timeout: Duration::from_millis(300), ..Limits::default() };
     let server = start(limits, None).await;
     let addr = server.addr();
@@ -387,6 +387,24 @@ async fn a_body_slower_than_the_read_timeout_is_408_and_the_connection_closes() 
         assert!(head.contains("connection: close"), "{path}: {head}");
         assert!(answer.contains(shape) && answer.contains("body_read_timeout"), "{path}: {answer}");
     }
+
+    // gRPC (HTTP/2): a request message announced as 10 bytes of which none come. The answer is
+    // a gRPC status naming the limit, in the trailers-only form.
+    let http2 = reqwest::Client::builder().http2_prior_knowledge().build().unwrap();
+    let frame_head: Result<_, std::io::Error> = Ok(axum::body::Bytes::from_static(&[0, 0, 0, 0, 10]));
+    let stalled = futures::stream::iter([frame_head]).chain(futures::stream::pending());
+    let response = http2
+        .post(format!("{}/lf.a2a.v1.A2AService/GetTask", server.url()))
+        .header("content-type", "application/grpc")
+        .header("te", "trailers")
+        .body(reqwest::Body::wrap_stream(stalled))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["grpc-status"], "3", "INVALID_ARGUMENT: {:?}", response.headers());
+    let message = response.headers()["grpc-message"].to_str().unwrap();
+    assert!(message.contains("body_read_timeout"), "{message}");
     server.shutdown().await.unwrap();
 }
 
