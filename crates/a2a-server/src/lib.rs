@@ -121,7 +121,12 @@ pub struct ServerBuilder {
     metrics_listener: Option<TcpListener>,
     limits: Limits,
     rate_limit: Option<RateLimit>,
+    shutdown_timeout: Option<Duration>,
 }
+
+/// How long a graceful shutdown waits for calls in flight by default (see
+/// [`ServerBuilder::shutdown_timeout`]).
+pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// One of the three protocol bindings the server offers (`a2a_core::Binding`).
 pub use a2a_core::Binding;
@@ -210,6 +215,16 @@ impl ServerBuilder {
     /// it is refused with HTTP 429 and `Retry-After`, or gRPC `RESOURCE_EXHAUSTED` ([`rate_limit`]).
     pub fn rate_limit(mut self, limit: RateLimit) -> Self {
         self.rate_limit = Some(limit);
+        self
+    }
+
+    /// How long a graceful shutdown waits for the calls in flight (default
+    /// [`DEFAULT_SHUTDOWN_TIMEOUT`]): open streams end at once, unary calls may finish within
+    /// it. Past it, `serve` returns and the calls still running are abandoned (the binary then
+    /// exits): a blocking SendMessage of a task that works for an hour does not hold the
+    /// shutdown for an hour.
+    pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
+        self.shutdown_timeout = Some(timeout);
         self
     }
 
@@ -549,7 +564,8 @@ impl ServerBuilder {
     }
 
     /// Serves on `listener` until `signal` completes, then shuts down gracefully: stops accepting,
-    /// lets in-flight unary calls finish, and ends open streams cleanly.
+    /// lets in-flight unary calls finish (for the [`shutdown_timeout`](Self::shutdown_timeout)
+    /// at most), and ends open streams cleanly.
     ///
     /// Before accepting the first request it resolves the tasks a previous run left running
     /// (`DefaultRequestHandler::recover`: by default they become `FAILED` with a status message
@@ -561,6 +577,7 @@ impl ServerBuilder {
     ) -> std::io::Result<()> {
         let local = listener.local_addr()?;
         let token = CancellationToken::new();
+        let timeout = self.shutdown_timeout.unwrap_or(DEFAULT_SHUTDOWN_TIMEOUT);
         let (apps, _) = self.build(local, token.clone())?;
         if let Some(handler) = &apps.handler {
             handler
@@ -578,11 +595,30 @@ impl ServerBuilder {
             tracing::info!("shutting down: finishing in-flight calls and ending open streams");
             stop.cancel();
         });
-        let main = serve_until(listener, apps.main, token.cancelled_owned()).await;
-        for other in others {
-            other.await.map_err(std::io::Error::other)??;
+        let aborts: Vec<_> = others.iter().map(tokio::task::JoinHandle::abort_handle).collect();
+        let serving = async {
+            let main = serve_until(listener, apps.main, token.clone().cancelled_owned()).await;
+            for other in others {
+                other.await.map_err(std::io::Error::other)??;
+            }
+            main
+        };
+        let deadline = async {
+            token.cancelled().await;
+            tokio::time::sleep(timeout).await;
+        };
+        tokio::select! {
+            result = serving => result,
+            () = deadline => {
+                tracing::warn!(
+                    timeout_s = timeout.as_secs_f64(),
+                    "graceful shutdown did not finish within the shutdown timeout: abandoning the \
+                     calls still in flight"
+                );
+                aborts.iter().for_each(tokio::task::AbortHandle::abort);
+                Ok(())
+            }
         }
-        main
     }
 
     /// Starts serving in the background; the returned handle stops it.

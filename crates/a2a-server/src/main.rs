@@ -168,6 +168,11 @@ struct Args {
           value_parser = clap::value_parser!(u32).range(1..))]
     rate_burst: Option<u32>,
 
+    /// Seconds a graceful shutdown (SIGTERM, SIGINT) waits for calls in flight before exiting;
+    /// open streams end at once.
+    #[arg(long, default_value = "30", env = "A2A_SHUTDOWN_TIMEOUT", value_parser = a2a_server::store::parse_seconds)]
+    shutdown_timeout: std::time::Duration,
+
     /// Log filter (tracing EnvFilter syntax), e.g. "info" or "a2a_core=debug".
     #[arg(long, default_value = "info", env = "A2A_LOG")]
     log: String,
@@ -269,6 +274,7 @@ async fn main() -> anyhow::Result<()> {
         })
         .task_store(stores.tasks)
         .push_config_store(stores.push_configs)
+        .shutdown_timeout(args.shutdown_timeout)
         .limits(Limits {
             max_body_bytes: args.max_body_bytes,
             max_uri_bytes: args.max_uri_bytes,

@@ -674,3 +674,103 @@ async fn the_reference_servers_flags_set_the_limits_and_the_rate_limit_keys_on_t
     let error = client.get_task(&ctx(), get).await.unwrap_err();
     assert_exhausted("--rate-limit", &error, "rate limit");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn graceful_shutdown_under_load_answers_the_calls_in_flight_and_ends_every_stream_cleanly() {
+    let server = start(Limits::default(), None).await;
+    let clients: Vec<(String, std::sync::Arc<dyn A2aService>)> =
+        clients(&server).await.into_iter().map(|(who, client)| (who, client.into())).collect();
+    // A stream open on every binding and version, its first event read.
+    let mut streams = Vec::new();
+    for (who, client) in &clients {
+        let mut stream =
+            client.send_streaming_message(&ctx(), send(Message::user_text("wait"))).await.unwrap();
+        assert!(matches!(stream.next().await, Some(Ok(_))), "{who}");
+        streams.push((who.clone(), stream));
+    }
+    // Four callers per client sending blocking echo messages back to back until the server is
+    // gone; each says when it has had an answer, so the shutdown comes under load.
+    let (answered, mut answers) = tokio::sync::mpsc::channel(64);
+    let mut callers = Vec::new();
+    for (who, client) in &clients {
+        for _ in 0..4 {
+            let (who, client, answered) = (who.clone(), client.clone(), answered.clone());
+            callers.push(tokio::spawn(async move {
+                let mut ok = 0usize;
+                loop {
+                    let request = SendMessageRequest {
+                        message: Some(Message::user_text("hello")),
+                        ..Default::default()
+                    };
+                    match client.send_message(&ctx(), request).await {
+                        Ok(_) => {
+                            ok += 1;
+                            if ok == 1 {
+                                answered.send(()).await.unwrap();
+                            }
+                        }
+                        Err(error) => return (who, ok, error),
+                    }
+                }
+            }));
+        }
+    }
+    drop(answered);
+    for _ in 0..callers.len() {
+        answers.recv().await.unwrap();
+    }
+    tokio::time::timeout(Duration::from_secs(30), server.shutdown())
+        .await
+        .expect("the shutdown finishes under load")
+        .unwrap();
+    for caller in callers {
+        let (who, ok, error) = caller.await.unwrap();
+        // Every call the server took was answered; the first refused one found no server.
+        assert!(ok >= 1, "{who}");
+        assert!(matches!(error, Error::Transport { .. }), "{who}: after {ok} answers: {error:?}");
+    }
+    for (who, stream) in streams {
+        drain(&who, stream).await;
+    }
+}
+
+/// An agent that says when it starts a task, then works on it until canceled.
+struct Hangs(std::sync::Arc<tokio::sync::Notify>);
+
+#[async_trait::async_trait]
+impl a2a_core::AgentExecutor for Hangs {
+    async fn execute(
+        &self,
+        _ctx: a2a_core::RequestContext,
+        updater: a2a_core::TaskUpdater,
+    ) -> a2a_core::Result<()> {
+        updater.start_work(None).await?;
+        self.0.notify_one();
+        updater.cancelled().await;
+        Ok(())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_still_in_flight_at_the_shutdown_timeout_does_not_hold_the_shutdown() {
+    let started = std::sync::Arc::new(tokio::sync::Notify::new());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let server = Server::builder()
+        .agent_card(a2a_server::demo::demo_card())
+        .executor(Hangs(started.clone()))
+        .push_destination_policy(DestinationPolicy::allow_all())
+        .shutdown_timeout(Duration::from_millis(300))
+        .spawn(listener)
+        .await
+        .unwrap();
+    let client = JsonRpcClient::new(format!("{}/", server.url()));
+    // A blocking SendMessage waits for a task that never ends by itself.
+    let request = SendMessageRequest { message: Some(Message::user_text("work")), ..Default::default() };
+    let call = tokio::spawn(async move { client.send_message(&ctx(), request).await });
+    started.notified().await;
+    tokio::time::timeout(Duration::from_secs(30), server.shutdown())
+        .await
+        .expect("the shutdown returns once its timeout has passed")
+        .unwrap();
+    call.abort();
+}
