@@ -193,6 +193,23 @@ async fn history_up_to_the_limit_is_returned_and_asking_for_more_is_invalid_para
         assert_invalid_params(&who, &error, "historyLength", "max_history_length");
     }
     server.shutdown().await.unwrap();
+
+    // The task a SubscribeToTask stream starts with is a read too: with a limit of 0, a task
+    // waiting for input (its history: the user's message) starts the stream without history.
+    let server =
+        start(content(ContentLimits { max_history_length: 0, ..ContentLimits::default() }), None).await;
+    for (who, client) in clients(&server).await {
+        let open = task_of(client.as_ref(), Message::user_text("ask")).await;
+        let mut stream = client.subscribe_to_task(&ctx(), subscribe(&open)).await.unwrap();
+        let Some(Ok(StreamResponse { payload: Some(Payload::Task(first)) })) = stream.next().await else {
+            panic!("{who}: the stream starts with the task")
+        };
+        assert_eq!(first.history.len(), 0, "{who}: {first:?}");
+        assert_eq!(first.status.map(|s| s.state()), Some(TaskState::InputRequired), "{who}");
+        drop(stream);
+        client.cancel_task(&ctx(), CancelTaskRequest { id: open.id, ..Default::default() }).await.unwrap();
+    }
+    server.shutdown().await.unwrap();
 }
 
 /// A raw HTTP/1.1 exchange: `head` (request line and headers, without the blank line; the

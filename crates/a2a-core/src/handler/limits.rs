@@ -24,9 +24,9 @@ pub struct ContentLimits {
     /// send's `configuration.taskPushNotificationConfig`); replacing an existing one is always
     /// allowed. Default 16.
     pub max_push_configs_per_task: usize,
-    /// Messages of history one read returns (GetTask, ListTasks, a send's reply): a larger
-    /// `historyLength` is refused; without one, the most recent this many are returned.
-    /// Default 1000.
+    /// Messages of history one read returns (GetTask, ListTasks, a send's reply, the task that
+    /// starts a SubscribeToTask stream): a larger `historyLength` is refused; without one, the
+    /// most recent this many are returned. Default 1000.
     pub max_history_length: usize,
 }
 

@@ -811,7 +811,8 @@ impl A2aService for DefaultRequestHandler {
         let mut subscription = runtime.subscribe(StreamMode::Task, false);
         // spec 3.1.6: the first event is the task as it is now; nothing between it and the
         // following events is lost (the subscription started before the snapshot).
-        let (seq, snapshot) = runtime.snapshot(TaskView::FULL).await?;
+        // The history of a long task is cut to the most recent, as in every read.
+        let (seq, snapshot) = runtime.snapshot(history_view(&inner.limits, None)).await?;
         let snapshot = snapshot.ok_or_else(|| Error::TaskNotFound { task_id: request.id.clone() })?;
         let state = snapshot.state();
         if state.is_terminal() {
