@@ -62,8 +62,9 @@ pub struct Limits {
     /// A stream ends this long after it started, as at shutdown (`--stream-max-duration`,
     /// default none); a client resubscribes to go on.
     pub stream_max_duration: Option<Duration>,
-    /// What a request may carry and a read return, enforced by the handler (`--max-parts-per-
-    /// message`, `--max-metadata-bytes`, `--max-push-configs-per-task`, `--max-history-length`).
+    /// What a request may carry and a read return, enforced by the handler:
+    /// `--max-parts-per-message`, `--max-metadata-bytes`, `--max-push-configs-per-task`,
+    /// `--max-history-length`.
     pub content: ContentLimits,
 }
 
