@@ -70,20 +70,30 @@ struct Bucket {
     at: Instant,
 }
 
-/// Buckets beyond this many are pruned of the full ones (callers quiet long enough to have
-/// refilled, which a new bucket would equal) before another is added.
+/// With this many buckets, the full ones (callers quiet long enough to have refilled, which a
+/// new bucket would equal) are dropped before another is added.
 const PRUNE_ABOVE: usize = 10_000;
+
+/// The buckets of every caller, and how many there may be before the next pruning: twice as
+/// many as the last one left (at least [`PRUNE_ABOVE`]), so that many callers arriving at once
+/// (say, from many addresses) cost a scan now and then, not one per new caller.
+#[derive(Debug)]
+struct Table {
+    buckets: HashMap<Caller, Bucket>,
+    prune_at: usize,
+}
 
 /// The buckets of every caller.
 #[derive(Debug, Clone)]
 pub(crate) struct Buckets {
     limit: RateLimit,
-    buckets: Arc<Mutex<HashMap<Caller, Bucket>>>,
+    table: Arc<Mutex<Table>>,
 }
 
 impl Buckets {
     pub(crate) fn new(limit: RateLimit) -> Self {
-        Buckets { limit, buckets: Arc::default() }
+        let table = Table { buckets: HashMap::new(), prune_at: PRUNE_ABOVE };
+        Buckets { limit, table: Arc::new(Mutex::new(table)) }
     }
 
     /// Takes a token of `caller`'s bucket at `now`, or says how long until there is one.
@@ -93,9 +103,11 @@ impl Buckets {
         let refilled = |bucket: &Bucket| {
             (bucket.tokens + now.saturating_duration_since(bucket.at).as_secs_f64() * rate).min(burst)
         };
-        let mut buckets = self.buckets.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if buckets.len() >= PRUNE_ABOVE && !buckets.contains_key(&caller) {
+        let mut table = self.table.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let Table { buckets, prune_at } = &mut *table;
+        if buckets.len() >= *prune_at && !buckets.contains_key(&caller) {
             buckets.retain(|_, bucket| refilled(bucket) < burst);
+            *prune_at = (buckets.len() * 2).max(PRUNE_ABOVE);
         }
         let bucket = buckets.entry(caller).or_insert(Bucket { tokens: burst, at: now });
         let tokens = refilled(bucket);
@@ -179,5 +191,29 @@ mod tests {
             assert_eq!(buckets.take(alice(), much_later), Ok(()));
         }
         assert!(buckets.take(alice(), much_later).is_err());
+    }
+
+    #[test]
+    fn refilled_buckets_are_dropped_and_busy_ones_kept_when_there_are_many() {
+        let buckets = Buckets::new(RateLimit { per_second: 1.0, burst: 2 });
+        let start = Instant::now();
+        let address = |i: u32| Caller::Address(IpAddr::from(i.to_be_bytes()));
+        for i in 0..PRUNE_ABOVE as u32 {
+            buckets.take(address(i), start).unwrap();
+        }
+        // Nobody has refilled yet: all are kept, and the next pruning waits for twice as many.
+        buckets.take(Caller::Unknown, start).unwrap();
+        let table = buckets.table.lock().unwrap();
+        assert_eq!((table.buckets.len(), table.prune_at), (PRUNE_ABOVE + 1, 2 * PRUNE_ABOVE));
+        drop(table);
+        // Later those have refilled; new callers fill the table up to the next pruning, which
+        // drops the refilled ones and keeps the busy ones.
+        let later = start + Duration::from_secs(10);
+        for i in 0..PRUNE_ABOVE as u32 - 1 {
+            buckets.take(address(PRUNE_ABOVE as u32 + i), later).unwrap();
+        }
+        buckets.take(Caller::Principal("late".into()), later).unwrap();
+        let table = buckets.table.lock().unwrap();
+        assert_eq!((table.buckets.len(), table.prune_at), (PRUNE_ABOVE, 2 * (PRUNE_ABOVE - 1)));
     }
 }
