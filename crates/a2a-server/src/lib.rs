@@ -431,7 +431,8 @@ impl ServerBuilder {
             };
         let readiness = health::Readiness::new(store, shutdown.clone());
         let limits = self.limits.clone();
-        let service: Arc<dyn A2aService> = Arc::new(streams::StreamLimits::new(service, &limits));
+        let service: Arc<dyn A2aService> =
+            Arc::new(streams::StreamLimits::new(service, &limits, metrics.clone()));
         let service: Arc<dyn A2aService> =
             Arc::new(shutdown::EndStreamsOnShutdown { inner: service, token: shutdown });
         // One metered service per binding: the binding is known by the router it serves.
@@ -451,14 +452,18 @@ impl ServerBuilder {
             let shapes = limits::Shapes { jsonrpc_path: jsonrpc_path.map(str::to_owned) };
             let router = match &rate_limit {
                 Some(buckets) => router.layer(axum::middleware::from_fn_with_state(
-                    rate_limit::RateLimitState { buckets: buckets.clone(), shapes: shapes.clone() },
+                    rate_limit::RateLimitState {
+                        buckets: buckets.clone(),
+                        shapes: shapes.clone(),
+                        metrics: metrics.clone(),
+                    },
                     rate_limit::enforce,
                 )),
                 None => router,
             };
             layers.iter().fold(router, |router, layer| layer(router)).layer(
                 axum::middleware::from_fn_with_state(
-                    limits::HttpLimits { limits: Arc::clone(&limits), shapes },
+                    limits::HttpLimits { limits: Arc::clone(&limits), shapes, metrics: metrics.clone() },
                     limits::enforce,
                 ),
             )

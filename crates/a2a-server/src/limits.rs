@@ -30,6 +30,8 @@ use axum::response::Response;
 use http::{header, HeaderMap, HeaderValue, StatusCode, Version};
 use http_body::{Body as _, Frame, SizeHint};
 
+use crate::metrics::{Limit, Metrics};
+
 /// The server's limits, with their defaults; set them with `ServerBuilder::limits`, or on the
 /// reference server with the flags named on each field.
 #[derive(Debug, Clone, PartialEq)]
@@ -127,6 +129,7 @@ impl Shapes {
 pub(crate) struct HttpLimits {
     pub(crate) limits: Arc<Limits>,
     pub(crate) shapes: Shapes,
+    pub(crate) metrics: Metrics,
 }
 
 /// The HTTP layer's function (`axum::middleware::from_fn_with_state`): refuses a request whose
@@ -144,6 +147,7 @@ pub(crate) async fn enforce(State(state): State<HttpLimits>, request: Request, n
                 limits.max_uri_bytes
             ),
         };
+        state.metrics.refused(Limit::MaxUriBytes);
         return state.shapes.refuse(&parts, StatusCode::URI_TOO_LONG, error);
     }
     let header_bytes = header_bytes(&parts.headers);
@@ -155,6 +159,7 @@ pub(crate) async fn enforce(State(state): State<HttpLimits>, request: Request, n
                 limits.max_header_bytes
             ),
         };
+        state.metrics.refused(Limit::MaxHeaderBytes);
         return state.shapes.refuse(&parts, StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, error);
     }
     let timed_out = Arc::new(AtomicBool::new(false));
@@ -180,6 +185,7 @@ pub(crate) async fn enforce(State(state): State<HttpLimits>, request: Request, n
         return response;
     }
     // Whatever the binding made of the failed read, the cause is the slow body.
+    state.metrics.refused(Limit::BodyReadTimeout);
     let error = Error::InvalidRequest {
         reason: format!(
             "the request body did not arrive within {} s (body_read_timeout)",

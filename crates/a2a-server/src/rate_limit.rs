@@ -21,6 +21,7 @@ use http::StatusCode;
 use tokio::time::Instant;
 
 use crate::limits::Shapes;
+use crate::metrics::{Limit, Metrics};
 
 /// How many calls a caller may make: `per_second` on average, `burst` at once.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -126,6 +127,7 @@ impl Buckets {
 pub(crate) struct RateLimitState {
     pub(crate) buckets: Buckets,
     pub(crate) shapes: Shapes,
+    pub(crate) metrics: Metrics,
 }
 
 /// The layer's function (`axum::middleware::from_fn_with_state`).
@@ -151,6 +153,7 @@ pub(crate) async fn enforce(State(state): State<RateLimitState>, request: Reques
                 retry_after_secs: Some(retry_after_secs),
             };
             let (parts, _) = request.into_parts();
+            state.metrics.refused(Limit::RateLimit);
             state.shapes.refuse(&parts, StatusCode::TOO_MANY_REQUESTS, error)
         }
     }

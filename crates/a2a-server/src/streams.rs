@@ -19,6 +19,7 @@ use a2a_proto::v1::{
 use async_trait::async_trait;
 use futures::StreamExt;
 
+use crate::metrics::{Limit, Metrics};
 use crate::Limits;
 
 tokio::task_local! {
@@ -37,6 +38,7 @@ pub(crate) struct StreamLimits {
     idle: Option<Duration>,
     total: Option<Duration>,
     open: Arc<Mutex<Open>>,
+    metrics: Metrics,
 }
 
 /// The streams open now: all of them, those of each connection, and the subscribers of each
@@ -79,7 +81,7 @@ impl Drop for Slot {
 }
 
 impl StreamLimits {
-    pub(crate) fn new(inner: Arc<dyn A2aService>, limits: &Limits) -> Self {
+    pub(crate) fn new(inner: Arc<dyn A2aService>, limits: &Limits, metrics: Metrics) -> Self {
         StreamLimits {
             inner,
             max_streams: limits.max_streams,
@@ -88,6 +90,7 @@ impl StreamLimits {
             idle: limits.stream_idle_timeout,
             total: limits.stream_max_duration,
             open: Arc::default(),
+            metrics,
         }
     }
 
@@ -95,6 +98,7 @@ impl StreamLimits {
     fn acquire(&self, task: Option<(String, String)>) -> Result<Slot> {
         let mut open = self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if open.streams >= self.max_streams {
+            self.metrics.refused(Limit::MaxStreams);
             return Err(Error::ResourceExhausted {
                 reason: format!(
                     "{} streams are open, the most this server allows (max_streams); retry later",
@@ -107,6 +111,7 @@ impl StreamLimits {
         if let Some(connection) = &connection {
             let streams = open.connections.get(connection).copied().unwrap_or(0);
             if streams >= self.max_streams_per_connection {
+                self.metrics.refused(Limit::MaxStreamsPerConnection);
                 return Err(Error::ResourceExhausted {
                     reason: format!(
                         "this connection has {streams} streams open, the most this server allows per \
@@ -119,6 +124,7 @@ impl StreamLimits {
         if let Some(key) = &task {
             let subscribers = open.subscribers.get(key).copied().unwrap_or(0);
             if subscribers >= self.max_subscribers_per_task {
+                self.metrics.refused(Limit::MaxSubscribersPerTask);
                 return Err(Error::ResourceExhausted {
                     reason: format!(
                         "task {} has {subscribers} subscribers, the most this server allows per task \

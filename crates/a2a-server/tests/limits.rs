@@ -23,6 +23,7 @@ use a2a_proto::v1::{
 };
 use a2a_rest::RestClient;
 use a2a_server::auth::{ApiKeys, KeyLocation};
+use a2a_server::metrics::Limit;
 use a2a_server::{Limits, RateLimit, RunningServer, Server};
 use futures::StreamExt;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -340,6 +341,7 @@ async fn urls_at_the_limit_pass_and_one_byte_more_is_414_on_the_http_bindings() 
     let (status, _, answer) = raw(addr, &post(&rpc_path(LIMIT + 1), &body, "application/json"), &body).await;
     assert_eq!(status, 414, "{answer}");
     assert!(answer.contains("-32600") && answer.contains("max_uri_bytes"), "{answer}");
+    assert_eq!(server.metrics().limit_refusals(Limit::MaxUriBytes), 2);
     server.shutdown().await.unwrap();
 }
 
@@ -379,6 +381,7 @@ async fn headers_at_the_limit_pass_and_one_byte_more_is_431_or_invalid_argument_
         let error = client.get_task(&big, get).await.unwrap_err();
         assert_invalid_params(&format!("gRPC {version:?}"), &error, "headers", "max_header_bytes");
     }
+    assert_eq!(server.metrics().limit_refusals(Limit::MaxHeaderBytes), 4);
     server.shutdown().await.unwrap();
 }
 
@@ -422,6 +425,7 @@ async fn a_body_slower_than_the_read_timeout_is_408_and_the_connection_closes_or
     assert_eq!(response.headers()["grpc-status"], "3", "INVALID_ARGUMENT: {:?}", response.headers());
     let message = response.headers()["grpc-message"].to_str().unwrap();
     assert!(message.contains("body_read_timeout"), "{message}");
+    assert_eq!(server.metrics().limit_refusals(Limit::BodyReadTimeout), 3);
     server.shutdown().await.unwrap();
 }
 
@@ -466,6 +470,9 @@ async fn streams_over_the_per_task_and_total_limits_are_resource_exhausted_every
         let events = drain(&who, client.send_streaming_message(&ctx(), streaming).await.unwrap()).await;
         assert!(!events.is_empty(), "{who}");
     }
+    let metrics = server.metrics();
+    assert_eq!(metrics.limit_refusals(Limit::MaxSubscribersPerTask), 6);
+    assert_eq!(metrics.limit_refusals(Limit::MaxStreams), 6);
     server.shutdown().await.unwrap();
 }
 
@@ -494,6 +501,7 @@ async fn streams_over_the_per_connection_limit_are_resource_exhausted_on_that_co
             drain(&who, stream).await;
         }
     }
+    assert_eq!(server.metrics().limit_refusals(Limit::MaxStreamsPerConnection), 2);
     server.shutdown().await.unwrap();
 }
 
@@ -550,6 +558,8 @@ async fn the_burst_passes_then_429_with_retry_after_and_principals_are_independe
         let error = client.get_task(&key, get.clone()).await.unwrap_err();
         assert_exhausted(&who, &error, "rate limit");
     }
+    assert_eq!(server.metrics().limit_refusals(Limit::RateLimit), 6);
+    assert!(server.metrics().render().contains("a2a_limit_refusals_total{limit=\"rate_limit\"} 6"));
     server.shutdown().await.unwrap();
     // Each principal spent its own burst: a fresh one still has all of it.
     let fresh = RateLimit { per_second: 1.0 / 60.0, burst: 1 };
