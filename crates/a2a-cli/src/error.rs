@@ -82,6 +82,9 @@ impl CliError {
             Error::MethodNotFound { .. } => protocol("MethodNotFoundError"),
             Error::InvalidParams { .. } => protocol("InvalidParamsError"),
             Error::Internal { .. } => protocol("InternalError"),
+            Error::ResourceExhausted { .. } => {
+                protocol("ResourceExhaustedError").hint("the agent is busy or rate-limits this caller: retry later")
+            }
             Error::Unauthenticated { .. } | Error::PermissionDenied { .. } => {
                 let (code, hint) = if credentials {
                     ("A2ACLI_ERR_AUTH_FAILED", "check the credential (--bearer / --api-key or their A2ACLI_ variables)")

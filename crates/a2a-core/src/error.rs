@@ -125,6 +125,16 @@ pub enum Error {
         /// Why, without naming resources the caller cannot see.
         reason: String,
     },
+    /// A limit of the server was reached (too many requests from this caller, too many open
+    /// streams): the request was valid and may succeed later. Not one of spec 3.3.2's A2A
+    /// errors; its "system errors" ask for a retry hint, given here in seconds when known.
+    #[error("resource exhausted: {reason}")]
+    ResourceExhausted {
+        /// Which limit, for a person to read.
+        reason: String,
+        /// When to try again, if the server knows (HTTP `Retry-After`, gRPC `RetryInfo`).
+        retry_after_secs: Option<u64>,
+    },
     /// A fault on the agent's side.
     #[error("internal error: {reason}")]
     Internal {
@@ -237,6 +247,7 @@ impl Error {
             | Error::InvalidParams { .. }
             | Error::Unauthenticated { .. }
             | Error::PermissionDenied { .. }
+            | Error::ResourceExhausted { .. }
             | Error::Internal { .. }
             | Error::Transport { .. } => return None,
         })
@@ -257,6 +268,7 @@ impl Error {
                 Error::InvalidParams { .. } => "INVALID_PARAMS",
                 Error::Unauthenticated { .. } => "UNAUTHENTICATED",
                 Error::PermissionDenied { .. } => "PERMISSION_DENIED",
+                Error::ResourceExhausted { .. } => "RESOURCE_EXHAUSTED",
                 Error::Internal { .. } => "INTERNAL_ERROR",
                 _ => return None,
             },
@@ -282,6 +294,12 @@ impl Error {
             Error::VersionNotSupported { version, supported } => {
                 metadata.insert("version".into(), version.clone());
                 metadata.insert("supportedVersions".into(), supported.join(","));
+            }
+            Error::ResourceExhausted { reason, retry_after_secs } => {
+                metadata.insert("reason".into(), reason.clone());
+                if let Some(secs) = retry_after_secs {
+                    metadata.insert("retryAfterSeconds".into(), secs.to_string());
+                }
             }
             _ => {}
         }
@@ -324,6 +342,10 @@ impl Error {
             "VERSION_NOT_SUPPORTED" => {
                 Error::VersionNotSupported { version: get("version"), supported: list("supportedVersions") }
             }
+            "RESOURCE_EXHAUSTED" => Error::ResourceExhausted {
+                reason: or_message("reason"),
+                retry_after_secs: metadata.get("retryAfterSeconds").and_then(|s| s.parse().ok()),
+            },
             _ => return None,
         })
     }
@@ -490,6 +512,17 @@ mod tests {
             assert_eq!((info.reason.as_str(), info.domain.as_str()), (reason, ERROR_DOMAIN));
         }
         assert!(Error::Transport { reason: "x".into() }.error_info().is_none());
+    }
+
+    #[test]
+    fn resource_exhausted_round_trips_with_its_retry_hint() {
+        for retry_after_secs in [Some(3), None] {
+            let error = Error::ResourceExhausted { reason: "rate limit".into(), retry_after_secs };
+            let info = error.error_info().unwrap();
+            assert_eq!(info.reason, "RESOURCE_EXHAUSTED");
+            let back = Error::from_json_details(&error.to_string(), &error.to_json_details()).unwrap();
+            assert_eq!(format!("{back:?}"), format!("{error:?}"));
+        }
     }
 
     #[test]

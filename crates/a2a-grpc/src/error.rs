@@ -44,6 +44,9 @@ pub fn to_status(error: &Error) -> Status {
                 .collect::<Vec<_>>(),
         );
     }
+    if let Error::ResourceExhausted { retry_after_secs: Some(secs), .. } = error {
+        details.set_retry_info(Some(std::time::Duration::from_secs(*secs)));
+    }
     if details.error_info().is_none() && details.bad_request().is_none() {
         return Status::new(code, message);
     }
@@ -72,6 +75,7 @@ fn code_and_message(error: &Error) -> (Code, String) {
         Error::InvalidParams { .. } => (Code::InvalidArgument, error.to_string()),
         Error::Unauthenticated { reason } => (Code::Unauthenticated, reason.clone()),
         Error::PermissionDenied { reason } => (Code::PermissionDenied, reason.clone()),
+        Error::ResourceExhausted { reason, .. } => (Code::ResourceExhausted, reason.clone()),
         Error::Internal { reason } => (Code::Internal, reason.clone()),
         // Client-side only; should a server ever see one (e.g. a proxying agent whose upstream
         // call failed), the agent it depends on is unavailable.
@@ -91,6 +95,7 @@ fn code_and_message(error: &Error) -> (Code, String) {
 /// | `INVALID_ARGUMENT` | [`Error::InvalidParams`]: the BadRequest's violations, else the message as a violation of the whole request (empty field) |
 /// | `UNIMPLEMENTED` | [`Error::UnsupportedOperation`] (spec 1.0.0's code for it) |
 /// | `UNAUTHENTICATED`, `PERMISSION_DENIED` | [`Error::Unauthenticated`], [`Error::PermissionDenied`] |
+/// | `RESOURCE_EXHAUSTED` | [`Error::ResourceExhausted`] (a limit of the server: a rate limit, open streams; tonic's own for a message over the size limit is `OUT_OF_RANGE`) |
 /// | `UNAVAILABLE`, `DEADLINE_EXCEEDED`, `CANCELLED` | [`Error::Transport`] |
 /// | any other (incl. `FAILED_PRECONDITION`, shared by six A2A errors) | [`Error::Internal`] |
 ///
@@ -151,6 +156,7 @@ fn from_code(status: &Status, bad_request: Option<tonic_types::BadRequest>) -> E
         },
         Code::Unauthenticated => Error::Unauthenticated { reason: message },
         Code::PermissionDenied => Error::PermissionDenied { reason: message },
+        Code::ResourceExhausted => Error::ResourceExhausted { reason: message, retry_after_secs: None },
         // The call did not complete: the peer (or a proxy in front of it) is unreachable or the
         // deadline passed.
         Code::Unavailable | Code::DeadlineExceeded | Code::Cancelled => Error::Transport { reason: message },
@@ -159,7 +165,6 @@ fn from_code(status: &Status, bad_request: Option<tonic_types::BadRequest>) -> E
         Code::Ok
         | Code::Unknown
         | Code::AlreadyExists
-        | Code::ResourceExhausted
         | Code::FailedPrecondition
         | Code::Aborted
         | Code::OutOfRange
@@ -231,6 +236,19 @@ mod tests {
         assert_eq!(keys.get("taskId").map(String::as_str), Some("t1"));
         assert_eq!(keys.get("supportedVersions").map(String::as_str), Some("1.0"));
         assert_eq!(keys.get("mediaType").map(String::as_str), Some("a/b"));
+    }
+
+    #[test]
+    fn resource_exhausted_carries_retry_info_and_comes_back_with_its_hint() {
+        let error = Error::ResourceExhausted { reason: "rate limit".into(), retry_after_secs: Some(3) };
+        let status = to_status(&error);
+        assert_eq!(status.code(), Code::ResourceExhausted);
+        let retry = status.get_details_retry_info().expect("a RetryInfo");
+        assert_eq!(retry.retry_delay, Some(std::time::Duration::from_secs(3)));
+        assert!(matches!(
+            from_status(&status),
+            Error::ResourceExhausted { retry_after_secs: Some(3), reason } if reason == "rate limit"
+        ));
     }
 
     #[test]

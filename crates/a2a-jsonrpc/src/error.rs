@@ -14,6 +14,7 @@
 //! | `VersionNotSupported` | -32009 |
 //! | `Unauthenticated` | -32010 (this implementation's choice, see below) |
 //! | `PermissionDenied` | -32011 (this implementation's choice, see below) |
+//! | `ResourceExhausted` | -32012 (this implementation's choice, see below) |
 //! | `ParseError` | -32700 |
 //! | `InvalidRequest` | -32600 |
 //! | `MethodNotFound` | -32601 |
@@ -21,7 +22,8 @@
 //! | `Internal`, `Transport` | -32603 |
 //!
 //! Spec 3.3.2 leaves authentication and authorization errors to a "JSON-RPC custom error"; this
-//! binding uses the next two free codes of the A2A range (-32001 to -32099). On input it also reads
+//! binding uses the next two free codes of the A2A range (-32001 to -32099), and the one after
+//! for a server limit reached (a rate limit, too many open streams). On input it also reads
 //! the codes a2a-go uses for them (-31401, -31403).
 //!
 //! Clients decide the error from the `google.rpc.ErrorInfo` (or `BadRequest`) in `error.data`
@@ -45,6 +47,8 @@ pub const INTERNAL_ERROR: i64 = -32603;
 pub const UNAUTHENTICATED: i64 = -32010;
 /// `-32011`: the caller may not do this (this binding's choice; spec 3.3.2 leaves it open).
 pub const PERMISSION_DENIED: i64 = -32011;
+/// `-32012`: a limit of the server was reached; retry later (this binding's choice).
+pub const RESOURCE_EXHAUSTED: i64 = -32012;
 
 /// The JSON-RPC `error.code` of `error` (spec 5.4, 9.5).
 pub fn code(error: &Error) -> i64 {
@@ -64,6 +68,7 @@ pub fn code(error: &Error) -> i64 {
         Error::InvalidParams { .. } => INVALID_PARAMS,
         Error::Unauthenticated { .. } => UNAUTHENTICATED,
         Error::PermissionDenied { .. } => PERMISSION_DENIED,
+        Error::ResourceExhausted { .. } => RESOURCE_EXHAUSTED,
         Error::Internal { .. } => INTERNAL_ERROR,
         // Client-side only; a server that meets one (e.g. while calling another agent) failed
         // internally.
@@ -126,6 +131,10 @@ fn from_code(code: i64, message: &str) -> Error {
         PERMISSION_DENIED | -31403 => {
             Error::PermissionDenied { reason: text(Error::PermissionDenied { reason: String::new() }) }
         }
+        RESOURCE_EXHAUSTED => Error::ResourceExhausted {
+            reason: text(Error::ResourceExhausted { reason: String::new(), retry_after_secs: None }),
+            retry_after_secs: None,
+        },
         INTERNAL_ERROR => Error::Internal { reason: text(Error::Internal { reason: String::new() }) },
         other => Error::Internal { reason: format!("JSON-RPC error {other}: {message}") },
     }

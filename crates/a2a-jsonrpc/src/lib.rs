@@ -120,4 +120,4 @@ mod sse;
 mod v03;
 
 pub use client::JsonRpcClient;
-pub use server::{normalize_path, router, JsonRpcServer};
+pub use server::{error_response, normalize_path, router, JsonRpcServer};

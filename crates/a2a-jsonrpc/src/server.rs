@@ -180,6 +180,16 @@ fn body_error(rejection: &BytesRejection, shared: &Shared) -> Error {
     Error::InvalidRequest { reason }
 }
 
+/// Answers `error` as a JSON-RPC error response with id `null` (the request was not read),
+/// HTTP status 200 and `Content-Type: application/json`, like every error of this binding.
+///
+/// For layers in front of the router that refuse a request before it is read (a rate limit, a
+/// size limit) and answer in this binding's shape; such a layer may set an HTTP status of its
+/// own (429 with `Retry-After` for a rate limit) on the response.
+pub fn error_response(error: &Error) -> Response {
+    json(envelope::failure(&Id::null(), error))
+}
+
 fn json(body: String) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }

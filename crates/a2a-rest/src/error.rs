@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 use a2a_core::Error;
 use a2a_proto::v1::TaskState;
 use axum::response::{IntoResponse, Response};
-use http::header::{ALLOW, CONTENT_TYPE};
+use http::header::{ALLOW, CONTENT_TYPE, RETRY_AFTER};
 use http::{HeaderValue, Method, StatusCode};
 use serde_json::{json, Value};
 
@@ -40,6 +40,7 @@ pub(crate) fn status_of(error: &Error) -> (StatusCode, &'static str) {
         Error::InvalidParams { .. } => (StatusCode::BAD_REQUEST, "INVALID_ARGUMENT"),
         Error::Unauthenticated { .. } => (StatusCode::UNAUTHORIZED, "UNAUTHENTICATED"),
         Error::PermissionDenied { .. } => (StatusCode::FORBIDDEN, "PERMISSION_DENIED"),
+        Error::ResourceExhausted { .. } => (StatusCode::TOO_MANY_REQUESTS, "RESOURCE_EXHAUSTED"),
         Error::Internal { .. } => (StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL"),
         // Client-only; a server that sees one (e.g. from a proxied call) reports it unavailable.
         Error::Transport { .. } => (StatusCode::SERVICE_UNAVAILABLE, "UNAVAILABLE"),
@@ -140,7 +141,16 @@ impl IntoResponse for Rejection {
         if let Some(allow) = self.allow {
             response.headers_mut().insert(ALLOW, allow);
         }
+        retry_after(&self.error, &mut response);
         response
+    }
+}
+
+/// Adds `Retry-After` (RFC 9110 10.2.3, in seconds) to the answer of an error that knows when
+/// to retry: [`Error::ResourceExhausted`] with a hint.
+pub(crate) fn retry_after(error: &Error, response: &mut Response) {
+    if let Error::ResourceExhausted { retry_after_secs: Some(secs), .. } = error {
+        response.headers_mut().insert(RETRY_AFTER, HeaderValue::from(*secs));
     }
 }
 
@@ -190,6 +200,7 @@ pub(crate) fn fallback(status: StatusCode, rpc_status: Option<&str>, message: &s
         }
         401 => Error::Unauthenticated { reason },
         403 => Error::PermissionDenied { reason },
+        429 => Error::ResourceExhausted { reason, retry_after_secs: None },
         // A 404 without a google.rpc.Status body is most likely a wrong base URL.
         404 if rpc_status.is_some_and(|s| s != "UNIMPLEMENTED") => {
             Error::TaskNotFound { task_id: String::new() }

@@ -26,6 +26,7 @@
 //! | TaskNotFound, MethodNotFound, ExtendedAgentCardNotConfigured | 404 |
 //! | TaskNotCancelable | 409 |
 //! | ContentTypeNotSupported | 415 |
+//! | ResourceExhausted | 429 |
 //! | Internal, InvalidAgentResponse | 500 |
 //! | Transport (never expected on a server) | 503 |
 //!
@@ -118,6 +119,7 @@ pub(crate) fn status_of(error: &Error) -> StatusCode {
         }
         Error::TaskNotCancelable { .. } => StatusCode::CONFLICT,
         Error::ContentTypeNotSupported { .. } => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        Error::ResourceExhausted { .. } => StatusCode::TOO_MANY_REQUESTS,
         Error::Internal { .. } | Error::InvalidAgentResponse { .. } => StatusCode::INTERNAL_SERVER_ERROR,
         Error::Transport { .. } => StatusCode::SERVICE_UNAVAILABLE,
     }
@@ -126,7 +128,9 @@ pub(crate) fn status_of(error: &Error) -> StatusCode {
 /// `status` with the 0.3 error object of `error` as the body.
 fn error_response(error: &Error, status: StatusCode) -> Response {
     let body = a2a_v03::error::to_v03(error).to_string();
-    (status, [(CONTENT_TYPE, HeaderValue::from_static(JSON))], body).into_response()
+    let mut response = (status, [(CONTENT_TYPE, HeaderValue::from_static(JSON))], body).into_response();
+    crate::error::retry_after(error, &mut response);
+    response
 }
 
 /// 404 for a `/v1/` path that is no 0.3 route. Nothing tells which version the client speaks,

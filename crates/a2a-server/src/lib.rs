@@ -5,8 +5,9 @@
 //! [`a2a_core::DefaultRequestHandler`] and adds what a deployment needs: the agent card endpoint
 //! with caching, push delivery over HTTP, gRPC reflection and health, graceful shutdown, and what
 //! an operator watches: liveness and readiness probes ([`health`]), a request id per request
-//! ([`request_id`]) and metrics ([`metrics`], `docs/operations.md`). It holds no protocol logic of
-//! its own.
+//! ([`request_id`]) and metrics ([`metrics`], `docs/operations.md`), and what protects it:
+//! [`Limits`] on requests and streams and a [`rate_limit`] per caller. It holds no protocol logic
+//! of its own.
 //!
 //! Layout on one port (the official Python SDK's default): JSON-RPC at `POST /`, the REST routes at
 //! the root (`/message:send`, `/tasks/{id}`, ...), gRPC chosen by `content-type: application/grpc`,
@@ -49,14 +50,17 @@ pub mod auth;
 pub mod card;
 pub mod demo;
 pub mod health;
+mod limits;
 pub mod metrics;
 #[cfg(feature = "otel")]
 mod otel;
 mod panic;
 pub mod push_http;
+pub mod rate_limit;
 pub mod request_id;
 mod shutdown;
 pub mod store;
+mod streams;
 pub mod tls;
 
 use std::future::Future;
@@ -77,8 +81,10 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
 pub use card::{interfaces, interfaces_of, CardForm, AGENT_CARD_PATH};
+pub use limits::Limits;
 pub use metrics::Metrics;
 pub use push_http::HttpPushTransport;
+pub use rate_limit::RateLimit;
 
 /// Entry point: [`Server::builder`].
 #[derive(Debug)]
@@ -115,7 +121,14 @@ pub struct ServerBuilder {
     metrics: Option<Metrics>,
     metrics_listener: Option<TcpListener>,
     tls: Option<tls::TlsConfig>,
+    limits: Limits,
+    rate_limit: Option<RateLimit>,
+    shutdown_timeout: Option<Duration>,
 }
+
+/// How long a graceful shutdown waits for calls in flight by default (see
+/// [`ServerBuilder::shutdown_timeout`]).
+pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// One of the three protocol bindings the server offers (`a2a_core::Binding`).
 pub use a2a_core::Binding;
@@ -197,6 +210,31 @@ impl ServerBuilder {
     /// `https` in the default public URL.
     pub fn tls(mut self, config: tls::TlsConfig) -> Self {
         self.tls = Some(config);
+        self
+    }
+
+    /// The server's limits: request sizes, body read timeout, open streams, and what a request
+    /// may carry (default [`Limits::default`]; `docs/operations.md`, "Limits").
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Limits every caller to `limit` (default: no rate limit): a token bucket per principal
+    /// (from an authentication [`layer`](Self::layer)), else per client IP address. A call over
+    /// it is refused with HTTP 429 and `Retry-After`, or gRPC `RESOURCE_EXHAUSTED` ([`rate_limit`]).
+    pub fn rate_limit(mut self, limit: RateLimit) -> Self {
+        self.rate_limit = Some(limit);
+        self
+    }
+
+    /// How long a graceful shutdown waits for the calls in flight (default
+    /// [`DEFAULT_SHUTDOWN_TIMEOUT`]): open streams end at once, unary calls may finish within
+    /// it. Past it, `serve` returns and the calls still running are abandoned (the binary then
+    /// exits): a blocking SendMessage of a task that works for an hour does not hold the
+    /// shutdown for an hour.
+    pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
+        self.shutdown_timeout = Some(timeout);
         self
     }
 
@@ -299,7 +337,10 @@ impl ServerBuilder {
     ///   gRPC frames back up to 40 ms): `axum::serve(listener.tap_io(|tcp| { let _ =
     ///   tcp.set_nodelay(true); }), app.router)` with `axum::serve::ListenerExt`;
     /// - cancel [`App::shutdown`] when stopping, so open streams end cleanly and a graceful
-    ///   shutdown does not wait for them forever.
+    ///   shutdown does not wait for them forever;
+    /// - with a [`rate_limit`](Self::rate_limit), serve
+    ///   `app.router.into_make_service_with_connect_info::<SocketAddr>()`, so that callers
+    ///   without a principal are told apart by their address (else they share one bucket).
     ///
     /// # Errors
     /// `InvalidInput` if a binding was given a listener of its own
@@ -408,6 +449,9 @@ impl ServerBuilder {
                 None => (None, self.service.take().expect("checked above"), None),
             };
         let readiness = health::Readiness::new(store, shutdown.clone());
+        let limits = self.limits.clone();
+        let service: Arc<dyn A2aService> =
+            Arc::new(streams::StreamLimits::new(service, &limits, metrics.clone()));
         let service: Arc<dyn A2aService> =
             Arc::new(shutdown::EndStreamsOnShutdown { inner: service, token: shutdown });
         // One metered service per binding: the binding is known by the router it serves.
@@ -416,20 +460,49 @@ impl ServerBuilder {
         };
         let on_main = |binding: Binding| own_port(binding).is_none();
         let layers = std::mem::take(&mut self.layers);
-        let wrap = |router: Router| layers.iter().fold(router, |router, layer| layer(router));
+        let limits = Arc::new(limits);
         // Every response of a TLS port, the probes' too, says to stay on HTTPS.
         let tls = self.tls.is_some();
         let hsts = |router: Router| if tls { tls::with_hsts(router) } else { router };
-        // The probes sit outside the user's layers (no credentials needed), the request ids
-        // outside everything (so an authentication layer's logs carry them too).
-        let main = wrap(app(
-            &metered,
-            &card,
-            self.card_form,
-            on_main(Binding::JsonRpc).then_some(jsonrpc_path.as_str()),
-            on_main(Binding::Rest),
-            on_main(Binding::Grpc),
-        ))
+        let rate_limit = self.rate_limit.map(rate_limit::Buckets::new);
+        // From the inside out: the rate limit inside the user's layers (it reads the principal
+        // an authentication layer sets), the size limits and body timeout outside them (no
+        // layer reads an oversized request), the probes outside the user's layers (no
+        // credentials needed), the request ids outside everything (so an authentication
+        // layer's logs carry them too).
+        let wrap = |router: Router, jsonrpc_path: Option<&str>| {
+            let shapes = limits::Shapes { jsonrpc_path: jsonrpc_path.map(str::to_owned) };
+            let router = match &rate_limit {
+                Some(buckets) => router.layer(axum::middleware::from_fn_with_state(
+                    rate_limit::RateLimitState {
+                        buckets: buckets.clone(),
+                        shapes: shapes.clone(),
+                        metrics: metrics.clone(),
+                    },
+                    rate_limit::enforce,
+                )),
+                None => router,
+            };
+            layers.iter().fold(router, |router, layer| layer(router)).layer(
+                axum::middleware::from_fn_with_state(
+                    limits::HttpLimits { limits: Arc::clone(&limits), shapes, metrics: metrics.clone() },
+                    limits::enforce,
+                ),
+            )
+        };
+        let jsonrpc_on_main = on_main(Binding::JsonRpc).then_some(jsonrpc_path.as_str());
+        let main = wrap(
+            app(
+                &metered,
+                &card,
+                self.card_form,
+                &limits,
+                jsonrpc_on_main,
+                on_main(Binding::Rest),
+                on_main(Binding::Grpc),
+            ),
+            jsonrpc_on_main,
+        )
         .merge(health::router(readiness.clone()));
         let main = hsts(main).layer(request_id::RequestIdLayer);
         let separate = separate
@@ -438,12 +511,17 @@ impl ServerBuilder {
                 let router = match binding {
                     Binding::JsonRpc => a2a_jsonrpc::JsonRpcServer::new(metered(binding))
                         .path(&jsonrpc_path)
+                        .max_body_bytes(limits.max_body_bytes)
                         .into_router()
                         .layer(panic::http_layer()),
-                    Binding::Rest => a2a_rest::router(metered(binding)).layer(panic::http_layer()),
-                    Binding::Grpc => grpc_router(metered(binding)),
+                    Binding::Rest => a2a_rest::RestServer::new(metered(binding))
+                        .max_body_bytes(limits.max_body_bytes)
+                        .into_router()
+                        .layer(panic::http_layer()),
+                    Binding::Grpc => grpc_router(metered(binding), limits.max_body_bytes),
                 };
-                (listener, hsts(wrap(router)).layer(request_id::RequestIdLayer))
+                let jsonrpc = (binding == Binding::JsonRpc).then_some(jsonrpc_path.as_str());
+                (listener, hsts(wrap(router, jsonrpc)).layer(request_id::RequestIdLayer))
             })
             .collect();
         let metrics_port = self.metrics_listener.take().map(|listener| {
@@ -463,6 +541,7 @@ impl ServerBuilder {
         let invalid = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, what.to_owned());
         let executor = metrics::CountedExecutor::new(executor, metrics);
         let mut handler = DefaultRequestHandler::builder(card.clone(), executor)
+            .content_limits(self.limits.content)
             .push_destination_policy(self.policy.clone())
             .push_timeout(Duration::from_secs(10));
         if let Some(operations) = self.extensions_required_for.take() {
@@ -512,7 +591,8 @@ impl ServerBuilder {
     }
 
     /// Serves on `listener` until `signal` completes, then shuts down gracefully: stops accepting,
-    /// lets in-flight unary calls finish, and ends open streams cleanly.
+    /// lets in-flight unary calls finish (for the [`shutdown_timeout`](Self::shutdown_timeout)
+    /// at most), and ends open streams cleanly.
     ///
     /// Before accepting the first request it resolves the tasks a previous run left running
     /// (`DefaultRequestHandler::recover`: by default they become `FAILED` with a status message
@@ -525,6 +605,7 @@ impl ServerBuilder {
         let local = listener.local_addr()?;
         let token = CancellationToken::new();
         let tls = self.tls.as_ref().map(tls::TlsConfig::server_config);
+        let timeout = self.shutdown_timeout.unwrap_or(DEFAULT_SHUTDOWN_TIMEOUT);
         let (apps, _) = self.build(local, token.clone())?;
         if let Some(handler) = &apps.handler {
             handler
@@ -550,11 +631,30 @@ impl ServerBuilder {
             tracing::info!("shutting down: finishing in-flight calls and ending open streams");
             stop.cancel();
         });
-        let main = serve_until(listener, apps.main, tls, token.cancelled_owned()).await;
-        for other in others {
-            other.await.map_err(std::io::Error::other)??;
+        let aborts: Vec<_> = others.iter().map(tokio::task::JoinHandle::abort_handle).collect();
+        let serving = async {
+            let main = serve_until(listener, apps.main, tls, token.clone().cancelled_owned()).await;
+            for other in others {
+                other.await.map_err(std::io::Error::other)??;
+            }
+            main
+        };
+        let deadline = async {
+            token.cancelled().await;
+            tokio::time::sleep(timeout).await;
+        };
+        tokio::select! {
+            result = serving => result,
+            () = deadline => {
+                tracing::warn!(
+                    timeout_s = timeout.as_secs_f64(),
+                    "graceful shutdown did not finish within the shutdown timeout: abandoning the \
+                     calls still in flight"
+                );
+                aborts.iter().for_each(tokio::task::AbortHandle::abort);
+                Ok(())
+            }
         }
-        main
     }
 
     /// Starts serving in the background; the returned handle stops it.
@@ -665,7 +765,10 @@ async fn serve_until(
     let listener = listener.tap_io(|tcp| {
         let _ = tcp.set_nodelay(true);
     });
-    axum::serve(listener, router).with_graceful_shutdown(shutdown).await
+    // The client's address: the rate limit's key for callers without a principal.
+    axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(shutdown)
+        .await
 }
 
 /// The main port's application: the card, and each binding not given a port of its own; gRPC is
@@ -674,38 +777,47 @@ fn app(
     service: &dyn Fn(Binding) -> Arc<dyn A2aService>,
     card: &AgentCard,
     form: CardForm,
+    limits: &Limits,
     jsonrpc: Option<&str>,
     rest: bool,
     grpc: bool,
 ) -> Router {
     let mut http = card::router(card, form);
     if let Some(path) = jsonrpc {
-        http =
-            http.merge(a2a_jsonrpc::JsonRpcServer::new(service(Binding::JsonRpc)).path(path).into_router());
+        http = http.merge(
+            a2a_jsonrpc::JsonRpcServer::new(service(Binding::JsonRpc))
+                .path(path)
+                .max_body_bytes(limits.max_body_bytes)
+                .into_router(),
+        );
     }
     if rest {
-        http = http.merge(a2a_rest::router(service(Binding::Rest)));
+        http = http.merge(
+            a2a_rest::RestServer::new(service(Binding::Rest))
+                .max_body_bytes(limits.max_body_bytes)
+                .into_router(),
+        );
     }
     let http = http.layer(panic::http_layer());
     if !grpc {
         return http;
     }
-    let grpc = grpc_router(service(Binding::Grpc));
+    let grpc = grpc_router(service(Binding::Grpc), limits.max_body_bytes);
     Router::new().fallback_service(tower::service_fn(move |request: Request<Body>| {
-        let target = if is_grpc(&request) { grpc.clone() } else { http.clone() };
+        let target = if is_grpc(request.headers()) { grpc.clone() } else { http.clone() };
         target.oneshot(request)
     }))
 }
 
-fn is_grpc(request: &Request<Body>) -> bool {
-    request
-        .headers()
+fn is_grpc(headers: &http::HeaderMap) -> bool {
+    headers
         .get(http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/grpc"))
 }
 
-fn grpc_router(service: Arc<dyn A2aService>) -> Router {
+/// The gRPC services; `max_message_bytes`: the limit of each request message.
+fn grpc_router(service: Arc<dyn A2aService>, max_message_bytes: usize) -> Router {
     let reflection_v1 = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(a2a_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(a2a_proto::FILE_DESCRIPTOR_SET_V0_3)
@@ -724,14 +836,16 @@ fn grpc_router(service: Arc<dyn A2aService>) -> Router {
         health_reporter.set_service_status("a2a.v1.A2AService", tonic_health::ServingStatus::Serving).await;
     });
     // A2A 0.3's `a2a.v1.A2AService` beside 1.0's `lf.a2a.v1.A2AService`: routed by package.
-    tonic::service::Routes::new(a2a_grpc::server(Arc::clone(&service)))
-        .add_service(a2a_grpc::server_v03(service))
-        .add_service(reflection_v1)
-        .add_service(reflection_v1alpha)
-        .add_service(health)
-        .prepare()
-        .into_axum_router()
-        .layer(panic::grpc_layer())
+    tonic::service::Routes::new(
+        a2a_grpc::server(Arc::clone(&service)).max_decoding_message_size(max_message_bytes),
+    )
+    .add_service(a2a_grpc::server_v03(service).max_decoding_message_size(max_message_bytes))
+    .add_service(reflection_v1)
+    .add_service(reflection_v1alpha)
+    .add_service(health)
+    .prepare()
+    .into_axum_router()
+    .layer(panic::grpc_layer())
 }
 
 /// Completes on SIGINT (Ctrl-C) or, on Unix, SIGTERM.

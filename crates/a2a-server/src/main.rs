@@ -2,9 +2,10 @@
 //!
 //! Run with `cargo run -p a2a-server` (listens on 127.0.0.1:8080), or see `--help`.
 
+use a2a_core::handler::ContentLimits;
 use a2a_core::push::{DestinationPolicy, IpNet};
 use a2a_server::store::StoreChoice;
-use a2a_server::Binding;
+use a2a_server::{Binding, Limits};
 use anyhow::Context as _;
 use clap::Parser;
 use tracing_subscriber::layer::SubscriberExt as _;
@@ -170,6 +171,76 @@ struct Args {
     /// Seconds after its first attempt within which a push notification may be retried.
     #[arg(long, default_value = "600", env = "A2A_PUSH_MAX_AGE", value_parser = a2a_server::store::parse_seconds)]
     push_max_age: std::time::Duration,
+
+    /// Largest request body in bytes (JSON-RPC, REST) and gRPC request message (docs/operations.md,
+    /// "Limits").
+    #[arg(long, default_value_t = Limits::default().max_body_bytes, env = "A2A_MAX_BODY_BYTES")]
+    max_body_bytes: usize,
+
+    /// Longest request URL (path and query) in bytes; longer is 414.
+    #[arg(long, default_value_t = Limits::default().max_uri_bytes, env = "A2A_MAX_URI_BYTES")]
+    max_uri_bytes: usize,
+
+    /// Largest request headers (names and values) in bytes; larger is 431.
+    #[arg(long, default_value_t = Limits::default().max_header_bytes, env = "A2A_MAX_HEADER_BYTES")]
+    max_header_bytes: usize,
+
+    /// Seconds a request body may take to arrive; a slower one is 408 and the connection closed.
+    #[arg(long, default_value = "30", env = "A2A_BODY_READ_TIMEOUT", value_parser = a2a_server::store::parse_seconds)]
+    body_read_timeout: std::time::Duration,
+
+    /// Streams (SendStreamingMessage, SubscribeToTask) open at once on the server; one more is
+    /// refused with ResourceExhausted.
+    #[arg(long, default_value_t = Limits::default().max_streams, env = "A2A_MAX_STREAMS")]
+    max_streams: usize,
+
+    /// Streams open at once on one client connection (HTTP/2 carries many on one).
+    #[arg(long, default_value_t = Limits::default().max_streams_per_connection, env = "A2A_MAX_STREAMS_PER_CONNECTION")]
+    max_streams_per_connection: usize,
+
+    /// SubscribeToTask streams open at once on one task.
+    #[arg(long, default_value_t = Limits::default().max_subscribers_per_task, env = "A2A_MAX_SUBSCRIBERS_PER_TASK")]
+    max_subscribers_per_task: usize,
+
+    /// Seconds a stream may go without an event before it ends cleanly (default: no limit).
+    #[arg(long, env = "A2A_STREAM_IDLE_TIMEOUT", value_parser = a2a_server::store::parse_seconds)]
+    stream_idle_timeout: Option<std::time::Duration>,
+
+    /// Seconds a stream may stay open before it ends cleanly (default: no limit).
+    #[arg(long, env = "A2A_STREAM_MAX_DURATION", value_parser = a2a_server::store::parse_seconds)]
+    stream_max_duration: Option<std::time::Duration>,
+
+    /// Parts one message may have.
+    #[arg(long, default_value_t = ContentLimits::default().max_parts_per_message, env = "A2A_MAX_PARTS_PER_MESSAGE")]
+    max_parts_per_message: usize,
+
+    /// Size in bytes (as JSON) of each metadata object of a send: the request's, the message's,
+    /// each part's.
+    #[arg(long, default_value_t = ContentLimits::default().max_metadata_bytes, env = "A2A_MAX_METADATA_BYTES")]
+    max_metadata_bytes: usize,
+
+    /// Push notification configs one task may have.
+    #[arg(long, default_value_t = ContentLimits::default().max_push_configs_per_task, env = "A2A_MAX_PUSH_CONFIGS_PER_TASK")]
+    max_push_configs_per_task: usize,
+
+    /// Messages of history one read returns; a larger historyLength is refused.
+    #[arg(long, default_value_t = ContentLimits::default().max_history_length, env = "A2A_MAX_HISTORY_LENGTH")]
+    max_history_length: usize,
+
+    /// Calls per caller (principal, else client IP): N/s, N/m or N/h; over it is HTTP 429 with
+    /// Retry-After, gRPC RESOURCE_EXHAUSTED (default: no rate limit).
+    #[arg(long, value_name = "N/s", env = "A2A_RATE_LIMIT", value_parser = a2a_server::RateLimit::parse)]
+    rate_limit: Option<a2a_server::RateLimit>,
+
+    /// Calls a caller may make at once after a quiet period (default: N of --rate-limit).
+    #[arg(long, value_name = "B", env = "A2A_RATE_BURST", requires = "rate_limit",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    rate_burst: Option<u32>,
+
+    /// Seconds a graceful shutdown (SIGTERM, SIGINT) waits for calls in flight before exiting;
+    /// open streams end at once.
+    #[arg(long, default_value = "30", env = "A2A_SHUTDOWN_TIMEOUT", value_parser = a2a_server::store::parse_seconds)]
+    shutdown_timeout: std::time::Duration,
 
     /// Log filter (tracing EnvFilter syntax), e.g. "info" or "a2a_core=debug".
     #[arg(long, default_value = "info", env = "A2A_LOG")]
@@ -346,7 +417,31 @@ async fn main() -> anyhow::Result<()> {
             ..Default::default()
         })
         .task_store(stores.tasks)
-        .push_config_store(stores.push_configs);
+        .push_config_store(stores.push_configs)
+        .shutdown_timeout(args.shutdown_timeout)
+        .limits(Limits {
+            max_body_bytes: args.max_body_bytes,
+            max_uri_bytes: args.max_uri_bytes,
+            max_header_bytes: args.max_header_bytes,
+            body_read_timeout: args.body_read_timeout,
+            max_streams: args.max_streams,
+            max_streams_per_connection: args.max_streams_per_connection,
+            max_subscribers_per_task: args.max_subscribers_per_task,
+            stream_idle_timeout: args.stream_idle_timeout,
+            stream_max_duration: args.stream_max_duration,
+            content: ContentLimits {
+                max_parts_per_message: args.max_parts_per_message,
+                max_metadata_bytes: args.max_metadata_bytes,
+                max_push_configs_per_task: args.max_push_configs_per_task,
+                max_history_length: args.max_history_length,
+            },
+        });
+    if let Some(mut limit) = args.rate_limit {
+        if let Some(burst) = args.rate_burst {
+            limit.burst = burst;
+        }
+        builder = builder.rate_limit(limit);
+    }
     if let Some(cluster) = stores.cluster {
         builder = builder.cluster(cluster);
     }

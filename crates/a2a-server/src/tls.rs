@@ -217,13 +217,16 @@ impl axum::serve::Listener for TlsListener {
     }
 }
 
-/// The make-service of a TLS port: `router` with each connection's [`TlsClient`] added to its
-/// requests.
+/// The make-service of a TLS port: `router` with each connection's [`TlsClient`] and peer
+/// address (`ConnectInfo`, as a plain port has: the rate limit's key for callers without a
+/// principal, and the per-connection stream count) added to its requests.
 #[derive(Debug, Clone)]
 pub(crate) struct WithTlsClient(pub(crate) axum::Router);
 
+type WithPeer = axum::middleware::AddExtension<axum::Router, axum::extract::ConnectInfo<SocketAddr>>;
+
 impl<'a> tower::Service<axum::serve::IncomingStream<'a, TlsListener>> for WithTlsClient {
-    type Response = axum::middleware::AddExtension<axum::Router, TlsClient>;
+    type Response = axum::middleware::AddExtension<WithPeer, TlsClient>;
     type Error = std::convert::Infallible;
     type Future = std::future::Ready<Result<Self::Response, Self::Error>>;
 
@@ -235,8 +238,10 @@ impl<'a> tower::Service<axum::serve::IncomingStream<'a, TlsListener>> for WithTl
         let (_, session) = stream.io().get_ref();
         let certificate =
             session.peer_certificates().and_then(|chain| chain.first()).map(|c| c.clone().into_owned());
+        let peer = axum::Extension(axum::extract::ConnectInfo(*stream.remote_addr()));
+        let with_peer = tower::Layer::layer(&peer, self.0.clone());
         let layer = axum::Extension(TlsClient { certificate });
-        std::future::ready(Ok(tower::Layer::layer(&layer, self.0.clone())))
+        std::future::ready(Ok(tower::Layer::layer(&layer, with_peer)))
     }
 }
 

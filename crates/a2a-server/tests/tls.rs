@@ -12,7 +12,7 @@ use a2a_core::{A2aService, CallContext};
 use a2a_grpc::GrpcClient;
 use a2a_jsonrpc::JsonRpcClient;
 use a2a_proto::v1::{send_message_response, Message, SendMessageRequest};
-use a2a_proto::v1::{GetTaskRequest, Task};
+use a2a_proto::v1::{GetTaskRequest, SubscribeToTaskRequest, Task};
 use a2a_rest::RestClient;
 use a2a_server::auth::ClientCertificates;
 use a2a_server::tls::TlsConfig;
@@ -405,4 +405,36 @@ async fn the_reference_server_takes_the_client_ca_flags() {
         .await
         .unwrap();
     assert!(!output.status.success(), "--tls-client-ca needs --tls-cert");
+}
+
+/// A TLS port knows each connection's peer address as a plain port does: the per-connection
+/// stream limit (and the rate limit's per-address key) work over TLS too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tls_port_counts_streams_per_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    let authority = ca("per-connection CA");
+    let (cert, key) = leaf(&authority, dir.path());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let server = Server::builder()
+        .agent_card(a2a_server::demo::demo_card())
+        .executor(a2a_server::demo::DemoAgent)
+        .tls(TlsConfig::from_pem_files(&cert, &key).unwrap())
+        .limits(a2a_server::Limits { max_streams_per_connection: 1, ..Default::default() })
+        .spawn(listener)
+        .await
+        .unwrap();
+    let client = grpc(&authority, &server.url()).await;
+    let mut request = send("wait 30");
+    request.configuration =
+        Some(a2a_proto::v1::SendMessageConfiguration { return_immediately: true, ..Default::default() });
+    let reply = client.send_message(&CallContext::v1(), request).await.unwrap();
+    let Some(send_message_response::Payload::Task(task)) = reply.payload else { panic!("a task") };
+    let subscribe = || SubscribeToTaskRequest { id: task.id.clone(), ..Default::default() };
+    let _open = client.subscribe_to_task(&CallContext::v1(), subscribe()).await.unwrap();
+    let refused = client.subscribe_to_task(&CallContext::v1(), subscribe()).await.err();
+    assert!(
+        matches!(refused, Some(a2a_core::Error::ResourceExhausted { .. })),
+        "the second stream on the connection is refused: {refused:?}"
+    );
+    server.shutdown().await.unwrap();
 }

@@ -17,6 +17,7 @@
 //! | `VersionNotSupported` | -32009 | no 0.3 counterpart: likewise |
 //! | `Unauthenticated` | -32010 | no 0.3 counterpart (0.3 answers HTTP 401): the 1.0 JSON-RPC binding's choice |
 //! | `PermissionDenied` | -32011 | no 0.3 counterpart (0.3 answers HTTP 403): likewise |
+//! | `ResourceExhausted` | -32012 | no 0.3 counterpart (0.3 answers HTTP 429): likewise |
 //! | `ParseError` | -32700 | |
 //! | `InvalidRequest` | -32600 | |
 //! | `MethodNotFound` | -32601 | |
@@ -49,6 +50,7 @@ pub fn code(error: &Error) -> i64 {
         Error::VersionNotSupported { .. } => -32009,
         Error::Unauthenticated { .. } => -32010,
         Error::PermissionDenied { .. } => -32011,
+        Error::ResourceExhausted { .. } => -32012,
         Error::ParseError { .. } => -32700,
         Error::InvalidRequest { .. } => -32600,
         Error::MethodNotFound { .. } => -32601,

@@ -26,6 +26,7 @@ pub enum ErrorKind {
     InvalidParams,
     Unauthenticated,
     PermissionDenied,
+    ResourceExhausted,
     Internal,
     Transport,
 }
@@ -49,6 +50,7 @@ impl ErrorKind {
             Error::InvalidParams { .. } => ErrorKind::InvalidParams,
             Error::Unauthenticated { .. } => ErrorKind::Unauthenticated,
             Error::PermissionDenied { .. } => ErrorKind::PermissionDenied,
+            Error::ResourceExhausted { .. } => ErrorKind::ResourceExhausted,
             Error::Internal { .. } => ErrorKind::Internal,
             Error::Transport { .. } => ErrorKind::Transport,
         }
@@ -72,6 +74,7 @@ impl ErrorKind {
             ErrorKind::InvalidParams => "InvalidParams",
             ErrorKind::Unauthenticated => "Unauthenticated",
             ErrorKind::PermissionDenied => "PermissionDenied",
+            ErrorKind::ResourceExhausted => "ResourceExhausted",
             ErrorKind::Internal => "Internal",
             ErrorKind::Transport => "Transport",
         }
@@ -110,7 +113,10 @@ impl ErrorKind {
             ErrorKind::MethodNotFound => -32601,
             ErrorKind::InvalidParams => -32602,
             ErrorKind::Internal => -32603,
-            ErrorKind::Unauthenticated | ErrorKind::PermissionDenied | ErrorKind::Transport => return None,
+            ErrorKind::Unauthenticated
+            | ErrorKind::PermissionDenied
+            | ErrorKind::ResourceExhausted
+            | ErrorKind::Transport => return None,
         })
     }
 
@@ -145,6 +151,7 @@ impl ErrorKind {
             ErrorKind::InvalidAgentResponse | ErrorKind::Internal => Code::Internal,
             ErrorKind::Unauthenticated => Code::Unauthenticated,
             ErrorKind::PermissionDenied => Code::PermissionDenied,
+            ErrorKind::ResourceExhausted => Code::ResourceExhausted,
             ErrorKind::ParseError
             | ErrorKind::InvalidRequest
             | ErrorKind::MethodNotFound
@@ -167,6 +174,7 @@ impl ErrorKind {
             ErrorKind::InvalidAgentResponse | ErrorKind::Internal => 500,
             ErrorKind::Unauthenticated => 401,
             ErrorKind::PermissionDenied => 403,
+            ErrorKind::ResourceExhausted => 429,
             ErrorKind::ParseError
             | ErrorKind::InvalidRequest
             | ErrorKind::MethodNotFound

@@ -6,7 +6,10 @@
 //! extensions (3.3.4), then the capability the operation needs (3.3.4).
 //! Then it validates its request (5.7), scopes every task access to the caller (13.1), and runs.
 
+mod limits;
 mod validate;
+
+pub use limits::ContentLimits;
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -53,6 +56,7 @@ struct Inner {
     versions: Vec<ProtocolVersion>,
     /// `None`: required extensions apply to every operation.
     extensions_required_for: Option<Vec<Operation>>,
+    limits: ContentLimits,
 }
 
 impl std::fmt::Debug for DefaultRequestHandler {
@@ -74,6 +78,7 @@ pub struct HandlerBuilder {
     push_timeout: Duration,
     push_retry: RetryPolicy,
     extensions_required_for: Option<Vec<Operation>>,
+    limits: ContentLimits,
 }
 
 impl std::fmt::Debug for HandlerBuilder {
@@ -147,6 +152,13 @@ impl HandlerBuilder {
         self
     }
 
+    /// What a request may carry and a read return (default [`ContentLimits::default`]); a
+    /// request over a limit is refused with `InvalidParams` naming the field and the limit.
+    pub fn content_limits(mut self, limits: ContentLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
     /// The handler. Fails if the card advertises push notifications without a push transport, or
     /// an extended card without declaring `extendedAgentCard` (both would be false advertising).
     pub fn build(self) -> Result<DefaultRequestHandler> {
@@ -190,6 +202,7 @@ impl HandlerBuilder {
             registry: Registry::default(),
             versions: vec![ProtocolVersion::V1_0],
             extensions_required_for: self.extensions_required_for,
+            limits: self.limits,
         });
         if let (Some(cluster), Some(runtime)) = (&inner.cluster, runtime) {
             runtime.spawn(listen(Arc::downgrade(&inner), cluster.notes()));
@@ -213,6 +226,7 @@ impl DefaultRequestHandler {
             policy: DestinationPolicy::public_only(),
             push_timeout: Duration::from_secs(10),
             extensions_required_for: None,
+            limits: ContentLimits::default(),
         }
     }
 
@@ -333,8 +347,9 @@ fn scope(ctx: &CallContext, tenant: &str) -> Scope {
 /// The least of a task a read can return: enough for its state and to know it is visible.
 const STATE_ONLY: TaskView = TaskView { history_length: Some(0), include_artifacts: false };
 
-fn history_view(history_length: Option<i32>) -> TaskView {
-    TaskView { history_length: history_length.map(|n| n.max(0) as usize), include_artifacts: true }
+/// A full read returning the history asked for, within the limit.
+fn history_view(limits: &ContentLimits, history_length: Option<i32>) -> TaskView {
+    TaskView { history_length: Some(limits.history_to_return(history_length)), include_artifacts: true }
 }
 
 impl Inner {
@@ -442,6 +457,18 @@ impl Inner {
         Ok(count)
     }
 
+    /// Refuses a new push config for a task that has as many as the limit allows; replacing one
+    /// of its configs (`id` already stored) is always allowed.
+    async fn check_push_config_count(&self, task_id: &str, id: &str, field: &str) -> Result<()> {
+        let existing = self.push_configs.list(task_id).await?;
+        if !id.is_empty() && existing.iter().any(|stored| stored.config.id == id) {
+            return Ok(());
+        }
+        let mut violations = Violations::default();
+        self.limits.check_push_configs(existing.len(), field, &mut violations);
+        violations.finish()
+    }
+
     fn spawn_execution(&self, runtime: &Arc<TaskRuntime>, ctx: RequestContext) {
         let guard = runtime.producer();
         let updater = TaskUpdater::new(Arc::clone(runtime), Arc::clone(&guard));
@@ -474,6 +501,7 @@ impl Inner {
     ) -> Result<(Arc<TaskRuntime>, Subscription, Option<Task>)> {
         let mut violations = Violations::default();
         validate::message(request.message.as_ref(), "message", &mut violations);
+        self.limits.check_send(&request, &mut violations);
         let configuration = request.configuration;
         if let Some(config) = &configuration {
             violations.non_negative(config.history_length, "configuration.historyLength");
@@ -547,6 +575,10 @@ impl Inner {
         }
 
         if let Some(mut push) = push_config {
+            if existing.is_some() {
+                self.check_push_config_count(&task_id, &push.id, "configuration.taskPushNotificationConfig")
+                    .await?;
+            }
             push.task_id.clone_from(&task_id);
             if push.id.is_empty() {
                 push.id = a2a_proto::new_id();
@@ -582,7 +614,7 @@ impl Inner {
         };
         let mut subscription = runtime.subscribe(mode.0, mode.1);
         let first = if snapshot {
-            let view = history_view(configuration.as_ref().and_then(|c| c.history_length));
+            let view = history_view(&self.limits, configuration.as_ref().and_then(|c| c.history_length));
             let (seq, task) = runtime.snapshot(view).await?;
             subscription.skip_through(seq);
             task
@@ -659,7 +691,7 @@ impl A2aService for DefaultRequestHandler {
                 reason: "the agent finished without publishing a task update or a message".into(),
             });
         }
-        let view = history_view(history_length);
+        let view = history_view(&inner.limits, history_length);
         // The task this runtime just stored whole is the task the store would return.
         if let Some(task) = runtime.written_at(subscription.position(), view).await {
             return Ok(task.into());
@@ -684,15 +716,18 @@ impl A2aService for DefaultRequestHandler {
         let mut violations = Violations::default();
         violations.require(&request.id, "id");
         violations.non_negative(request.history_length, "historyLength");
+        self.inner.limits.history_length(request.history_length, "historyLength", &mut violations);
         violations.finish()?;
         let scope = scope(ctx, &request.tenant);
-        self.inner.visible_task(&scope, &request.id, history_view(request.history_length)).await
+        let view = history_view(&self.inner.limits, request.history_length);
+        self.inner.visible_task(&scope, &request.id, view).await
     }
 
     async fn list_tasks(&self, ctx: &CallContext, request: ListTasksRequest) -> Result<ListTasksResponse> {
         self.inner.admit(ctx, Operation::ListTasks)?;
         let mut violations = Violations::default();
         let page_size = validate::list_tasks(&request, &mut violations);
+        self.inner.limits.history_length(request.history_length, "historyLength", &mut violations);
         let after = validate::decode_page_token(&request.page_token, &mut violations);
         violations.finish()?;
         let state = TaskState::try_from(request.status).unwrap_or_default();
@@ -706,7 +741,7 @@ impl A2aService for DefaultRequestHandler {
             page_size,
             after,
             view: TaskView {
-                history_length: request.history_length.map(|n| n as usize),
+                history_length: Some(self.inner.limits.history_to_return(request.history_length)),
                 // spec 3.1.4: artifacts are omitted unless includeArtifacts is true.
                 include_artifacts: request.include_artifacts == Some(true),
             },
@@ -786,7 +821,8 @@ impl A2aService for DefaultRequestHandler {
         let mut subscription = runtime.subscribe(StreamMode::Task, false);
         // spec 3.1.6: the first event is the task as it is now; nothing between it and the
         // following events is lost (the subscription started before the snapshot).
-        let (seq, snapshot) = runtime.snapshot(TaskView::FULL).await?;
+        // The history of a long task is cut to the most recent, as in every read.
+        let (seq, snapshot) = runtime.snapshot(history_view(&inner.limits, None)).await?;
         let snapshot = snapshot.ok_or_else(|| Error::TaskNotFound { task_id: request.id.clone() })?;
         let state = snapshot.state();
         if state.is_terminal() {
@@ -812,6 +848,7 @@ impl A2aService for DefaultRequestHandler {
         validate::push_config(&request, "", &inner.policy, &mut violations);
         violations.finish()?;
         inner.visible_task(&scope(ctx, &request.tenant), &request.task_id, STATE_ONLY).await?;
+        inner.check_push_config_count(&request.task_id, &request.id, "taskId").await?;
         if request.id.is_empty() {
             request.id = a2a_proto::new_id();
         }

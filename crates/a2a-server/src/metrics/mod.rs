@@ -53,7 +53,7 @@ pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; cha
 /// The `outcome` label: `ok`, `cancelled` (the caller went away before the answer), or the
 /// error's name: the ErrorInfo reason of spec 3.3.2 for A2A errors
 /// ([`Error::reason`]), the one the bindings send for the standard ones.
-const OUTCOMES: [&str; 19] = [
+const OUTCOMES: [&str; 20] = [
     "ok",
     "cancelled",
     "TASK_NOT_FOUND",
@@ -73,6 +73,7 @@ const OUTCOMES: [&str; 19] = [
     "PERMISSION_DENIED",
     "INTERNAL_ERROR",
     "TRANSPORT_ERROR",
+    "RESOURCE_EXHAUSTED",
 ];
 const OK: usize = 0;
 const CANCELLED: usize = 1;
@@ -98,6 +99,7 @@ fn outcome_index(error: &Error) -> usize {
         Error::PermissionDenied { .. } => 16,
         Error::Internal { .. } => 17,
         Error::Transport { .. } => 18,
+        Error::ResourceExhausted { .. } => 19,
     }
 }
 
@@ -219,6 +221,52 @@ impl StoreOperation {
     }
 }
 
+/// A limit of [`Limits`](crate::Limits) or the rate limit: the `limit` label of the refusals
+/// counter, named as the limit is in the refusal's message and the docs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// The rate limit (`--rate-limit`).
+    RateLimit,
+    /// `max_uri_bytes` (414).
+    MaxUriBytes,
+    /// `max_header_bytes` (431).
+    MaxHeaderBytes,
+    /// `body_read_timeout` (408).
+    BodyReadTimeout,
+    /// `max_streams`.
+    MaxStreams,
+    /// `max_streams_per_connection`.
+    MaxStreamsPerConnection,
+    /// `max_subscribers_per_task`.
+    MaxSubscribersPerTask,
+}
+
+impl Limit {
+    /// Every limit counted.
+    pub const ALL: [Limit; 7] = [
+        Limit::RateLimit,
+        Limit::MaxUriBytes,
+        Limit::MaxHeaderBytes,
+        Limit::BodyReadTimeout,
+        Limit::MaxStreams,
+        Limit::MaxStreamsPerConnection,
+        Limit::MaxSubscribersPerTask,
+    ];
+
+    /// The label value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Limit::RateLimit => "rate_limit",
+            Limit::MaxUriBytes => "max_uri_bytes",
+            Limit::MaxHeaderBytes => "max_header_bytes",
+            Limit::BodyReadTimeout => "body_read_timeout",
+            Limit::MaxStreams => "max_streams",
+            Limit::MaxStreamsPerConnection => "max_streams_per_connection",
+            Limit::MaxSubscribersPerTask => "max_subscribers_per_task",
+        }
+    }
+}
+
 const BINDINGS: usize = Binding::ALL.len();
 const OPERATIONS: usize = Operation::ALL.len();
 
@@ -247,6 +295,7 @@ pub(crate) struct Counters {
     executions: [AtomicI64; ExecutionKind::ALL.len()],
     store: [Histogram; StoreOperation::ALL.len()],
     store_errors: [AtomicU64; StoreOperation::ALL.len()],
+    refusals: [AtomicU64; Limit::ALL.len()],
     /// The default handler, for its push statistics (absent with a service of the user's own).
     handler: RwLock<Option<DefaultRequestHandler>>,
 }
@@ -262,6 +311,7 @@ impl Default for Counters {
             executions: Default::default(),
             store: Default::default(),
             store_errors: Default::default(),
+            refusals: Default::default(),
             handler: RwLock::new(None),
         }
     }
@@ -328,6 +378,16 @@ impl Metrics {
 
     pub(crate) fn counters(&self) -> &Arc<Counters> {
         &self.counters
+    }
+
+    /// One request or stream refused by `limit`.
+    pub(crate) fn refused(&self, limit: Limit) {
+        self.counters.refusals[limit as usize].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Requests and streams refused by `limit` so far.
+    pub fn limit_refusals(&self, limit: Limit) -> u64 {
+        self.counters.refusals[limit as usize].load(Ordering::Relaxed)
     }
 
     /// Reads push statistics from this handler at each scrape.
@@ -556,6 +616,21 @@ impl Collector for Metrics {
                     &snapshot.buckets,
                     None,
                 )?;
+            }
+        }
+        {
+            let mut family = encoder.encode_descriptor(
+                "a2a_limit_refusals",
+                "Requests and streams refused by a limit of the server (docs/operations.md, Limits), by \
+                 limit.",
+                None,
+                MetricType::Counter,
+            )?;
+            for limit in Limit::ALL {
+                let value = c.refusals[limit as usize].load(Ordering::Relaxed);
+                family
+                    .encode_family(&[("limit", limit.as_str())])?
+                    .encode_counter::<NoLabelSet, _, u64>(&value, None)?;
             }
         }
         let mut family = encoder.encode_descriptor(

@@ -1,0 +1,245 @@
+//! Limits on streams (SendStreamingMessage, SubscribeToTask), around any [`A2aService`]: how many
+//! are open at once on the server, per client connection and per task, and how long one may stay
+//! idle or open ([`Limits`](crate::Limits)). A stream over a count is refused with
+//! [`Error::ResourceExhausted`] (JSON-RPC -32012, HTTP 429, gRPC `RESOURCE_EXHAUSTED`) before the
+//! operation runs; a stream past a timeout ends cleanly, as at shutdown (`crate::shutdown`).
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use a2a_core::{A2aService, CallContext, Error, EventStream, Result};
+use a2a_proto::v1::{
+    AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
+    GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, SendMessageRequest,
+    SendMessageResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
+};
+use async_trait::async_trait;
+use futures::StreamExt;
+
+use crate::metrics::{Limit, Metrics};
+use crate::Limits;
+
+tokio::task_local! {
+    /// The client connection (its peer address) of the request being served: set by the HTTP
+    /// layer (`crate::limits`) around each request when the server knows it, read here to count
+    /// streams per connection (an HTTP/2 connection can carry many).
+    pub(crate) static CONNECTION: SocketAddr;
+}
+
+/// An [`A2aService`] whose streams are counted and timed (module docs).
+pub(crate) struct StreamLimits {
+    inner: Arc<dyn A2aService>,
+    max_streams: usize,
+    max_streams_per_connection: usize,
+    max_subscribers_per_task: usize,
+    idle: Option<Duration>,
+    total: Option<Duration>,
+    open: Arc<Mutex<Open>>,
+    metrics: Metrics,
+}
+
+/// The streams open now: all of them, those of each connection, and the subscribers of each
+/// task (by tenant and id).
+#[derive(Default)]
+struct Open {
+    streams: usize,
+    connections: HashMap<SocketAddr, usize>,
+    subscribers: HashMap<(String, String), usize>,
+}
+
+/// A counted stream: released when the stream is dropped (ended, or its client went away).
+struct Slot {
+    open: Arc<Mutex<Open>>,
+    connection: Option<SocketAddr>,
+    task: Option<(String, String)>,
+}
+
+/// One less in `counts[key]`, forgetting keys that reach 0.
+fn release<K: std::hash::Hash + Eq>(counts: &mut HashMap<K, usize>, key: &K) {
+    if let Some(count) = counts.get_mut(key) {
+        *count -= 1;
+        if *count == 0 {
+            counts.remove(key);
+        }
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let mut open = self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        open.streams -= 1;
+        if let Some(connection) = &self.connection {
+            release(&mut open.connections, connection);
+        }
+        if let Some(task) = &self.task {
+            release(&mut open.subscribers, task);
+        }
+    }
+}
+
+impl StreamLimits {
+    pub(crate) fn new(inner: Arc<dyn A2aService>, limits: &Limits, metrics: Metrics) -> Self {
+        StreamLimits {
+            inner,
+            max_streams: limits.max_streams,
+            max_streams_per_connection: limits.max_streams_per_connection,
+            max_subscribers_per_task: limits.max_subscribers_per_task,
+            idle: limits.stream_idle_timeout,
+            total: limits.stream_max_duration,
+            open: Arc::default(),
+            metrics,
+        }
+    }
+
+    /// A slot for one more stream (a subscriber of `task`, if given), or the limit it is over.
+    fn acquire(&self, task: Option<(String, String)>) -> Result<Slot> {
+        let mut open = self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if open.streams >= self.max_streams {
+            self.metrics.refused(Limit::MaxStreams);
+            return Err(Error::ResourceExhausted {
+                reason: format!(
+                    "{} streams are open, the most this server allows (max_streams); retry later",
+                    open.streams
+                ),
+                retry_after_secs: None,
+            });
+        }
+        let connection = CONNECTION.try_with(|connection| *connection).ok();
+        if let Some(connection) = &connection {
+            let streams = open.connections.get(connection).copied().unwrap_or(0);
+            if streams >= self.max_streams_per_connection {
+                self.metrics.refused(Limit::MaxStreamsPerConnection);
+                return Err(Error::ResourceExhausted {
+                    reason: format!(
+                        "this connection has {streams} streams open, the most this server allows per \
+                         connection (max_streams_per_connection); open another connection or wait"
+                    ),
+                    retry_after_secs: None,
+                });
+            }
+        }
+        if let Some(key) = &task {
+            let subscribers = open.subscribers.get(key).copied().unwrap_or(0);
+            if subscribers >= self.max_subscribers_per_task {
+                self.metrics.refused(Limit::MaxSubscribersPerTask);
+                return Err(Error::ResourceExhausted {
+                    reason: format!(
+                        "task {} has {subscribers} subscribers, the most this server allows per task \
+                         (max_subscribers_per_task)",
+                        key.1
+                    ),
+                    retry_after_secs: None,
+                });
+            }
+            *open.subscribers.entry(key.clone()).or_insert(0) += 1;
+        }
+        if let Some(connection) = connection {
+            *open.connections.entry(connection).or_insert(0) += 1;
+        }
+        open.streams += 1;
+        Ok(Slot { open: Arc::clone(&self.open), connection, task })
+    }
+
+    /// `stream`, holding `slot` while it lasts and ending at the idle or total timeout.
+    fn bound(&self, stream: EventStream, slot: Slot) -> EventStream {
+        let (idle, deadline) = (self.idle, self.total.map(|total| tokio::time::Instant::now() + total));
+        futures::stream::unfold((stream, slot), move |(mut stream, slot)| async move {
+            let next = async {
+                match idle {
+                    Some(idle) => tokio::time::timeout(idle, stream.next()).await.ok().flatten(),
+                    None => stream.next().await,
+                }
+            };
+            let item = match deadline {
+                Some(deadline) => tokio::time::timeout_at(deadline, next).await.ok().flatten(),
+                None => next.await,
+            };
+            item.map(|item| (item, (stream, slot)))
+        })
+        .boxed()
+    }
+}
+
+#[async_trait]
+impl A2aService for StreamLimits {
+    async fn send_message(
+        &self,
+        ctx: &CallContext,
+        request: SendMessageRequest,
+    ) -> Result<SendMessageResponse> {
+        self.inner.send_message(ctx, request).await
+    }
+
+    async fn send_streaming_message(
+        &self,
+        ctx: &CallContext,
+        request: SendMessageRequest,
+    ) -> Result<EventStream> {
+        let slot = self.acquire(None)?;
+        Ok(self.bound(self.inner.send_streaming_message(ctx, request).await?, slot))
+    }
+
+    async fn get_task(&self, ctx: &CallContext, request: GetTaskRequest) -> Result<Task> {
+        self.inner.get_task(ctx, request).await
+    }
+
+    async fn list_tasks(&self, ctx: &CallContext, request: ListTasksRequest) -> Result<ListTasksResponse> {
+        self.inner.list_tasks(ctx, request).await
+    }
+
+    async fn cancel_task(&self, ctx: &CallContext, request: CancelTaskRequest) -> Result<Task> {
+        self.inner.cancel_task(ctx, request).await
+    }
+
+    async fn subscribe_to_task(
+        &self,
+        ctx: &CallContext,
+        request: SubscribeToTaskRequest,
+    ) -> Result<EventStream> {
+        let slot = self.acquire(Some((request.tenant.clone(), request.id.clone())))?;
+        Ok(self.bound(self.inner.subscribe_to_task(ctx, request).await?, slot))
+    }
+
+    async fn create_task_push_notification_config(
+        &self,
+        ctx: &CallContext,
+        request: TaskPushNotificationConfig,
+    ) -> Result<TaskPushNotificationConfig> {
+        self.inner.create_task_push_notification_config(ctx, request).await
+    }
+
+    async fn get_task_push_notification_config(
+        &self,
+        ctx: &CallContext,
+        request: GetTaskPushNotificationConfigRequest,
+    ) -> Result<TaskPushNotificationConfig> {
+        self.inner.get_task_push_notification_config(ctx, request).await
+    }
+
+    async fn list_task_push_notification_configs(
+        &self,
+        ctx: &CallContext,
+        request: ListTaskPushNotificationConfigsRequest,
+    ) -> Result<ListTaskPushNotificationConfigsResponse> {
+        self.inner.list_task_push_notification_configs(ctx, request).await
+    }
+
+    async fn delete_task_push_notification_config(
+        &self,
+        ctx: &CallContext,
+        request: DeleteTaskPushNotificationConfigRequest,
+    ) -> Result<()> {
+        self.inner.delete_task_push_notification_config(ctx, request).await
+    }
+
+    async fn get_extended_agent_card(
+        &self,
+        ctx: &CallContext,
+        request: GetExtendedAgentCardRequest,
+    ) -> Result<AgentCard> {
+        self.inner.get_extended_agent_card(ctx, request).await
+    }
+}
