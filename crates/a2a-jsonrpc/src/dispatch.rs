@@ -9,8 +9,9 @@ use serde_json::value::RawValue;
 
 /// What a call produced.
 pub(crate) enum Outcome {
-    /// The `result` of a unary method, as JSON.
-    Unary(Box<RawValue>),
+    /// The `result` of a unary method, as JSON text (written by our serializer: valid JSON, put
+    /// into the response as it is, without another pass over it).
+    Unary(Vec<u8>),
     /// The events of a streaming method.
     Stream(EventStream),
 }
@@ -50,7 +51,7 @@ pub(crate) async fn call(
         // and so does this server (the client accepts any result).
         Operation::DeleteTaskPushNotificationConfig => {
             service.delete_task_push_notification_config(ctx, decode(params)?).await?;
-            Ok(Outcome::Unary(RawValue::from_string("null".to_owned()).expect("null is JSON")))
+            Ok(Outcome::Unary(b"null".to_vec()))
         }
         Operation::GetExtendedAgentCard => unary(service.get_extended_agent_card(ctx, decode(params)?).await),
     }
@@ -71,10 +72,7 @@ fn params_object(params: Option<&RawValue>) -> Result<&str, Error> {
 /// The result as ProtoJSON, with the fields the spec requires on the wire even at default values
 /// (e.g. ListTasksResponse's `nextPageToken`, spec 3.1.4: `a2a_proto::json::to_vec`).
 fn unary<T: Serialize + prost::Name>(result: Result<T, Error>) -> Result<Outcome, Error> {
-    let bytes = a2a_proto::json::to_vec(&result?)
-        .map_err(|e| Error::internal(format_args!("the result could not be serialized: {e}")))?;
-    let text = String::from_utf8(bytes).expect("serde_json writes UTF-8");
-    RawValue::from_string(text)
+    a2a_proto::json::to_vec(&result?)
         .map(Outcome::Unary)
         .map_err(|e| Error::internal(format_args!("the result could not be serialized: {e}")))
 }

@@ -169,6 +169,19 @@ pub(crate) fn success<R: Serialize + ?Sized>(id: &Id, result: &R) -> String {
     })
 }
 
+/// `{"jsonrpc":"2.0","id":…,"result":…}` around `result`, JSON text our serializer wrote: copied
+/// as it is (no second pass to validate or re-serialize it); the id is the request's, as parsed.
+pub(crate) fn success_json(id: &Id, result: &[u8]) -> Vec<u8> {
+    let id = id.0.get();
+    let mut out = Vec::with_capacity(result.len() + id.len() + 32);
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    out.extend_from_slice(id.as_bytes());
+    out.extend_from_slice(br#","result":"#);
+    out.extend_from_slice(result);
+    out.push(b'}');
+    out
+}
+
 /// `{"jsonrpc":"2.0","id":…,"error":{"code","message","data"}}` for `error` (spec 9.5).
 pub(crate) fn failure(id: &Id, error: &Error) -> String {
     let object =

@@ -163,7 +163,7 @@ async fn handle(
         return json(envelope::failure(&id, &Error::MethodNotFound { method: request.method }));
     };
     match dispatch::call(&*shared.service, &ctx, operation, request.params).await {
-        Ok(Outcome::Unary(result)) => json(envelope::success(&id, &result)),
+        Ok(Outcome::Unary(result)) => json(envelope::success_json(&id, &result)),
         Ok(Outcome::Stream(events)) => sse::response(id, events, shared.keep_alive),
         Err(error) => json(envelope::failure(&id, &error)),
     }
@@ -190,6 +190,6 @@ pub fn error_response(error: &Error) -> Response {
     json(envelope::failure(&Id::null(), error))
 }
 
-fn json(body: String) -> Response {
+fn json(body: impl IntoResponse) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }

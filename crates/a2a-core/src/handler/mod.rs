@@ -474,7 +474,10 @@ impl Inner {
         let updater = TaskUpdater::new(Arc::clone(runtime), Arc::clone(&guard));
         let executor = Arc::clone(&self.executor);
         let runtime = Arc::clone(runtime);
-        tokio::spawn(async move {
+        // Boxed: the execution's state machine (the request context, the runtime's flushes) is
+        // large, and spawning moves an unboxed future several times (into the task's cell, into
+        // its stage); a box moves as one pointer.
+        tokio::spawn(Box::pin(async move {
             let outcome =
                 runtime.run_execution(AssertUnwindSafe(executor.execute(ctx, updater)).catch_unwind()).await;
             let outcome = outcome.unwrap_or_else(|panic| {
@@ -487,7 +490,7 @@ impl Inner {
             });
             runtime.finish_execution(outcome).await;
             drop(guard);
-        });
+        }));
     }
 
     /// Validates a send, resolves or creates its task, and starts the execution. Returns the
