@@ -18,28 +18,28 @@ pub const EXTENSIONS_PARAM: &str = "a2a-extensions";
 /// names HTTP/1.1, HTTP/2 and gRPC use for framing (`host`, `content-type`, `connection`, `te`,
 /// `grpc-*`, pseudo-headers, ...). These are never service parameters, in either direction.
 pub fn is_transport_header(name: &str) -> bool {
-    let name = name.to_ascii_lowercase();
+    // Compared without a lowercased copy: this runs for every header of every request.
+    const NAMES: [&str; 15] = [
+        "accept",
+        "accept-encoding",
+        "connection",
+        "content-encoding",
+        "content-length",
+        "content-type",
+        "expect",
+        "host",
+        "keep-alive",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "user-agent",
+    ];
     name.is_empty()
         || name.starts_with(':')
-        || name.starts_with("grpc-")
-        || matches!(
-            name.as_str(),
-            "accept"
-                | "accept-encoding"
-                | "connection"
-                | "content-encoding"
-                | "content-length"
-                | "content-type"
-                | "expect"
-                | "host"
-                | "keep-alive"
-                | "proxy-connection"
-                | "te"
-                | "trailer"
-                | "transfer-encoding"
-                | "upgrade"
-                | "user-agent"
-        )
+        || name.get(..5).is_some_and(|prefix| prefix.eq_ignore_ascii_case("grpc-"))
+        || NAMES.iter().any(|known| known.eq_ignore_ascii_case(name))
 }
 
 /// Whether a header or metadata name carries credentials (`authorization`, `cookie`, ...).
@@ -50,10 +50,9 @@ pub fn is_transport_header(name: &str) -> bool {
 /// travelling along chains of agents). A client still sends credentials its caller puts in the
 /// parameters on purpose.
 pub fn is_credential_header(name: &str) -> bool {
-    matches!(
-        name.to_ascii_lowercase().as_str(),
-        "authorization" | "proxy-authorization" | "cookie" | "set-cookie"
-    )
+    ["authorization", "proxy-authorization", "cookie", "set-cookie"]
+        .iter()
+        .any(|known| known.eq_ignore_ascii_case(name))
 }
 
 /// Service parameters (spec 3.2.6): case-insensitive names, case-sensitive values. Bindings fill
