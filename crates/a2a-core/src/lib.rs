@@ -32,6 +32,7 @@ pub mod lifecycle;
 pub mod push;
 pub mod stats;
 pub mod store;
+pub mod trace;
 
 mod execution;
 

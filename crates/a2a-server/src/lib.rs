@@ -386,6 +386,9 @@ impl ServerBuilder {
     }
 
     fn build(mut self, local: SocketAddr, shutdown: CancellationToken) -> std::io::Result<(Apps, AgentCard)> {
+        // Core carries the request's trace into the execution and its push notifications.
+        #[cfg(feature = "otel")]
+        a2a_core::trace::set_reader(otel::current_trace);
         let invalid = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, what.to_owned());
         let mut card = self.card.take().ok_or_else(|| invalid("an agent card is required"))?;
         let metrics = self.metrics.take().unwrap_or_default();

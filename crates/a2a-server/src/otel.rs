@@ -14,8 +14,11 @@
 //!   error sets `error.type` to the outcome, and a server fault (`INTERNAL_ERROR`) marks the span's
 //!   status as an error. Never message content.
 //!
-//! Not yet (issue 16): propagation into the executor, push notifications and our clients'
-//! outgoing calls.
+//! - the execution of a request runs in its span, and the push notifications its events cause
+//!   carry its W3C trace context (`traceparent`, `tracestate`) to the webhook, stored with them in
+//!   the outbox: core reads the context through [`current_trace`] ([`a2a_core::trace`]).
+//!
+//! Not yet (issue 16): our clients' outgoing calls inject the context themselves.
 
 use a2a_core::{Binding, CallContext, Operation};
 use a2a_proto::v1::{
@@ -43,6 +46,22 @@ impl Extractor for Headers<'_> {
     fn keys(&self) -> Vec<&str> {
         self.0.keys().map(http::HeaderName::as_str).collect()
     }
+}
+
+/// The current span's W3C trace context, if it belongs to a trace: what core stores with push
+/// notifications ([`a2a_core::trace::set_reader`]).
+pub(crate) fn current_trace() -> Option<a2a_core::trace::TraceContext> {
+    use opentelemetry::trace::TraceContextExt as _;
+    let context = tracing::Span::current().context();
+    if !context.span().span_context().is_valid() {
+        return None;
+    }
+    let mut carrier = std::collections::HashMap::new();
+    TraceContextPropagator::new().inject_context(&context, &mut carrier);
+    Some(a2a_core::trace::TraceContext {
+        traceparent: carrier.remove("traceparent")?,
+        tracestate: carrier.remove("tracestate").filter(|state| !state.is_empty()),
+    })
 }
 
 /// The request span: the SERVER span of an HTTP request or gRPC call, child of the caller's

@@ -1,7 +1,8 @@
 //! OpenTelemetry traces (feature `otel`; `cargo nextest run -p a2a-server --features otel --test
 //! otel`): a caller's W3C trace context, sent as `traceparent` on each binding, is the parent of
 //! the server's request span, whose child is the operation's span with the rpc.* and A2A
-//! attributes of docs/operations.md. Spans are collected by an in-process exporter.
+//! attributes of docs/operations.md. Spans are collected by an in-process exporter. The push
+//! notifications a traced call causes carry its trace to the webhook.
 //!
 //! One test in this binary: it installs the process's global `tracing` subscriber.
 
@@ -18,6 +19,10 @@ use opentelemetry::Value;
 use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::trace::{SdkTracerProvider, SpanData, SpanExporter};
 use tracing_subscriber::layer::SubscriberExt as _;
+
+mod common;
+
+use common::webhook::{kind, Receiver, STREAM_2};
 
 /// Keeps every exported span.
 #[derive(Debug, Clone, Default)]
@@ -52,6 +57,9 @@ async fn a_callers_trace_continues_through_each_binding_with_a2a_attributes() {
     let server = Server::builder()
         .agent_card(a2a_server::demo::demo_card())
         .executor(a2a_server::demo::DemoAgent)
+        .push_destination_policy(
+            a2a_core::push::DestinationPolicy::public_only().allowing(["127.0.0.0/8".parse().unwrap()]),
+        )
         .spawn(tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap())
         .await
         .unwrap();
@@ -85,6 +93,38 @@ async fn a_callers_trace_continues_through_each_binding_with_a2a_attributes() {
         assert!(matches!(client.get_task(&ctx, missing).await, Err(Error::TaskNotFound { .. })));
         tasks.push(task);
     }
+
+    // A traced call whose task has a webhook: every notification continues the caller's trace
+    // (the execution runs in the request's span; the trace is stored with each notification).
+    let hook = Receiver::start(Vec::new()).await;
+    let push_trace = "7bf92f3577b34da6a3ce929d0e0e4736";
+    let ctx = CallContext::new(
+        ServiceParams::v1().with("traceparent", format!("00-{push_trace}-{CALLER_SPAN}-01")),
+    );
+    let request = SendMessageRequest {
+        message: Some(Message::user_text("stream 2")),
+        configuration: Some(a2a_proto::v1::SendMessageConfiguration {
+            task_push_notification_config: Some(a2a_proto::v1::TaskPushNotificationConfig {
+                url: hook.url.clone(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    clients[0].1.send_message(&ctx, request).await.unwrap();
+    let notified = hook.wait_delivered(STREAM_2.len()).await;
+    assert_eq!(notified.iter().map(|s| kind(&s.body)).collect::<Vec<_>>(), STREAM_2);
+    for seen in &notified {
+        let traceparent =
+            seen.headers.iter().find(|(name, _)| name == "traceparent").map(|(_, v)| v.as_str());
+        assert!(
+            traceparent.is_some_and(|t| t.starts_with(&format!("00-{push_trace}-"))),
+            "{}: the caller's trace, got {traceparent:?}",
+            kind(&seen.body)
+        );
+    }
+
     server.shutdown().await.unwrap();
     provider.force_flush().unwrap();
 

@@ -23,6 +23,7 @@ use std::time::Duration;
 
 use a2a_core::push::{Claimed, Notification, PushPayload};
 use a2a_core::store::{fill_task_payloads, Scope, StoredPushConfig, TaskView};
+use a2a_core::trace::TraceContext;
 use a2a_core::Error;
 use a2a_proto::v1::Task;
 use bytes::Bytes;
@@ -72,9 +73,10 @@ pub(crate) async fn enqueue<D: Db>(db: &mut D, notifications: &[Notification]) -
             }
         };
         let config = &notification.config;
+        let trace = notification.trace.as_ref().map(TraceContext::to_line).unwrap_or_default();
         db.exec(
-            "INSERT INTO a2a_push_outbox (task_id, config_id, version, config, kind, body, next_ms) \
-             VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN EXISTS (SELECT 1 FROM a2a_push_outbox \
+            "INSERT INTO a2a_push_outbox (task_id, config_id, version, config, kind, body, trace, next_ms) \
+             VALUES ($1, $2, $3, $4, $5, $6, $8, CASE WHEN EXISTS (SELECT 1 FROM a2a_push_outbox \
              WHERE task_id = $1 AND config_id = $2) THEN CAST($7 AS BIGINT) ELSE 0 END)",
             &[
                 Param::Text(&notification.task_id),
@@ -84,6 +86,7 @@ pub(crate) async fn enqueue<D: Db>(db: &mut D, notifications: &[Notification]) -
                 Param::Int(kind),
                 Param::Blob(&body),
                 Param::Int(WAITING),
+                Param::Text(&trace),
             ],
         )
         .await?;
@@ -109,6 +112,7 @@ fn claimed(id: u64, mut row: Row) -> Result<Claimed, Fail> {
         payload,
         attempts: u32::try_from(row.int(5)?).unwrap_or(u32::MAX),
         first_attempt_ms: (first != 0).then_some(first),
+        trace: TraceContext::from_line(&row.text(7)?),
     })
 }
 
@@ -135,7 +139,7 @@ pub(crate) async fn claim<D: Db>(
         let mut rows = db
             .rows(
                 "UPDATE a2a_push_outbox SET lease_owner = $2, lease_ms = $3 WHERE id = $1 RETURNING \
-                 task_id, version, config, kind, body, attempts, first_attempt_ms",
+                 task_id, version, config, kind, body, attempts, first_attempt_ms, trace",
                 &[Param::Int(id), Param::Text(owner), Param::Int(until)],
             )
             .await?;

@@ -13,7 +13,9 @@ CREATE TABLE a2a_push_outbox (
     first_attempt_ms INTEGER NOT NULL DEFAULT 0,
     next_ms INTEGER NOT NULL DEFAULT 0,
     lease_owner TEXT NOT NULL DEFAULT '',
-    lease_ms INTEGER NOT NULL DEFAULT 0
+    lease_ms INTEGER NOT NULL DEFAULT 0,
+    -- The W3C trace context of the event (traceparent, a space, tracestate), or ''.
+    trace TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX a2a_push_outbox_by_config ON a2a_push_outbox (task_id, config_id, id);
 -- Claims: only the head of each (task, config) is ever due (the rows behind it wait at the

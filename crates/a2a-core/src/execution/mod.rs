@@ -202,12 +202,16 @@ impl Drop for ProducerGuard {
             match tokio::runtime::Handle::try_current() {
                 Ok(handle) if queued => {
                     let runtime = Arc::clone(&self.runtime);
-                    handle.spawn(async move {
-                        if let Err(error) = runtime.flush().await {
-                            tracing::debug!(task_id = %runtime.task_id, %error, "the last events were not stored");
-                        }
-                        runtime.announce_end();
-                    });
+                    let span = crate::trace::span_for_spawn();
+                    handle.spawn(tracing::Instrument::instrument(
+                        async move {
+                            if let Err(error) = runtime.flush().await {
+                                tracing::debug!(task_id = %runtime.task_id, %error, "the last events were not stored");
+                            }
+                            runtime.announce_end();
+                        },
+                        span,
+                    ));
                 }
                 _ => self.runtime.announce_end(),
             }
@@ -595,13 +599,17 @@ impl TaskRuntime {
     /// Writes the queued events in a task of their own.
     fn spawn_flush(self: &Arc<Self>) {
         let runtime = Arc::clone(self);
-        tokio::spawn(async move {
-            if let Ok(mut writing) = runtime.lock().await {
-                if let Err(error) = runtime.flush_locked(&mut writing).await {
-                    writing.state.deferred = Some(error);
+        let span = crate::trace::span_for_spawn();
+        tokio::spawn(tracing::Instrument::instrument(
+            async move {
+                if let Ok(mut writing) = runtime.lock().await {
+                    if let Err(error) = runtime.flush_locked(&mut writing).await {
+                        writing.state.deferred = Some(error);
+                    }
                 }
-            }
-        });
+            },
+            span,
+        ));
     }
 
     /// What identifies this runtime's execution task ([`EXECUTING`]).

@@ -477,20 +477,27 @@ impl Inner {
         // Boxed: the execution's state machine (the request context, the runtime's flushes) is
         // large, and spawning moves an unboxed future several times (into the task's cell, into
         // its stage); a box moves as one pointer.
-        tokio::spawn(Box::pin(async move {
-            let outcome =
-                runtime.run_execution(AssertUnwindSafe(executor.execute(ctx, updater)).catch_unwind()).await;
-            let outcome = outcome.unwrap_or_else(|panic| {
-                let reason = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| (*s).to_owned())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "panic".into());
-                Err(Error::internal(format!("the agent panicked: {reason}")))
-            });
-            runtime.finish_execution(outcome).await;
-            drop(guard);
-        }));
+        // In the request's span when traces are carried: the agent's logs and the notifications
+        // its events cause belong to the caller's trace (`crate::trace`).
+        let span = crate::trace::span_for_spawn();
+        tokio::spawn(Box::pin(tracing::Instrument::instrument(
+            async move {
+                let outcome = runtime
+                    .run_execution(AssertUnwindSafe(executor.execute(ctx, updater)).catch_unwind())
+                    .await;
+                let outcome = outcome.unwrap_or_else(|panic| {
+                    let reason = panic
+                        .downcast_ref::<&str>()
+                        .map(|s| (*s).to_owned())
+                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "panic".into());
+                    Err(Error::internal(format!("the agent panicked: {reason}")))
+                });
+                runtime.finish_execution(outcome).await;
+                drop(guard);
+            },
+            span,
+        )));
     }
 
     /// Validates a send, resolves or creates its task, and starts the execution. Returns the

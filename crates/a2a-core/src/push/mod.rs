@@ -390,6 +390,7 @@ impl PushDispatcher {
         }
         let needs = |version| configs.iter().any(|c| c.version == version);
         let (v1_0, v0_3) = (needs(ProtocolVersion::V1_0), needs(ProtocolVersion::V0_3));
+        let trace = crate::trace::current();
         let mut out = Vec::with_capacity(events.len() * configs.len());
         for event in events {
             let body = if v1_0 {
@@ -415,7 +416,12 @@ impl PushDispatcher {
                     },
                     ProtocolVersion::V0_3 => task.clone(),
                 };
-                out.push(Notification { task_id: task_id.to_owned(), config: config.clone(), payload });
+                out.push(Notification {
+                    task_id: task_id.to_owned(),
+                    config: config.clone(),
+                    payload,
+                    trace: trace.clone(),
+                });
             }
         }
         out
@@ -548,6 +554,7 @@ impl Pump {
             payload,
             attempts,
             first_attempt_ms,
+            trace,
         } = claimed;
         let first = first_attempt_ms.unwrap_or_else(|| self.clock.now_ms());
         let attempt = attempts + 1;
@@ -560,12 +567,12 @@ impl Pump {
                 return;
             }
         };
-        let request = PushRequest {
-            url: config.url.clone(),
-            headers: headers_for(&config, version),
-            payload,
-            timeout: self.timeout,
-        };
+        let mut headers = headers_for(&config, version);
+        // The webhook's request continues the trace of the call that caused the event.
+        if let Some(trace) = &trace {
+            headers.extend(trace.headers().map(|(name, value)| (name.to_owned(), value.to_owned())));
+        }
+        let request = PushRequest { url: config.url.clone(), headers, payload, timeout: self.timeout };
         let failure = match tokio::time::timeout(self.timeout, self.transport.send(request)).await {
             Ok(Ok(())) => {
                 Counters::add(&self.counters.delivered);

@@ -26,6 +26,7 @@ use async_trait::async_trait;
 use super::PushPayload;
 use crate::error::Result;
 use crate::store::StoredPushConfig;
+use crate::trace::TraceContext;
 
 /// One notification to store: the config as it was when the event happened (a config replaced
 /// later keeps its pending notifications as they were) and the body.
@@ -39,6 +40,9 @@ pub struct Notification {
     /// body is the whole task): the task as the change leaves it, which the store reads in the
     /// same atomic step (see [`TaskStore::apply_all`](crate::store::TaskStore::apply_all)).
     pub payload: Option<PushPayload>,
+    /// The trace the event belongs to ([`crate::trace`]): sent with the notification, so the
+    /// webhook's request continues the trace of the call that caused the event.
+    pub trace: Option<TraceContext>,
 }
 
 /// A notification claimed for delivery.
@@ -56,6 +60,8 @@ pub struct Claimed {
     pub attempts: u32,
     /// When the first attempt started (milliseconds since the epoch; `None` before it).
     pub first_attempt_ms: Option<i64>,
+    /// The trace the event belongs to.
+    pub trace: Option<TraceContext>,
 }
 
 /// Where notifications wait (see the [module docs](self)). Times are milliseconds since the
@@ -102,6 +108,7 @@ struct Entry {
     first_attempt_ms: Option<i64>,
     next_ms: i64,
     lease: Option<(String, i64)>,
+    trace: Option<TraceContext>,
 }
 
 /// An outbox in the process's memory, for stores that keep none: lost with the process, like
@@ -169,6 +176,7 @@ impl PushOutbox for MemoryOutbox {
                 first_attempt_ms: None,
                 next_ms: i64::MIN,
                 lease: None,
+                trace: notification.trace,
             });
         }
         Ok(())
@@ -199,6 +207,7 @@ impl PushOutbox for MemoryOutbox {
                 payload: head.payload.clone(),
                 attempts: head.attempts,
                 first_attempt_ms: head.first_attempt_ms,
+                trace: head.trace.clone(),
             });
         }
         Ok(claimed)

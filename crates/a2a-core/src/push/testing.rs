@@ -28,6 +28,10 @@ pub fn notification(task_id: &str, config_id: &str, body: &str) -> Notification 
             version: ProtocolVersion::V1_0,
         },
         payload: Some(PushPayload::StreamResponse(Bytes::from(body.to_owned()))),
+        trace: Some(crate::trace::TraceContext {
+            traceparent: format!("00-{:032x}-{:016x}-01", body.len() + 1, 7),
+            tracestate: Some("a2a=test".into()),
+        }),
     }
 }
 
@@ -72,6 +76,7 @@ async fn only_the_oldest_of_each_config_is_claimed_and_it_keeps_its_body(outbox:
     assert_eq!(first.config.config.token, "tok");
     assert_eq!(first.config.version, ProtocolVersion::V1_0);
     assert_eq!((first.attempts, first.first_attempt_ms), (0, None));
+    assert_eq!(first.trace, notification("t1", "a", "1").trace, "the trace context is kept");
     assert!(outbox.claim("me", 1_000, LEASE, 10).await.unwrap().is_empty(), "all heads are leased");
     outbox.remove(first.id).await.unwrap();
     let next = outbox.claim("me", 1_000, LEASE, 10).await.unwrap();
