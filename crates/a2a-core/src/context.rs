@@ -165,6 +165,26 @@ impl ServiceParams {
         self.iter().filter(|(name, _)| !is_transport_header(name))
     }
 
+    /// These parameters with the current trace context added ([`crate::trace::current`]) when
+    /// they carry none: what a client sends, so that a call an agent makes while serving a
+    /// traced request continues that trace. Borrowed as they are when there is no context to
+    /// add (no reader installed, no current trace, or a `traceparent` set by the caller).
+    pub fn with_current_trace(&self) -> std::borrow::Cow<'_, ServiceParams> {
+        if self.get("traceparent").is_some() {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        match crate::trace::current() {
+            Some(trace) => {
+                let mut params = self.clone();
+                for (name, value) in trace.headers() {
+                    params.insert(name, value);
+                }
+                std::borrow::Cow::Owned(params)
+            }
+            None => std::borrow::Cow::Borrowed(self),
+        }
+    }
+
     /// Whether there are no parameters.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()

@@ -163,7 +163,7 @@ impl GrpcClient {
     /// A tonic request carrying `message` and the context's service parameters.
     pub(crate) fn request<T>(ctx: &CallContext, message: T) -> Result<Request<T>> {
         let mut request = Request::new(message);
-        params_to_metadata(&ctx.params, request.metadata_mut())?;
+        params_to_metadata(&ctx.params.with_current_trace(), request.metadata_mut())?;
         if ctx.params.version().is_none() {
             request.metadata_mut().insert(
                 VERSION_PARAM,

@@ -207,6 +207,7 @@ impl JsonRpcClient {
             .header(header::CONTENT_TYPE, "application/json")
             .header(header::ACCEPT, accept);
         let params = self.params(ctx);
+        let params = params.with_current_trace();
         // Framing and credentials of a context copied from an incoming request are not forwarded.
         for (name, value) in params.outgoing() {
             let header_name = HeaderName::from_bytes(name.as_bytes());

@@ -187,6 +187,7 @@ impl RestClient {
     pub(crate) fn headers(&self, ctx: &CallContext, accept: &'static str) -> Result<HeaderMap> {
         let mut headers = HeaderMap::new();
         let params = self.params(ctx);
+        let params = params.with_current_trace();
         // Framing and credentials of a context copied from an incoming request are not forwarded.
         for (name, value) in params.outgoing() {
             let unsendable = || Error::InvalidRequest {

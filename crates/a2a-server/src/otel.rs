@@ -17,8 +17,8 @@
 //! - the execution of a request runs in its span, and the push notifications its events cause
 //!   carry its W3C trace context (`traceparent`, `tracestate`) to the webhook, stored with them in
 //!   the outbox: core reads the context through [`current_trace`] ([`a2a_core::trace`]).
-//!
-//! Not yet (issue 16): our clients' outgoing calls inject the context themselves.
+//! - our clients add the current context to their outgoing calls
+//!   (`ServiceParams::with_current_trace`), so a chain of agents is one trace.
 
 use a2a_core::{Binding, CallContext, Operation};
 use a2a_proto::v1::{

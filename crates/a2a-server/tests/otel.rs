@@ -43,6 +43,25 @@ fn text(span: &SpanData, key: &str) -> Option<String> {
     attribute(span, key).map(|v| v.as_str().into_owned())
 }
 
+/// An agent that answers by asking the agent at `next` (with our JSON-RPC client, passing no
+/// trace context of its own) and relaying its task's state.
+struct Relay {
+    next: String,
+}
+
+#[async_trait::async_trait]
+impl a2a_core::AgentExecutor for Relay {
+    async fn execute(
+        &self,
+        _ctx: a2a_core::RequestContext,
+        updater: a2a_core::TaskUpdater,
+    ) -> a2a_core::Result<()> {
+        let request = SendMessageRequest { message: Some(Message::user_text("hello")), ..Default::default() };
+        JsonRpcClient::new(self.next.clone()).send_message(&CallContext::v1(), request).await?;
+        updater.complete(None).await
+    }
+}
+
 /// The caller's span every request continues.
 const CALLER_SPAN: &str = "00f067aa0ba902b7";
 
@@ -125,10 +144,60 @@ async fn a_callers_trace_continues_through_each_binding_with_a2a_attributes() {
         );
     }
 
+    // A chain of two agents is one trace: an agent that calls another agent with our client,
+    // passing no trace context itself, continues the trace of the call it serves.
+    let chain_trace = "8bf92f3577b34da6a3ce929d0e0e4736";
+    let front = Server::builder()
+        .agent_card(a2a_server::demo::demo_card())
+        .executor(Relay { next: format!("{base}/") })
+        .spawn(tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap())
+        .await
+        .unwrap();
+    let ctx = CallContext::new(
+        ServiceParams::v1().with("traceparent", format!("00-{chain_trace}-{CALLER_SPAN}-01")),
+    );
+    let request = SendMessageRequest { message: Some(Message::user_text("relay")), ..Default::default() };
+    JsonRpcClient::new(format!("{}/", front.url())).send_message(&ctx, request).await.unwrap();
+    front.shutdown().await.unwrap();
+
     server.shutdown().await.unwrap();
     provider.force_flush().unwrap();
 
+    let chain = TraceId::from_hex(chain_trace).unwrap();
+    // A span ends when its last clone is dropped: an execution, which runs in its request's span,
+    // may still be finishing when the reply is back. Wait for the chain's two operations.
+    let operations_in = |spans: &[SpanData]| {
+        spans
+            .iter()
+            .filter(|s| s.span_context.trace_id() == chain && s.name == "lf.a2a.v1.A2AService/SendMessage")
+            .count()
+    };
+    for _ in 0..100 {
+        if operations_in(&collected.0.lock().unwrap()) >= 2 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
     let spans = collected.0.lock().unwrap().clone();
+    let sends: Vec<&SpanData> = spans
+        .iter()
+        .filter(|s| s.span_context.trace_id() == chain && s.name == "lf.a2a.v1.A2AService/SendMessage")
+        .collect();
+    assert_eq!(
+        sends.len(),
+        2,
+        "the front agent's SendMessage and the one it made to the next agent: {sends:#?}"
+    );
+    let servers: Vec<&SpanData> = spans
+        .iter()
+        .filter(|s| s.span_context.trace_id() == chain && s.span_kind == SpanKind::Server)
+        .collect();
+    assert!(
+        servers
+            .iter()
+            .any(|s| s.parent_span_is_remote && s.parent_span_id != SpanId::from_hex(CALLER_SPAN).unwrap()),
+        "the next agent's request span is a child of a span of the front agent: {servers:#?}"
+    );
     for ((binding, _, trace_id), task) in clients.iter().zip(&tasks) {
         let b = binding.protocol_binding();
         let trace = TraceId::from_hex(trace_id).unwrap();
