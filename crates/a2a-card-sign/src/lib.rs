@@ -44,7 +44,7 @@ pub use canonical::{card_json, payload};
 pub use error::{Error, Rejection};
 pub use jsonwebtoken::Algorithm;
 pub use sign::CardSigner;
-pub use verify::{verify, TrustedKeys, Verified};
+pub use verify::{jku_urls, verify, TrustedKeys, Verified};
 
 /// The algorithms a card signature may use: asymmetric only. HMAC would let anyone holding the
 /// verification "key" forge signatures (and a public key used as an HMAC secret is the classic

@@ -110,6 +110,27 @@ impl TrustedKeys {
     }
 }
 
+/// The `jku` URLs the signatures of `document` name in their protected headers, in order, without
+/// repeats: for a caller that chose to trust some of them (never by default: a signer names its
+/// own keys there). Signatures that are not well formed are skipped.
+pub fn jku_urls(document: &Value) -> Vec<String> {
+    let mut urls: Vec<String> = Vec::new();
+    let signatures =
+        document.get("signatures").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    for signature in signatures {
+        let jku = signature
+            .get("protected")
+            .and_then(Value::as_str)
+            .and_then(|p| URL_SAFE_NO_PAD.decode(p).ok())
+            .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+            .and_then(|header| header.get("jku").and_then(Value::as_str).map(str::to_owned));
+        if let Some(jku) = jku.filter(|j| !urls.contains(j)) {
+            urls.push(jku);
+        }
+    }
+    urls
+}
+
 /// Which signature verified.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verified {

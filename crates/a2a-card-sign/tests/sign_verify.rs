@@ -176,6 +176,7 @@ fn a_jku_is_not_followed_and_a_jwks_verifies_by_kid() {
     let signer = signer("es256", "key-1").jku("https://attacker.example/jwks.json");
     let document = signer.sign_card(&card()).unwrap();
     assert_eq!(header(&document, 0)["jku"], "https://attacker.example/jwks.json");
+    assert_eq!(a2a_card_sign::jku_urls(&document), ["https://attacker.example/jwks.json"]);
     // Without a trusted key, the signer's own key set is no reason to accept the card.
     assert_eq!(
         rejections(verify(&document, &TrustedKeys::new())),

@@ -126,6 +126,15 @@ pub struct ClientBuilder {
     retry: RetryPolicy,
     cache: Option<CardCache>,
     file_bytes: ProtoFileBytes,
+    card_keys: Option<Arc<CardKeys>>,
+}
+
+/// What [`ClientBuilder::card_keys`] configured: the keys a fetched card must be signed with.
+#[derive(Debug)]
+struct CardKeys {
+    keys: a2a_card_sign::TrustedKeys,
+    /// URL prefixes of `jku` key sets the caller chose to trust ([`ClientBuilder::trust_jku`]).
+    jku_prefixes: Vec<String>,
 }
 
 impl ClientBuilder {
@@ -178,6 +187,35 @@ impl ClientBuilder {
     #[must_use]
     pub fn card_cache(mut self, cache: CardCache) -> Self {
         self.cache = Some(cache);
+        self
+    }
+
+    /// Requires every card this builder fetches ([`fetch_card`](Self::fetch_card),
+    /// [`connect`](Self::connect)) to carry a signature that verifies with one of `keys` (spec
+    /// 8.4.3): a JWKS document or static PEM public keys ([`a2a_card_sign::TrustedKeys`]). A card
+    /// without one is refused with [`Error::InvalidAgentResponse`] naming why each signature was
+    /// rejected. The signature's `jku` is not followed unless [`trust_jku`](Self::trust_jku)
+    /// allows it. Cards given to [`from_card`](Self::from_card) are the caller's: not checked.
+    ///
+    /// With keys, the [`card_cache`](Self::card_cache) is not used: a cache may be shared with a
+    /// builder that does not verify, and a card is verified as fetched.
+    #[must_use]
+    pub fn card_keys(mut self, keys: a2a_card_sign::TrustedKeys) -> Self {
+        let jku_prefixes = self.card_keys.as_ref().map(|k| k.jku_prefixes.clone()).unwrap_or_default();
+        self.card_keys = Some(Arc::new(CardKeys { keys, jku_prefixes }));
+        self
+    }
+
+    /// With [`card_keys`](Self::card_keys): also trusts the key set at a signature's `jku` when
+    /// the URL starts with one of `prefixes` (e.g. `https://keys.example.com/`), fetched with this
+    /// builder's HTTP client. Never by default: a `jku` is chosen by whoever signed the card, so
+    /// trusting any `jku` would accept a card signed by anyone. Without `card_keys`, it turns
+    /// verification on with the `jku` key sets alone.
+    #[must_use]
+    pub fn trust_jku(mut self, prefixes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        let keys = self.card_keys.as_ref().map(|k| k.keys.clone()).unwrap_or_default();
+        let jku_prefixes = prefixes.into_iter().map(Into::into).collect();
+        self.card_keys = Some(Arc::new(CardKeys { keys, jku_prefixes }));
         self
     }
 
@@ -340,7 +378,9 @@ impl ClientBuilder {
         let transport = |what: &str, error: &dyn std::error::Error| Error::Transport {
             reason: format!("{what} the agent card at {url}: {}", a2a_core::error::error_chain(error)),
         };
-        let cached = self.cache.as_ref().and_then(|cache| cache.get(url.as_str()));
+        // A card verified as fetched: not read from (or kept in) a cache others may fill.
+        let cache = self.cache.as_ref().filter(|_| self.card_keys.is_none());
+        let cached = cache.and_then(|cache| cache.get(url.as_str()));
         let mut request = http.get(url.clone()).header(reqwest::header::ACCEPT, "application/json");
         if let Some(entry) = &cached {
             if entry.is_fresh() {
@@ -356,8 +396,7 @@ impl ClientBuilder {
         let response = request.send().await.map_err(|e| transport("fetching", &e))?;
         let status = response.status();
         if status == reqwest::StatusCode::NOT_MODIFIED {
-            if let Some(card) = self.cache.as_ref().and_then(|c| c.refresh(url.as_str(), response.headers()))
-            {
+            if let Some(card) = cache.and_then(|c| c.refresh(url.as_str(), response.headers())) {
                 return Ok(card);
             }
         }
@@ -376,6 +415,11 @@ impl ClientBuilder {
         };
         let value: serde_json::Value =
             serde_json::from_slice(&body).map_err(|e| invalid(format!("is not JSON: {e}")))?;
+        if let Some(keys) = &self.card_keys {
+            let keys = self.with_jku_keys(keys, &value, &http).await?;
+            a2a_card_sign::verify(&value, &keys)
+                .map_err(|e| invalid(format!("is refused: {e} (spec 8.4.3)")))?;
+        }
         let card = AgentCard::from_v03(&value).map_err(|error| {
             let violations = error.field_violations();
             let what = if violations.is_empty() {
@@ -389,10 +433,36 @@ impl ClientBuilder {
             };
             invalid(format!("is not a valid agent card: {what}"))
         })?;
-        if let Some(cache) = &self.cache {
+        if let Some(cache) = cache {
             cache.store(url.as_str(), &card, &headers);
         }
         Ok(card)
+    }
+
+    /// The trusted keys, plus those of the card's `jku` key sets under a trusted prefix.
+    async fn with_jku_keys(
+        &self,
+        keys: &CardKeys,
+        card: &serde_json::Value,
+        http: &reqwest::Client,
+    ) -> Result<a2a_card_sign::TrustedKeys> {
+        let mut trusted = keys.keys.clone();
+        for jku in a2a_card_sign::jku_urls(card) {
+            if !keys.jku_prefixes.iter().any(|prefix| jku.starts_with(prefix.as_str())) {
+                continue;
+            }
+            let failed = |reason: String| Error::Transport {
+                reason: format!("fetching the card's jku {jku}: {reason}"),
+            };
+            let response =
+                http.get(&jku).send().await.map_err(|e| failed(a2a_core::error::error_chain(&e)))?;
+            if !response.status().is_success() {
+                return Err(failed(format!("HTTP {}", response.status())));
+            }
+            let body = response.bytes().await.map_err(|e| failed(a2a_core::error::error_chain(&e)))?;
+            trusted = trusted.with_jwks(&body).map_err(|e| failed(e.to_string()))?;
+        }
+        Ok(trusted)
     }
 
     /// The binding client for `selected`.
