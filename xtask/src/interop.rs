@@ -454,14 +454,20 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     }
     let _ = std::fs::remove_dir_all(&data_dir);
 
-    // The signed-card cells, with the 1.x Python SDK (module card_signing).
-    let signing = match pythons.get("python") {
-        Some(python) => Some(card_signing::run(&root, python, &bin, &logs)?),
-        None => None,
+    // The signed-card cells, with the 1.x SDKs (module card_signing).
+    let signing_peers: Vec<(Peer, Option<&Path>)> = peers
+        .iter()
+        .filter(|p| p.line == Line::V1_0)
+        .map(|p| (*p, pythons.get(p.name).map(PathBuf::as_path)))
+        .collect();
+    let signing = if signing_peers.is_empty() {
+        None
+    } else {
+        Some(card_signing::run(&root, &signing_peers, &bin, &logs)?)
     };
     let mut summary = results.evaluate(&peers);
     if let Some(outcomes) = &signing {
-        let (passed, failed, report) = card_signing::evaluate(outcomes);
+        let (passed, failed, report) = card_signing::evaluate(&signing_peers, outcomes);
         summary.passed += passed;
         summary.failed += failed;
         summary.report.push_str(&report);
@@ -480,13 +486,13 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         sync_docs(&root.join("docs/interop.md"), (begin, end), &matrix, bless)?;
     }
     if let Some(outcomes) = &signing {
-        let table = card_signing::render(outcomes, &card_signing::version(&dir)?);
+        let table = card_signing::render(&signing_peers, &versions, outcomes);
         sync_docs(&root.join("docs/interop.md"), (CARD_SIGNING_BEGIN, CARD_SIGNING_END), &table, bless)?;
     }
     Ok(())
 }
 
-/// `--card-signing`: the signed-card cells alone (module card_signing).
+/// `--card-signing`: the signed-card cells alone (module card_signing), with the 1.x SDKs.
 fn run_card_signing(
     root: &Path,
     dir: &Path,
@@ -494,7 +500,17 @@ fn run_card_signing(
     bless: bool,
     started: Instant,
 ) -> anyhow::Result<()> {
-    let python = install_python(dir, ".venv", "requirements.txt")?;
+    let mut pythons = BTreeMap::new();
+    let peers: Vec<Peer> = PEERS.into_iter().filter(|p| p.line == Line::V1_0).collect();
+    for peer in &peers {
+        match peer.lang {
+            Lang::Python => {
+                pythons.insert(peer.name, install_python(dir, peer.install.0, peer.install.1)?);
+            }
+            Lang::Js => install_js(dir, peer.install.0)?,
+        }
+    }
+    let versions = Versions::read(dir)?;
     crate::run_cargo(&[
         "build",
         "-p",
@@ -507,13 +523,15 @@ fn run_card_signing(
         "a2a-cli",
     ])?;
     let bin = target_dir(root).join("debug");
-    let outcomes = card_signing::run(root, &python, &bin, logs)?;
-    let (passed, failed, report) = card_signing::evaluate(&outcomes);
+    let peers: Vec<(Peer, Option<&Path>)> =
+        peers.iter().map(|p| (*p, pythons.get(p.name).map(PathBuf::as_path))).collect();
+    let outcomes = card_signing::run(root, &peers, &bin, logs)?;
+    let (passed, failed, report) = card_signing::evaluate(&peers, &outcomes);
     println!("{report}");
     println!("interop: {passed} passed, {failed} failed");
     eprintln!("xtask: interop --card-signing took {:.0?}; logs in {}", started.elapsed(), logs.display());
     ensure!(failed == 0, "{failed} card-signing cell(s) failed (logs in {})", logs.display());
-    let table = card_signing::render(&outcomes, &card_signing::version(dir)?);
+    let table = card_signing::render(&peers, &versions, &outcomes);
     fs::write(logs.join("matrix-card-signing.md"), &table)?;
     sync_docs(&root.join("docs/interop.md"), (CARD_SIGNING_BEGIN, CARD_SIGNING_END), &table, bless)
 }
