@@ -41,6 +41,9 @@ pub struct Client {
     card: Arc<AgentCard>,
     defaults: Arc<ServiceParams>,
     pub(crate) retry: RetryPolicy,
+    /// [`ClientBuilder::card_keys`], and the HTTP client for trusted `jku` key sets: the
+    /// extended card is verified like the public one.
+    card_keys: Option<(Arc<CardKeys>, reqwest::Client)>,
 }
 
 impl Client {
@@ -129,6 +132,29 @@ pub struct ClientBuilder {
     card_keys: Option<Arc<CardKeys>>,
 }
 
+/// Verifies the card document `card` with `keys` (spec 8.4.3), adding the key sets of its `jku`s
+/// under a trusted prefix (fetched with `http`); why not, as text.
+async fn verify_card(
+    keys: &CardKeys,
+    http: &reqwest::Client,
+    card: &serde_json::Value,
+) -> Result<(), String> {
+    let mut trusted = keys.keys.clone();
+    for jku in a2a_card_sign::jku_urls(card) {
+        if !keys.jku_prefixes.iter().any(|prefix| jku.starts_with(prefix.as_str())) {
+            continue;
+        }
+        let failed = |reason: String| format!("fetching its jku {jku}: {reason}");
+        let response = http.get(&jku).send().await.map_err(|e| failed(a2a_core::error::error_chain(&e)))?;
+        if !response.status().is_success() {
+            return Err(failed(format!("HTTP {}", response.status())));
+        }
+        let body = response.bytes().await.map_err(|e| failed(a2a_core::error::error_chain(&e)))?;
+        trusted = trusted.with_jwks(&body).map_err(|e| failed(e.to_string()))?;
+    }
+    a2a_card_sign::verify(card, &trusted).map(drop).map_err(|e| format!("{e} (spec 8.4.3)"))
+}
+
 /// What [`ClientBuilder::card_keys`] configured: the keys a fetched card must be signed with.
 #[derive(Debug)]
 struct CardKeys {
@@ -195,7 +221,8 @@ impl ClientBuilder {
     /// 8.4.3): a JWKS document or static PEM public keys ([`a2a_card_sign::TrustedKeys`]). A card
     /// without one is refused with [`Error::InvalidAgentResponse`] naming why each signature was
     /// rejected. The signature's `jku` is not followed unless [`trust_jku`](Self::trust_jku)
-    /// allows it. Cards given to [`from_card`](Self::from_card) are the caller's: not checked.
+    /// allows it. Cards given to [`from_card`](Self::from_card) are the caller's: not checked. The
+    /// clients built verify the extended card (`get_extended_agent_card`) the same way.
     ///
     /// With keys, the [`card_cache`](Self::card_cache) is not used: a cache may be shared with a
     /// builder that does not verify, and a card is verified as fetched.
@@ -280,6 +307,7 @@ impl ClientBuilder {
             card: Arc::new(card.clone()),
             defaults: Arc::new(self.params.clone()),
             retry: self.retry,
+            card_keys: self.verifier(),
         })
     }
 
@@ -320,6 +348,7 @@ impl ClientBuilder {
                         card: Arc::new(card.clone()),
                         defaults: Arc::new(self.params.clone()),
                         retry: self.retry,
+                        card_keys: self.verifier(),
                     });
                 }
                 Err(why) => failures.push(format!("{selected}: {why}")),
@@ -416,9 +445,7 @@ impl ClientBuilder {
         let value: serde_json::Value =
             serde_json::from_slice(&body).map_err(|e| invalid(format!("is not JSON: {e}")))?;
         if let Some(keys) = &self.card_keys {
-            let keys = self.with_jku_keys(keys, &value, &http).await?;
-            a2a_card_sign::verify(&value, &keys)
-                .map_err(|e| invalid(format!("is refused: {e} (spec 8.4.3)")))?;
+            verify_card(keys, &http, &value).await.map_err(|why| invalid(format!("is refused: {why}")))?;
         }
         let card = AgentCard::from_v03(&value).map_err(|error| {
             let violations = error.field_violations();
@@ -439,30 +466,9 @@ impl ClientBuilder {
         Ok(card)
     }
 
-    /// The trusted keys, plus those of the card's `jku` key sets under a trusted prefix.
-    async fn with_jku_keys(
-        &self,
-        keys: &CardKeys,
-        card: &serde_json::Value,
-        http: &reqwest::Client,
-    ) -> Result<a2a_card_sign::TrustedKeys> {
-        let mut trusted = keys.keys.clone();
-        for jku in a2a_card_sign::jku_urls(card) {
-            if !keys.jku_prefixes.iter().any(|prefix| jku.starts_with(prefix.as_str())) {
-                continue;
-            }
-            let failed = |reason: String| Error::Transport {
-                reason: format!("fetching the card's jku {jku}: {reason}"),
-            };
-            let response =
-                http.get(&jku).send().await.map_err(|e| failed(a2a_core::error::error_chain(&e)))?;
-            if !response.status().is_success() {
-                return Err(failed(format!("HTTP {}", response.status())));
-            }
-            let body = response.bytes().await.map_err(|e| failed(a2a_core::error::error_chain(&e)))?;
-            trusted = trusted.with_jwks(&body).map_err(|e| failed(e.to_string()))?;
-        }
-        Ok(trusted)
+    /// The card keys and HTTP client a [`Client`] keeps to verify the extended card.
+    fn verifier(&self) -> Option<(Arc<CardKeys>, reqwest::Client)> {
+        self.card_keys.as_ref().map(|keys| (Arc::clone(keys), self.http.clone().unwrap_or_default()))
     }
 
     /// The binding client for `selected`.
@@ -668,7 +674,17 @@ impl A2aService for Client {
     ) -> Result<AgentCard> {
         self.tenant(&mut request.tenant);
         let ctx = self.ctx(ctx);
-        self.retry.run(|| self.inner.get_extended_agent_card(&ctx, request.clone())).await
+        let card = self.retry.run(|| self.inner.get_extended_agent_card(&ctx, request.clone())).await?;
+        if let Some((keys, http)) = &self.card_keys {
+            // As the binding delivered it: ProtoJSON, checked in its reconstructed form.
+            let document = a2a_proto::json::to_value(&card).map_err(|e| Error::InvalidAgentResponse {
+                reason: format!("the extended agent card: {e}"),
+            })?;
+            verify_card(keys, http, &document).await.map_err(|why| Error::InvalidAgentResponse {
+                reason: format!("the extended agent card is refused: {why}"),
+            })?;
+        }
+        Ok(card)
     }
 }
 
