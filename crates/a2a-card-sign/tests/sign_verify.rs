@@ -238,3 +238,28 @@ fn a_signer_refuses_a_key_it_cannot_use() {
     let hmac = jsonwebtoken::EncodingKey::from_secret(b"secret");
     assert!(matches!(CardSigner::with_algorithm(hmac, Algorithm::HS256, "k"), Err(Error::Key { .. })));
 }
+
+/// Whatever a card's `signatures` hold, verification answers with a typed refusal, never a panic.
+#[test]
+fn malformed_signature_members_are_refused_with_a_reason() {
+    let keys = trusting("es256", "k");
+    let mut document = card_json(&card());
+    for (signatures, what) in [
+        (json!("not an array"), "`signatures` is not an array"),
+        (json!([42]), "no `protected` header"),
+        (json!([{"protected": "!!!", "signature": "c2ln"}]), "not a base64url-encoded JSON object"),
+        (json!([{"protected": URL_SAFE_NO_PAD.encode("[1]"), "signature": "c2ln"}]), "not a base64url"),
+        (json!([{"protected": URL_SAFE_NO_PAD.encode(r#"{"kid":"k"}"#), "signature": "c2ln"}]), "no `alg`"),
+    ] {
+        document["signatures"] = signatures;
+        match &rejections(verify(&document, &keys))[..] {
+            [Rejection::Malformed { reason }] => assert!(reason.contains(what), "{reason} / {what}"),
+            other => panic!("{what}: {other:?}"),
+        }
+    }
+    // A signature value that is not base64url is just a bad signature.
+    let mut signed = signer("es256", "k").sign_card(&card()).unwrap();
+    signed["signatures"][0]["signature"] = "***".into();
+    assert_eq!(rejections(verify(&signed, &keys)), [Rejection::BadSignature { kid: Some("k".into()) }]);
+    assert!(matches!(verify(&json!("card"), &keys), Err(Error::NotAnObject)));
+}
