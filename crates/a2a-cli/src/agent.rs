@@ -93,6 +93,16 @@ impl Agent {
 
 /// Fetches or reads the card `--agent-card` names.
 pub(crate) async fn resolve_card(global: &Global, out: &Out) -> Result<(String, AgentCard), CliError> {
+    resolve_card_verified(global, out, None).await
+}
+
+/// [`resolve_card`], refusing a card none of whose signatures verifies with `keys` when given
+/// (spec 8.4.3; the document is checked as read, before it becomes a 1.0 card).
+pub(crate) async fn resolve_card_verified(
+    global: &Global,
+    out: &Out,
+    keys: Option<&a2a_card_sign::TrustedKeys>,
+) -> Result<(String, AgentCard), CliError> {
     let Some(reference) = global.agent_card.clone() else {
         return Err(CliError::usage(
             "no agent: pass -a/--agent-card <host|url|file> (or set A2ACLI_AGENT_CARD)",
@@ -102,11 +112,14 @@ pub(crate) async fn resolve_card(global: &Global, out: &Out) -> Result<(String, 
     out.debug(format_args!("agent card reference {reference:?} read as {card_ref:?}"));
     let started = std::time::Instant::now();
     let card = match &card_ref {
-        CardRef::File(path) => read_card_file(path)?,
+        CardRef::File(path) => read_card_file(path, keys)?,
         CardRef::Base(url) | CardRef::Url(url) => {
             let http =
                 http_client(global, Some(global.timeout.unwrap_or(std::time::Duration::from_secs(30))))?;
-            let builder = Client::builder().http_client(http);
+            let mut builder = Client::builder().http_client(http);
+            if let Some(keys) = keys {
+                builder = builder.card_keys(keys.clone());
+            }
             let fetched = match card_ref {
                 CardRef::Url(_) => builder.fetch_card_at(url).await,
                 _ => builder.fetch_card(url).await,
@@ -118,7 +131,7 @@ pub(crate) async fn resolve_card(global: &Global, out: &Out) -> Result<(String, 
     Ok((reference, card))
 }
 
-fn read_card_file(path: &str) -> Result<AgentCard, CliError> {
+fn read_card_file(path: &str, keys: Option<&a2a_card_sign::TrustedKeys>) -> Result<AgentCard, CliError> {
     let bytes = std::fs::read(path).map_err(|e| {
         CliError::local(
             "A2ACLI_ERR_CARD_NOT_FOUND",
@@ -131,7 +144,18 @@ fn read_card_file(path: &str) -> Result<AgentCard, CliError> {
     };
     let value: serde_json::Value =
         serde_json::from_slice(&bytes).map_err(|e| invalid(format!("is not JSON: {e}")))?;
+    if let Some(keys) = keys {
+        a2a_card_sign::verify(&value, keys).map_err(|e| invalid(format!("is refused: {e} (spec 8.4.3)")))?;
+    }
     AgentCard::from_v03(&value).map_err(|e| invalid(format!("is not a valid agent card: {e}")))
+}
+
+/// The trusted keys of `--verify-keys FILE`: a JWKS document or PEM public keys.
+pub(crate) fn read_trusted_keys(path: &std::path::Path) -> Result<a2a_card_sign::TrustedKeys, CliError> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| CliError::usage(format!("cannot read --verify-keys {}: {e}", path.display())))?;
+    a2a_card_sign::TrustedKeys::from_file_contents(&bytes)
+        .map_err(|e| CliError::usage(format!("--verify-keys {}: {e}", path.display())))
 }
 
 /// A failure to fetch a card: not found (HTTP status), unreachable (no connection), invalid, or

@@ -263,6 +263,12 @@ pub(crate) enum CardCommand {
         /// one; a credential is only sent when the public card declares a scheme accepting it.
         #[arg(long)]
         extended: bool,
+        /// Verify the card's JWS signatures (spec 8.4) with these trusted keys: a JWKS document
+        /// or PEM public keys. A card none of whose signatures verifies (or an unsigned one) is
+        /// refused with A2ACLI_ERR_CARD_INVALID; with --extended, both cards must verify. A
+        /// signature's `jku` is never followed.
+        #[arg(long, value_name = "FILE")]
+        verify_keys: Option<std::path::PathBuf>,
     },
 }
 

@@ -68,9 +68,30 @@ impl Run<'_> {
 
     /// `card get`.
     pub(crate) async fn card(&self, command: &CardCommand) -> Result<(), CliError> {
-        let CardCommand::Get { validate, extended } = command;
-        let (reference, card) = agent::resolve_card(self.global, self.out).await?;
-        let card = if *extended { self.extended_card(reference.clone(), &card).await? } else { card };
+        let CardCommand::Get { validate, extended, verify_keys } = command;
+        let keys = verify_keys.as_deref().map(agent::read_trusted_keys).transpose()?;
+        let (reference, card) = agent::resolve_card_verified(self.global, self.out, keys.as_ref()).await?;
+        let card = if *extended {
+            let extended = self.extended_card(reference.clone(), &card).await?;
+            if let Some(keys) = &keys {
+                // As received over the binding: ProtoJSON, checked in its reconstructed form.
+                let document =
+                    a2a_proto::json::to_value(&extended).map_err(|e| CliError::internal(e.to_string()))?;
+                a2a_card_sign::verify(&document, keys).map_err(|e| {
+                    CliError::local(
+                        "A2ACLI_ERR_CARD_INVALID",
+                        exit::FAILURE,
+                        format!("the extended agent card is refused: {e} (spec 8.4.3)"),
+                    )
+                })?;
+            }
+            extended
+        } else {
+            card
+        };
+        if keys.is_some() {
+            self.out.note("the agent card's signature verifies with a key of --verify-keys");
+        }
         if *validate {
             let problems = card_problems(&card);
             if !problems.is_empty() {
@@ -93,7 +114,7 @@ impl Run<'_> {
         if self.out.json() {
             self.out.document(&to_json(&card)?);
         } else {
-            self.out.print(&output::card(&card, selected.as_deref(), self.out.verbose()));
+            self.out.print(&output::card(&card, selected.as_deref(), self.out.verbose(), keys.is_some()));
         }
         Ok(())
     }

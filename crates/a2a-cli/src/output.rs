@@ -272,7 +272,7 @@ pub(crate) fn message(message: &Message) -> String {
 }
 
 /// An agent card: identity, capabilities, interfaces, security schemes, skills (SPEC.md §10.1).
-pub(crate) fn card(card: &AgentCard, selected: Option<&str>, verbose: bool) -> String {
+pub(crate) fn card(card: &AgentCard, selected: Option<&str>, verbose: bool, verified: bool) -> String {
     let yes = |b: Option<bool>| if b == Some(true) { "yes" } else { "no" };
     let mut text = field("Name", &card.name);
     text.push_str(&field("Description", &card.description));
@@ -305,10 +305,12 @@ pub(crate) fn card(card: &AgentCard, selected: Option<&str>, verbose: bool) -> S
         let kind = scheme.scheme.as_ref().map_or_else(|| "unspecified".to_owned(), crate::agent::scheme_kind);
         text.push_str(&field("Security Scheme", format!("{name}: {kind}")));
     }
-    // Never "verified": a2a-cli does not verify JWS card signatures (SPEC.md §10.1).
+    // "verified" only when `card get --verify-keys` checked them (SPEC.md §10.1): a card that
+    // does not verify never gets this far.
     let signatures = match card.signatures.len() {
         0 => "absent".to_owned(),
-        n => format!("{n}, unverifiable (a2a-cli does not verify card signatures)"),
+        n if verified => format!("{n}, verified with a key of --verify-keys"),
+        n => format!("{n}, unverified (pass --verify-keys FILE to check them)"),
     };
     text.push_str(&field("Signatures", signatures));
     for skill in &card.skills {

@@ -146,14 +146,14 @@ async fn card_get_from_an_origin_a_full_url_and_a_file() {
     let output = cli(&["card", "get", "-a", path.to_str().unwrap()]).await;
     code(&output, 0);
     assert_eq!(text_field(&stdout(&output), "Name"), "A2A Rust reference agent");
-    // A signed card is reported as such, never as verified.
+    // A signed card is reported as such, never as verified without --verify-keys.
     let mut signed = card.clone();
     signed["signatures"] = serde_json::json!([{"protected": "eyJhbGciOiJFUzI1NiJ9", "signature": "c2ln"}]);
     let signed_path = dir.join("signed.json");
     std::fs::write(&signed_path, serde_json::to_vec(&signed).unwrap()).unwrap();
     let output = cli(&["card", "get", "-a", signed_path.to_str().unwrap()]).await;
     code(&output, 0);
-    assert!(text_field(&stdout(&output), "Signatures").starts_with("1, unverifiable"), "{}", stdout(&output));
+    assert!(text_field(&stdout(&output), "Signatures").starts_with("1, unverified"), "{}", stdout(&output));
     let file_url = format!("file://{}", path.display());
     let output = cli(&["send", "-a", &file_url, "from a file card"]).await;
     code(&output, 0);
@@ -700,6 +700,65 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// SPEC.md §10.1 (A2ACLI_CARD_GET_004), spec 8.4.3: `card get --verify-keys` verifies the card's
+/// JWS signatures with trusted keys, from an agent or a file, and refuses a card that does not
+/// verify (exit 1, A2ACLI_ERR_CARD_INVALID); an unreadable key file is a usage error.
+#[tokio::test]
+async fn card_get_verify_keys_verifies_the_signature_and_refuses_a_card_that_does_not_verify() {
+    let keys = concat!(env!("CARGO_MANIFEST_DIR"), "/../a2a-card-sign/tests/data/keys/");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let private = std::fs::read(format!("{keys}es256.key.pem")).unwrap();
+    let signed = Server::builder()
+        .agent_card(a2a_server::demo::demo_card())
+        .extended_agent_card(a2a_server::demo::demo_extended_card())
+        .executor(a2a_server::demo::DemoAgent)
+        .sign_card(a2a_card_sign::CardSigner::from_pem(&private, "agent-1").unwrap())
+        .spawn(listener)
+        .await
+        .unwrap();
+    let url = signed.url();
+    let trusted = format!("{keys}es256.pub.pem");
+    let other = format!("{keys}other.pub.pem");
+
+    let output = cli(&["card", "get", "-a", &url, "--verify-keys", &trusted]).await;
+    code(&output, 0);
+    assert_eq!(text_field(&stdout(&output), "Signatures"), "1, verified with a key of --verify-keys");
+    let output = cli(&["card", "get", "-a", &url, "--extended", "--verify-keys", &trusted]).await;
+    code(&output, 0);
+    assert!(text_field(&stdout(&output), "Signatures").starts_with("1, verified"), "{}", stdout(&output));
+
+    let output = cli(&["card", "get", "-a", &url, "--verify-keys", &other, "-o", "json"]).await;
+    code(&output, 1);
+    let error = &json(&output)["error"];
+    assert_eq!(error["code"], "A2ACLI_ERR_CARD_INVALID");
+    assert!(error["message"].as_str().unwrap().contains("does not match the card"), "{error}");
+    let unsigned = start().await;
+    let output = cli(&["card", "get", "-a", &unsigned.url(), "--verify-keys", &trusted, "-o", "json"]).await;
+    code(&output, 1);
+    assert!(json(&output)["error"]["message"].as_str().unwrap().contains("not signed"));
+
+    // A card file: verified as written; one changed after signing is refused.
+    let dir = tempdir();
+    let document =
+        reqwest::get(format!("{url}/.well-known/agent-card.json")).await.unwrap().text().await.unwrap();
+    let path = dir.join("signed.json");
+    std::fs::write(&path, &document).unwrap();
+    let output = cli(&["card", "get", "-a", path.to_str().unwrap(), "--verify-keys", &trusted]).await;
+    code(&output, 0);
+    let mut tampered: Value = serde_json::from_str(&document).unwrap();
+    tampered["description"] = "Now with more features".into();
+    let tampered_path = dir.join("tampered.json");
+    std::fs::write(&tampered_path, serde_json::to_vec(&tampered).unwrap()).unwrap();
+    let output =
+        cli(&["card", "get", "-a", tampered_path.to_str().unwrap(), "--verify-keys", &trusted]).await;
+    code(&output, 1);
+
+    let output =
+        cli(&["card", "get", "-a", &url, "--verify-keys", path.to_str().unwrap(), "-o", "json"]).await;
+    code(&output, 2);
+    assert_eq!(json(&output)["error"]["code"], "A2ACLI_ERR_USAGE");
 }
 
 fn tempdir() -> TempDir {

@@ -41,6 +41,9 @@ pub struct Client {
     card: Arc<AgentCard>,
     defaults: Arc<ServiceParams>,
     pub(crate) retry: RetryPolicy,
+    /// [`ClientBuilder::card_keys`], and the HTTP client for trusted `jku` key sets: the
+    /// extended card is verified like the public one.
+    card_keys: Option<(Arc<CardKeys>, reqwest::Client)>,
 }
 
 impl Client {
@@ -126,6 +129,38 @@ pub struct ClientBuilder {
     retry: RetryPolicy,
     cache: Option<CardCache>,
     file_bytes: ProtoFileBytes,
+    card_keys: Option<Arc<CardKeys>>,
+}
+
+/// Verifies the card document `card` with `keys` (spec 8.4.3), adding the key sets of its `jku`s
+/// under a trusted prefix (fetched with `http`); why not, as text.
+async fn verify_card(
+    keys: &CardKeys,
+    http: &reqwest::Client,
+    card: &serde_json::Value,
+) -> Result<(), String> {
+    let mut trusted = keys.keys.clone();
+    for jku in a2a_card_sign::jku_urls(card) {
+        if !keys.jku_prefixes.iter().any(|prefix| jku.starts_with(prefix.as_str())) {
+            continue;
+        }
+        let failed = |reason: String| format!("fetching its jku {jku}: {reason}");
+        let response = http.get(&jku).send().await.map_err(|e| failed(a2a_core::error::error_chain(&e)))?;
+        if !response.status().is_success() {
+            return Err(failed(format!("HTTP {}", response.status())));
+        }
+        let body = response.bytes().await.map_err(|e| failed(a2a_core::error::error_chain(&e)))?;
+        trusted = trusted.with_jwks(&body).map_err(|e| failed(e.to_string()))?;
+    }
+    a2a_card_sign::verify(card, &trusted).map(drop).map_err(|e| format!("{e} (spec 8.4.3)"))
+}
+
+/// What [`ClientBuilder::card_keys`] configured: the keys a fetched card must be signed with.
+#[derive(Debug)]
+struct CardKeys {
+    keys: a2a_card_sign::TrustedKeys,
+    /// URL prefixes of `jku` key sets the caller chose to trust ([`ClientBuilder::trust_jku`]).
+    jku_prefixes: Vec<String>,
 }
 
 impl ClientBuilder {
@@ -178,6 +213,36 @@ impl ClientBuilder {
     #[must_use]
     pub fn card_cache(mut self, cache: CardCache) -> Self {
         self.cache = Some(cache);
+        self
+    }
+
+    /// Requires every card this builder fetches ([`fetch_card`](Self::fetch_card),
+    /// [`connect`](Self::connect)) to carry a signature that verifies with one of `keys` (spec
+    /// 8.4.3): a JWKS document or static PEM public keys ([`a2a_card_sign::TrustedKeys`]). A card
+    /// without one is refused with [`Error::InvalidAgentResponse`] naming why each signature was
+    /// rejected. The signature's `jku` is not followed unless [`trust_jku`](Self::trust_jku)
+    /// allows it. Cards given to [`from_card`](Self::from_card) are the caller's: not checked. The
+    /// clients built verify the extended card (`get_extended_agent_card`) the same way.
+    ///
+    /// With keys, the [`card_cache`](Self::card_cache) is not used: a cache may be shared with a
+    /// builder that does not verify, and a card is verified as fetched.
+    #[must_use]
+    pub fn card_keys(mut self, keys: a2a_card_sign::TrustedKeys) -> Self {
+        let jku_prefixes = self.card_keys.as_ref().map(|k| k.jku_prefixes.clone()).unwrap_or_default();
+        self.card_keys = Some(Arc::new(CardKeys { keys, jku_prefixes }));
+        self
+    }
+
+    /// With [`card_keys`](Self::card_keys): also trusts the key set at a signature's `jku` when
+    /// the URL starts with one of `prefixes` (e.g. `https://keys.example.com/`), fetched with this
+    /// builder's HTTP client. Never by default: a `jku` is chosen by whoever signed the card, so
+    /// trusting any `jku` would accept a card signed by anyone. Without `card_keys`, it turns
+    /// verification on with the `jku` key sets alone.
+    #[must_use]
+    pub fn trust_jku(mut self, prefixes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        let keys = self.card_keys.as_ref().map(|k| k.keys.clone()).unwrap_or_default();
+        let jku_prefixes = prefixes.into_iter().map(Into::into).collect();
+        self.card_keys = Some(Arc::new(CardKeys { keys, jku_prefixes }));
         self
     }
 
@@ -242,6 +307,7 @@ impl ClientBuilder {
             card: Arc::new(card.clone()),
             defaults: Arc::new(self.params.clone()),
             retry: self.retry,
+            card_keys: self.verifier(),
         })
     }
 
@@ -282,6 +348,7 @@ impl ClientBuilder {
                         card: Arc::new(card.clone()),
                         defaults: Arc::new(self.params.clone()),
                         retry: self.retry,
+                        card_keys: self.verifier(),
                     });
                 }
                 Err(why) => failures.push(format!("{selected}: {why}")),
@@ -340,7 +407,9 @@ impl ClientBuilder {
         let transport = |what: &str, error: &dyn std::error::Error| Error::Transport {
             reason: format!("{what} the agent card at {url}: {}", a2a_core::error::error_chain(error)),
         };
-        let cached = self.cache.as_ref().and_then(|cache| cache.get(url.as_str()));
+        // A card verified as fetched: not read from (or kept in) a cache others may fill.
+        let cache = self.cache.as_ref().filter(|_| self.card_keys.is_none());
+        let cached = cache.and_then(|cache| cache.get(url.as_str()));
         let mut request = http.get(url.clone()).header(reqwest::header::ACCEPT, "application/json");
         if let Some(entry) = &cached {
             if entry.is_fresh() {
@@ -356,8 +425,7 @@ impl ClientBuilder {
         let response = request.send().await.map_err(|e| transport("fetching", &e))?;
         let status = response.status();
         if status == reqwest::StatusCode::NOT_MODIFIED {
-            if let Some(card) = self.cache.as_ref().and_then(|c| c.refresh(url.as_str(), response.headers()))
-            {
+            if let Some(card) = cache.and_then(|c| c.refresh(url.as_str(), response.headers())) {
                 return Ok(card);
             }
         }
@@ -376,6 +444,9 @@ impl ClientBuilder {
         };
         let value: serde_json::Value =
             serde_json::from_slice(&body).map_err(|e| invalid(format!("is not JSON: {e}")))?;
+        if let Some(keys) = &self.card_keys {
+            verify_card(keys, &http, &value).await.map_err(|why| invalid(format!("is refused: {why}")))?;
+        }
         let card = AgentCard::from_v03(&value).map_err(|error| {
             let violations = error.field_violations();
             let what = if violations.is_empty() {
@@ -389,10 +460,15 @@ impl ClientBuilder {
             };
             invalid(format!("is not a valid agent card: {what}"))
         })?;
-        if let Some(cache) = &self.cache {
+        if let Some(cache) = cache {
             cache.store(url.as_str(), &card, &headers);
         }
         Ok(card)
+    }
+
+    /// The card keys and HTTP client a [`Client`] keeps to verify the extended card.
+    fn verifier(&self) -> Option<(Arc<CardKeys>, reqwest::Client)> {
+        self.card_keys.as_ref().map(|keys| (Arc::clone(keys), self.http.clone().unwrap_or_default()))
     }
 
     /// The binding client for `selected`.
@@ -598,7 +674,17 @@ impl A2aService for Client {
     ) -> Result<AgentCard> {
         self.tenant(&mut request.tenant);
         let ctx = self.ctx(ctx);
-        self.retry.run(|| self.inner.get_extended_agent_card(&ctx, request.clone())).await
+        let card = self.retry.run(|| self.inner.get_extended_agent_card(&ctx, request.clone())).await?;
+        if let Some((keys, http)) = &self.card_keys {
+            // As the binding delivered it: ProtoJSON, checked in its reconstructed form.
+            let document = a2a_proto::json::to_value(&card).map_err(|e| Error::InvalidAgentResponse {
+                reason: format!("the extended agent card: {e}"),
+            })?;
+            verify_card(keys, http, &document).await.map_err(|why| Error::InvalidAgentResponse {
+                reason: format!("the extended agent card is refused: {why}"),
+            })?;
+        }
+        Ok(card)
     }
 }
 

@@ -12,9 +12,15 @@
 //! both versions, so the `ETag` and caches need no `Vary: A2A-Version`. [`CardForm::V1`] serves
 //! the 1.0 card alone (for strict 1.0 readers that reject unknown fields); the 0.3 endpoints are
 //! still served, only not advertised.
+//!
+//! With a signer ([`signed_router`], `ServerBuilder::sign_card`), the document served is signed
+//! as served (spec 8.4): the union document's signature covers the union JSON (its 0.3 members
+//! too), the 1.0 document's covers [`a2a_card_sign::card_json`] (REQUIRED fields present even at
+//! their default, as 8.4.1 wants). A client verifies the bytes it receives either way.
 
 use std::hash::{Hash, Hasher};
 
+use a2a_card_sign::CardSigner;
 use a2a_proto::v1::{AgentCard, AgentInterface};
 use a2a_v03::{Form, V03};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -60,11 +66,18 @@ pub enum CardForm {
 /// The router serving `card` at [`AGENT_CARD_PATH`] in `form`, with the caching headers of the
 /// module docs.
 pub fn router(card: &AgentCard, form: CardForm) -> Router {
-    let body = match form {
-        CardForm::Union => serde_json::to_vec(&V03::to_v03(card, Form::Json)),
-        CardForm::V1 => a2a_proto::json::to_vec(card),
-    };
-    let body = Bytes::from(body.expect("a card always serializes"));
+    signed_router(card, form, None).expect("an unsigned card always serializes")
+}
+
+/// [`router`], serving the card signed by `signer` when there is one: the signature is appended
+/// to the card's own `signatures`. Fails when the card cannot be signed (a number without an
+/// RFC 8785 form).
+pub fn signed_router(
+    card: &AgentCard,
+    form: CardForm,
+    signer: Option<&CardSigner>,
+) -> Result<Router, a2a_card_sign::Error> {
+    let body = Bytes::from(document(card, form, signer)?);
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     body.hash(&mut hasher);
     let etag =
@@ -73,8 +86,29 @@ pub fn router(card: &AgentCard, form: CardForm) -> Router {
     let since_epoch = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     let modified = std::time::UNIX_EPOCH + std::time::Duration::from_secs(since_epoch.as_secs());
     let served = std::sync::Arc::new(Served { body, etag, modified });
-    Router::new()
-        .route(AGENT_CARD_PATH, get(move |headers: HeaderMap| std::future::ready(serve(&headers, &served))))
+    Ok(Router::new()
+        .route(AGENT_CARD_PATH, get(move |headers: HeaderMap| std::future::ready(serve(&headers, &served)))))
+}
+
+/// The card document served for `form`, signed by `signer` if given.
+fn document(
+    card: &AgentCard,
+    form: CardForm,
+    signer: Option<&CardSigner>,
+) -> Result<Vec<u8>, a2a_card_sign::Error> {
+    let serialized = "a card always serializes";
+    let Some(signer) = signer else {
+        return Ok(match form {
+            CardForm::Union => serde_json::to_vec(&V03::to_v03(card, Form::Json)).expect(serialized),
+            CardForm::V1 => a2a_proto::json::to_vec(card).expect(serialized),
+        });
+    };
+    let mut document = match form {
+        CardForm::Union => V03::to_v03(card, Form::Json),
+        CardForm::V1 => a2a_card_sign::card_json(card),
+    };
+    signer.sign_document(&mut document)?;
+    Ok(serde_json::to_vec(&document).expect(serialized))
 }
 
 struct Served {
@@ -190,5 +224,27 @@ mod tests {
         assert_eq!(parsed, plain, "the v1 body is the card, nothing more");
         let union = body(get_card(&router(&card(), CardForm::Union), None).await).await;
         assert_eq!(union["protocolVersion"], "0.3.0");
+    }
+
+    /// spec 8.4: the card served, in either form, carries a signature over what is served, which
+    /// verifies with the signer's public key and no longer does once the document is changed.
+    #[tokio::test]
+    async fn a_signed_card_verifies_in_either_form() {
+        let keys = concat!(env!("CARGO_MANIFEST_DIR"), "/../a2a-card-sign/tests/data/keys/");
+        let private = std::fs::read(format!("{keys}es256.key.pem")).unwrap();
+        let public = std::fs::read(format!("{keys}es256.pub.pem")).unwrap();
+        let signer = CardSigner::from_pem(&private, "card-key").unwrap();
+        let trusted = a2a_card_sign::TrustedKeys::new().with_pem(Some("card-key"), &public).unwrap();
+        for form in [CardForm::Union, CardForm::V1] {
+            let router = signed_router(&card(), form, Some(&signer)).unwrap();
+            let response = get_card(&router, None).await;
+            let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
+            let mut served: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+            let verified = a2a_card_sign::verify(&served, &trusted).unwrap();
+            assert_eq!(verified.kid.as_deref(), Some("card-key"), "{form:?}");
+            assert_eq!(served.get("protocolVersion").is_some(), form == CardForm::Union);
+            served["name"] = "Someone else".into();
+            assert!(a2a_card_sign::verify(&served, &trusted).is_err(), "{form:?}");
+        }
     }
 }

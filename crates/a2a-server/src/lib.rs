@@ -113,6 +113,7 @@ pub struct ServerBuilder {
     grpc_url: Option<String>,
     jsonrpc_path: Option<String>,
     card_form: CardForm,
+    card_signer: Option<Arc<a2a_card_sign::CardSigner>>,
     extensions_required_for: Option<Vec<a2a_core::Operation>>,
     separate: Vec<(Binding, TcpListener)>,
     push_transport: Option<Arc<dyn a2a_core::push::PushTransport>>,
@@ -291,6 +292,14 @@ impl ServerBuilder {
     /// ([`CardForm`]). With `V1` the card lists no 0.3 interfaces; 0.3 requests are still served.
     pub fn card_form(mut self, form: CardForm) -> Self {
         self.card_form = form;
+        self
+    }
+
+    /// Signs the agent card with `signer` (spec 8.4): the card served at [`AGENT_CARD_PATH`], in
+    /// its form ([`card_form`](Self::card_form)), and the extended card
+    /// (`GetExtendedAgentCard`) carry its signature, appended to any they already have.
+    pub fn sign_card(mut self, signer: a2a_card_sign::CardSigner) -> Self {
+        self.card_signer = Some(Arc::new(signer));
         self
     }
 
@@ -494,11 +503,14 @@ impl ServerBuilder {
             )
         };
         let jsonrpc_on_main = on_main(Binding::JsonRpc).then_some(jsonrpc_path.as_str());
+        let card_router =
+            card::signed_router(&card, self.card_form, self.card_signer.as_deref()).map_err(|e| {
+                std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("signing the agent card: {e}"))
+            })?;
         let main = wrap(
             app(
                 &metered,
-                &card,
-                self.card_form,
+                card_router,
                 &limits,
                 jsonrpc_on_main,
                 on_main(Binding::Rest),
@@ -567,6 +579,17 @@ impl ServerBuilder {
             // spec 3.1.11: the extended card is a complete card; 4.4.1 requires its interfaces.
             if extended.supported_interfaces.is_empty() {
                 extended.supported_interfaces.clone_from(&card.supported_interfaces);
+            }
+            if let Some(signer) = &self.card_signer {
+                // Served as ProtoJSON by each binding; a verifier reconstructs the REQUIRED
+                // fields pbjson leaves out at their default (a2a_card_sign::verify).
+                let signature = signer.signature(&a2a_card_sign::card_json(&extended)).map_err(|e| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidInput,
+                        format!("signing the extended card: {e}"),
+                    )
+                })?;
+                extended.signatures.push(signature);
             }
             handler = handler.extended_agent_card(extended);
         }
@@ -774,18 +797,17 @@ async fn serve_until(
         .await
 }
 
-/// The main port's application: the card, and each binding not given a port of its own; gRPC is
-/// chosen by the request's content type. `jsonrpc`: the JSON-RPC path, if JSON-RPC is served here.
+/// The main port's application: the card's router, and each binding not given a port of its own;
+/// gRPC is chosen by the request's content type. `jsonrpc`: the JSON-RPC path, if JSON-RPC is served here.
 fn app(
     service: &dyn Fn(Binding) -> Arc<dyn A2aService>,
-    card: &AgentCard,
-    form: CardForm,
+    card: Router,
     limits: &Limits,
     jsonrpc: Option<&str>,
     rest: bool,
     grpc: bool,
 ) -> Router {
-    let mut http = card::router(card, form);
+    let mut http = card;
     if let Some(path) = jsonrpc {
         http = http.merge(
             a2a_jsonrpc::JsonRpcServer::new(service(Binding::JsonRpc))

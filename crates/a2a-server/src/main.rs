@@ -48,6 +48,21 @@ struct Args {
     #[arg(long, default_value = "union", env = "A2A_CARD_FORM", value_parser = parse_card_form)]
     card_form: a2a_server::CardForm,
 
+    /// Sign the agent card (spec 8.4) with this PEM private key: P-256 (ES256), P-384 (ES384),
+    /// Ed25519 (EdDSA) or RSA (RS256). The card served, in its --card-form, and the extended card
+    /// carry the signature (`docs/security.md`).
+    #[arg(long, value_name = "FILE", env = "A2A_CARD_SIGNING_KEY", requires = "card_signing_kid")]
+    card_signing_key: Option<std::path::PathBuf>,
+
+    /// With --card-signing-key: the key id (`kid`) written into the signature's protected header.
+    #[arg(long, value_name = "KID", env = "A2A_CARD_SIGNING_KID", requires = "card_signing_key")]
+    card_signing_kid: Option<String>,
+
+    /// With --card-signing-key: a URL of a JWKS holding the public key, written as the header's
+    /// `jku` (verifiers need not follow it; ours do not by default).
+    #[arg(long, value_name = "URL", env = "A2A_CARD_SIGNING_JKU", requires = "card_signing_key")]
+    card_signing_jku: Option<String>,
+
     /// Serve JSON-RPC on this address of its own instead of the main port.
     #[arg(long, value_name = "HOST:PORT")]
     jsonrpc_listen: Option<String>,
@@ -479,6 +494,16 @@ async fn main() -> anyhow::Result<()> {
         builder = builder.public_url(url);
     }
     builder = builder.jsonrpc_path(args.jsonrpc_path).card_form(args.card_form);
+    if let (Some(path), Some(kid)) = (&args.card_signing_key, &args.card_signing_kid) {
+        let pem =
+            std::fs::read(path).with_context(|| format!("reading --card-signing-key {}", path.display()))?;
+        let mut signer = a2a_card_sign::CardSigner::from_pem(&pem, kid.clone())
+            .with_context(|| format!("--card-signing-key {}", path.display()))?;
+        if let Some(jku) = &args.card_signing_jku {
+            signer = signer.jku(jku.clone());
+        }
+        builder = builder.sign_card(signer);
+    }
     if let Some(address) = args.grpc_url {
         builder = builder.grpc_url(address);
     }
