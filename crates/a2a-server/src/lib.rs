@@ -58,7 +58,6 @@ mod panic;
 pub mod push_http;
 pub mod rate_limit;
 pub mod request_id;
-mod shutdown;
 pub mod store;
 mod streams;
 pub mod tls;
@@ -462,10 +461,9 @@ impl ServerBuilder {
             };
         let readiness = health::Readiness::new(store, shutdown.clone());
         let limits = self.limits.clone();
+        // Stream limits, and every stream ended when shutdown begins.
         let service: Arc<dyn A2aService> =
-            Arc::new(streams::StreamLimits::new(service, &limits, metrics.clone()));
-        let service: Arc<dyn A2aService> =
-            Arc::new(shutdown::EndStreamsOnShutdown { inner: service, token: shutdown });
+            Arc::new(streams::StreamLimits::new(service, &limits, metrics.clone(), shutdown));
         // One metered service per binding: the binding is known by the router it serves.
         let metered = |binding: Binding| -> Arc<dyn A2aService> {
             Arc::new(metrics::Metered::new(Arc::clone(&service), binding, &metrics))

@@ -1,8 +1,12 @@
-//! Limits on streams (SendStreamingMessage, SubscribeToTask), around any [`A2aService`]: how many
-//! are open at once on the server, per client connection and per task, and how long one may stay
-//! idle or open ([`Limits`](crate::Limits)). A stream over a count is refused with
-//! [`Error::ResourceExhausted`] (JSON-RPC -32012, HTTP 429, gRPC `RESOURCE_EXHAUSTED`) before the
-//! operation runs; a stream past a timeout ends cleanly, as at shutdown (`crate::shutdown`).
+//! Streams (SendStreamingMessage, SubscribeToTask) around any [`A2aService`], in one wrapper:
+//!
+//! - **Limits**: how many are open at once on the server, per client connection and per task, and
+//!   how long one may stay idle or open ([`Limits`](crate::Limits)). A stream over a count is
+//!   refused with [`Error::ResourceExhausted`] (JSON-RPC -32012, HTTP 429, gRPC
+//!   `RESOURCE_EXHAUSTED`) before the operation runs; a stream past a timeout ends cleanly.
+//! - **Graceful shutdown**: every stream ends cleanly (a normal end of stream, not an error) when
+//!   shutdown begins. Without it an open SSE stream or gRPC server stream would keep the server
+//!   from ever finishing its graceful shutdown.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -18,6 +22,7 @@ use a2a_proto::v1::{
 };
 use async_trait::async_trait;
 use futures::StreamExt;
+use tokio_util::sync::CancellationToken;
 
 use crate::metrics::{Limit, Metrics};
 use crate::Limits;
@@ -39,6 +44,8 @@ pub(crate) struct StreamLimits {
     total: Option<Duration>,
     open: Arc<Mutex<Open>>,
     metrics: Metrics,
+    /// Cancelled when shutdown begins: every stream ends.
+    shutdown: CancellationToken,
 }
 
 /// The streams open now: all of them, those of each connection, and the subscribers of each
@@ -81,7 +88,12 @@ impl Drop for Slot {
 }
 
 impl StreamLimits {
-    pub(crate) fn new(inner: Arc<dyn A2aService>, limits: &Limits, metrics: Metrics) -> Self {
+    pub(crate) fn new(
+        inner: Arc<dyn A2aService>,
+        limits: &Limits,
+        metrics: Metrics,
+        shutdown: CancellationToken,
+    ) -> Self {
         StreamLimits {
             inner,
             max_streams: limits.max_streams,
@@ -91,6 +103,7 @@ impl StreamLimits {
             total: limits.stream_max_duration,
             open: Arc::default(),
             metrics,
+            shutdown,
         }
     }
 
@@ -143,9 +156,11 @@ impl StreamLimits {
         Ok(Slot { open: Arc::clone(&self.open), connection, task })
     }
 
-    /// `stream`, holding `slot` while it lasts and ending at the idle or total timeout.
+    /// `stream`, holding `slot` while it lasts and ending at the idle or total timeout or when
+    /// shutdown begins.
     fn bound(&self, stream: EventStream, slot: Slot) -> EventStream {
         let (idle, deadline) = (self.idle, self.total.map(|total| tokio::time::Instant::now() + total));
+        let shutdown = self.shutdown.clone().cancelled_owned();
         futures::stream::unfold((stream, slot), move |(mut stream, slot)| async move {
             let next = async {
                 match idle {
@@ -159,6 +174,7 @@ impl StreamLimits {
             };
             item.map(|item| (item, (stream, slot)))
         })
+        .take_until(shutdown)
         .boxed()
     }
 }
