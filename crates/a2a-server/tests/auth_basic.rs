@@ -4,12 +4,7 @@
 //! 1.0 and 0.3, with a 401 challenge per declared scheme; a refused credential is never papered
 //! over by another; and the reference server takes `--basic-user` / `--basic-users-file`.
 
-use std::sync::Arc;
-
-use a2a_core::ProtocolVersion::V0_3;
 use a2a_core::{A2aService, CallContext, Error};
-use a2a_grpc::GrpcClient;
-use a2a_jsonrpc::JsonRpcClient;
 use a2a_proto::v1::{send_message_response, GetTaskRequest, Message, SendMessageRequest, Task, TaskState};
 use a2a_rest::RestClient;
 use a2a_server::auth::{ApiKeys, BasicUsers, BasicUsersError, KeyLocation};
@@ -17,6 +12,10 @@ use a2a_server::{RunningServer, Server};
 use argon2::password_hash::{PasswordHasher as _, SaltString};
 use axum::http::HeaderName;
 use base64::Engine as _;
+
+mod common;
+
+use common::clients;
 
 /// An Argon2id PHC hash of `password`, with parameters small enough for tests.
 fn hash(password: &str) -> String {
@@ -60,18 +59,6 @@ async fn basic_server() -> RunningServer {
         vec![Layer::Basic(users)]
     })
     .await
-}
-
-async fn clients(server: &RunningServer) -> Vec<(&'static str, Arc<dyn A2aService>)> {
-    let url = server.url();
-    vec![
-        ("JSONRPC", Arc::new(JsonRpcClient::new(format!("{url}/")))),
-        ("HTTP+JSON", Arc::new(RestClient::new(&url).unwrap())),
-        ("GRPC", Arc::new(GrpcClient::connect(url.clone()).await.unwrap())),
-        ("JSONRPC 0.3", Arc::new(JsonRpcClient::new(format!("{url}/")).with_protocol_version(V0_3))),
-        ("HTTP+JSON 0.3", Arc::new(RestClient::new(&url).unwrap().with_protocol_version(V0_3))),
-        ("GRPC 0.3", Arc::new(GrpcClient::connect(url.clone()).await.unwrap().with_protocol_version(V0_3))),
-    ]
 }
 
 fn basic(credentials: &str) -> String {

@@ -10,7 +10,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use a2a_core::ProtocolVersion::V0_3;
 use a2a_core::{A2aService, CallContext, Error};
 use a2a_grpc::GrpcClient;
 use a2a_jsonrpc::JsonRpcClient;
@@ -24,6 +23,10 @@ use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use base64::Engine as _;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{json, Value};
+
+mod common;
+
+use common::clients;
 
 const AUDIENCE: &str = "https://agent.example.com";
 
@@ -185,19 +188,6 @@ async fn server(jwt: Jwt) -> RunningServer {
         .spawn(listener)
         .await
         .unwrap()
-}
-
-/// Every binding's client, 1.0 and 0.3.
-async fn clients(server: &RunningServer) -> Vec<(&'static str, Arc<dyn A2aService>)> {
-    let url = server.url();
-    vec![
-        ("JSONRPC", Arc::new(JsonRpcClient::new(format!("{url}/")))),
-        ("HTTP+JSON", Arc::new(RestClient::new(&url).unwrap())),
-        ("GRPC", Arc::new(GrpcClient::connect(url.clone()).await.unwrap())),
-        ("JSONRPC 0.3", Arc::new(JsonRpcClient::new(format!("{url}/")).with_protocol_version(V0_3))),
-        ("HTTP+JSON 0.3", Arc::new(RestClient::new(&url).unwrap().with_protocol_version(V0_3))),
-        ("GRPC 0.3", Arc::new(GrpcClient::connect(url.clone()).await.unwrap().with_protocol_version(V0_3))),
-    ]
 }
 
 fn bearer(token: &str) -> CallContext {

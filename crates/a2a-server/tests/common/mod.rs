@@ -5,6 +5,27 @@
 
 pub mod webhook;
 
+use std::sync::Arc;
+
+use a2a_core::A2aService;
+use a2a_core::ProtocolVersion::V0_3;
+use a2a_grpc::GrpcClient;
+use a2a_jsonrpc::JsonRpcClient;
+use a2a_rest::RestClient;
+
+/// A client of `server` on every binding, in 1.0 and in 0.3, each with its name.
+pub async fn clients(server: &a2a_server::RunningServer) -> Vec<(&'static str, Arc<dyn A2aService>)> {
+    let url = server.url();
+    vec![
+        ("JSONRPC", Arc::new(JsonRpcClient::new(format!("{url}/")))),
+        ("HTTP+JSON", Arc::new(RestClient::new(&url).unwrap())),
+        ("GRPC", Arc::new(GrpcClient::connect(url.clone()).await.unwrap())),
+        ("JSONRPC 0.3", Arc::new(JsonRpcClient::new(format!("{url}/")).with_protocol_version(V0_3))),
+        ("HTTP+JSON 0.3", Arc::new(RestClient::new(&url).unwrap().with_protocol_version(V0_3))),
+        ("GRPC 0.3", Arc::new(GrpcClient::connect(url.clone()).await.unwrap().with_protocol_version(V0_3))),
+    ]
+}
+
 use std::process::Stdio;
 use std::time::Duration;
 
