@@ -10,7 +10,7 @@
 
 use std::sync::OnceLock;
 
-/// A W3C trace context (https://www.w3.org/TR/trace-context/), as sent in the `traceparent` and
+/// A W3C trace context (<https://www.w3.org/TR/trace-context/>), as sent in the `traceparent` and
 /// `tracestate` headers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TraceContext {

@@ -14,7 +14,7 @@
 //!
 //! # Delivery
 //!
-//! At least once, in order per config, through the [outbox](outbox): each notification is
+//! At least once, in order per config, through the [`outbox`]: each notification is
 //! stored (with the task change that caused it, when the task store keeps an outbox), then
 //! claimed and attempted by the dispatcher's pump, so a slow webhook delays only its own
 //! notifications, never the agent or other webhooks, and what was not delivered survives a
@@ -250,7 +250,7 @@ fn millis(duration: Duration) -> i64 {
     duration.as_millis().try_into().unwrap_or(i64::MAX)
 }
 
-/// Fans a task's events out to its webhooks through the [outbox](outbox). Shared by all tasks of
+/// Fans a task's events out to its webhooks through the [`outbox`]. Shared by all tasks of
 /// a handler.
 pub struct PushDispatcher {
     pump: Arc<Pump>,
