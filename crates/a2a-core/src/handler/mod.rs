@@ -235,6 +235,13 @@ impl DefaultRequestHandler {
         self.inner.push.as_ref().map(|push| push.stats())
     }
 
+    /// Task runtimes alive now: tasks with an execution running or a subscriber listening
+    /// (a runtime lives exactly as long as one of them holds it). A figure for leak checks:
+    /// once every execution has ended and every stream is closed it returns to 0.
+    pub fn live_tasks(&self) -> usize {
+        self.inner.registry.live().len()
+    }
+
     /// The public agent card this handler validates capabilities against.
     pub fn agent_card(&self) -> &AgentCard {
         &self.inner.card
