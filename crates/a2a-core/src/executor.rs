@@ -196,6 +196,12 @@ impl TaskUpdater {
                 tracing::debug!(task_id = %self.task_id(), %reason, "an update after the task was canceled was dropped");
                 Ok(())
             }
+            Err(Error::InvalidAgentResponse { reason }) => {
+                // A bug of the agent (e.g. an update after the task ended): refused before it is
+                // stored, and logged here, whether or not the agent reports the error.
+                tracing::warn!(task_id = %self.task_id(), %reason, "the agent's update was refused");
+                Err(Error::InvalidAgentResponse { reason })
+            }
             other => other,
         }
     }

@@ -347,8 +347,32 @@ async fn an_agent_that_hangs_through_a_cancel_has_its_task_canceled_and_is_dropp
     env.server.shutdown().await.unwrap();
 }
 
+/// Everything this test process logs at `warn` and above (nextest runs each test in a process
+/// of its own).
+fn captured_warnings() -> Arc<Mutex<Vec<u8>>> {
+    struct Sink(Arc<Mutex<Vec<u8>>>);
+    impl std::io::Write for Sink {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().write(buf)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let logs = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&logs);
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::WARN)
+        .with_ansi(false)
+        .with_writer(move || Sink(Arc::clone(&sink)))
+        .finish();
+    tracing::subscriber::set_global_default(subscriber).unwrap();
+    logs
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn updates_published_after_the_task_ended_are_refused_and_nothing_is_stored() {
+async fn updates_published_after_the_task_ended_are_refused_logged_and_nothing_is_stored() {
+    let logs = captured_warnings();
     let (agent, mut refusals) = faulty_agent();
     let go_late = Arc::clone(&agent.go_late);
     let env = Env::start(agent).await;
@@ -368,6 +392,12 @@ async fn updates_published_after_the_task_ended_are_refused_and_nothing_is_store
             assert_eq!(stored.state(), TaskState::Completed, "{binding}");
             assert!(stored.artifacts.is_empty(), "{binding}: nothing stored after the end: {stored:?}");
             assert_eq!(stored.history, task.history, "{binding}");
+            let logged = String::from_utf8(logs.lock().unwrap().clone()).unwrap();
+            let refused = logged
+                .lines()
+                .filter(|l| l.contains("the agent's update was refused") && l.contains(&task.id))
+                .count();
+            assert_eq!(refused, 1, "{binding}: the refusal is logged once for {}:\n{logged}", task.id);
         }
     }
     env.settles("late updates").await;
