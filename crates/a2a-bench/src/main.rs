@@ -111,6 +111,10 @@ struct SoakArgs {
     /// Where to write the JSON report (the server's log goes next to it, `soak-server.log`).
     #[arg(long, default_value = "target/soak/report.json")]
     out: PathBuf,
+    /// Echo tasks created before the load, so that SQLite's bounded page caches are full before
+    /// memory is judged (default: 30000 for runs of 5 minutes or more, else 0).
+    #[arg(long)]
+    prefill: Option<usize>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -314,6 +318,7 @@ fn soak_run(args: SoakArgs) -> anyhow::Result<ExitCode> {
         rate: args.rate,
         sample_every: args.sample_secs.map(Duration::from_secs_f64),
         out: args.out,
+        prefill: args.prefill.unwrap_or(if args.minutes >= 5.0 { 30_000 } else { 0 }),
     };
     if soak::run(&options)? {
         Ok(ExitCode::SUCCESS)

@@ -1,7 +1,8 @@
 //! `a2a-bench soak`: a long run of mixed load that judges leaks, not speed.
 //!
 //! Starts the reference server (SQLite store in a fresh data directory, `--push-allow
-//! 127.0.0.0/8`, `--metrics-listen`), then for `--minutes` starts `--rate` operations per second,
+//! 127.0.0.0/8`, `--metrics-listen`), creates `--prefill` echo tasks (so the store's bounded page
+//! caches are full before anything is judged), then for `--minutes` starts `--rate` operations per second,
 //! cycling through the kinds of [`Op`] and the three bindings (every kind meets every binding).
 //! Every few seconds it samples the server's resident memory and open file descriptors (`/proc`)
 //! and, from its metrics, the active executions, open streams and live task runtimes. After the
@@ -63,6 +64,9 @@ pub(crate) struct SoakOptions {
     pub(crate) sample_every: Option<Duration>,
     /// The JSON report.
     pub(crate) out: PathBuf,
+    /// Echo tasks created before the load (not sampled): they fill the store's page caches, which
+    /// would otherwise grow through the run (`docs/operations.md`, "Soak").
+    pub(crate) prefill: usize,
 }
 
 /// The kinds of operation of the mix, in the order the load cycles through them.
@@ -84,6 +88,8 @@ enum Op {
     Cancel,
     /// A SendStreamingMessage whose client goes away after two events (the task completes).
     DropStream,
+    /// An echo task of the pre-fill, before the load.
+    Prefill,
 }
 
 const MIX: [Op; 8] =
@@ -99,6 +105,7 @@ impl Op {
             Op::Get => "send+get",
             Op::Cancel => "cancel",
             Op::DropStream => "dropped stream",
+            Op::Prefill => "prefill (echo)",
         }
     }
 }
@@ -153,6 +160,7 @@ struct Report {
     rate: f64,
     sample_every_s: f64,
     warmup_s: f64,
+    prefill: usize,
     server_bin: String,
     operations: BTreeMap<String, Outcomes>,
     /// The first errors, as `op over binding: message`.
@@ -262,6 +270,12 @@ pub(crate) fn run(options: &SoakOptions) -> anyhow::Result<bool> {
             .map(|binding| Ok((binding, endpoints.client(binding)?)))
             .collect::<anyhow::Result<_>>()?;
 
+        if options.prefill > 0 {
+            eprintln!("a2a-bench soak: pre-filling the store with {} echo tasks", options.prefill);
+            prefill(&clients, &shared, options.prefill).await;
+            shared.finished.store(0, Ordering::Relaxed);
+        }
+
         let started = Instant::now();
         let samples = Arc::new(Mutex::new(Vec::new()));
         let sampler = {
@@ -337,6 +351,7 @@ pub(crate) fn run(options: &SoakOptions) -> anyhow::Result<bool> {
             rate: options.rate,
             sample_every_s: sample_every.as_secs_f64(),
             warmup_s: warmup.as_secs_f64(),
+            prefill: options.prefill,
             server_bin: options.server_bin.display().to_string(),
             operations: shared.outcomes.lock().expect("outcomes lock").clone(),
             errors: shared.errors.lock().expect("errors lock").clone(),
@@ -361,6 +376,25 @@ pub(crate) fn run(options: &SoakOptions) -> anyhow::Result<bool> {
     Ok(report.passed)
 }
 
+/// Creates `tasks` echo tasks, 16 at a time, over every binding in turn.
+async fn prefill(clients: &[(Binding, Arc<dyn A2aService>)], shared: &Arc<Shared>, tasks: usize) {
+    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut workers = tokio::task::JoinSet::new();
+    for worker in 0..16 {
+        let (binding, client) = clients[worker % clients.len()].clone();
+        let (shared, next) = (Arc::clone(shared), Arc::clone(&next));
+        workers.spawn(async move {
+            while next.fetch_add(1, Ordering::Relaxed) < tasks {
+                let outcome = tokio::time::timeout(OP_TIMEOUT, one(Op::Prefill, &*client, &shared))
+                    .await
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("no answer within {OP_TIMEOUT:?}")));
+                shared.record(Op::Prefill, binding, outcome);
+            }
+        });
+    }
+    while workers.join_next().await.is_some() {}
+}
+
 /// One operation of kind `op`, with its checks.
 async fn one(op: Op, client: &dyn A2aService, shared: &Shared) -> anyhow::Result<()> {
     let ctx = CallContext::v1();
@@ -369,7 +403,7 @@ async fn one(op: Op, client: &dyn A2aService, shared: &Shared) -> anyhow::Result
         Ok(())
     };
     match op {
-        Op::Send => client::echo(client, "soak").await.map(drop).map_err(anyhow::Error::msg),
+        Op::Send | Op::Prefill => client::echo(client, "soak").await.map(drop).map_err(anyhow::Error::msg),
         Op::Get => {
             let task = client::echo(client, "soak").await.map_err(anyhow::Error::msg)?;
             let read =
@@ -565,8 +599,8 @@ fn tables(report: &Report) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "\nsoak: {} min at {}/s, a sample every {:.1} s, warm-up {:.0} s",
-        report.minutes, report.rate, report.sample_every_s, report.warmup_s
+        "\nsoak: {} min at {}/s after {} pre-filled tasks, a sample every {:.1} s, warm-up {:.0} s",
+        report.minutes, report.rate, report.prefill, report.sample_every_s, report.warmup_s
     );
     let _ =
         writeln!(out, "\n| t (s) | RSS (MiB) | fds | executions | streams | task runtimes | operations |");
@@ -650,6 +684,7 @@ mod tests {
             rate: 1.0,
             sample_every_s: 1.0,
             warmup_s: 10.0,
+            prefill: 0,
             server_bin: String::new(),
             operations: BTreeMap::from([("send over jsonrpc".into(), Outcomes { ok: 5, errors: 0 })]),
             errors: Vec::new(),
