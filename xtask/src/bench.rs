@@ -151,7 +151,7 @@ fn build_a2a_rs(dir: &Path) -> anyhow::Result<PathBuf> {
 
 /// Cargo's target directory: `CARGO_TARGET_DIR` if set, else what `cargo metadata` reports (which
 /// also honours `build.target-dir` in a config file).
-fn target_dir() -> anyhow::Result<PathBuf> {
+pub(crate) fn target_dir() -> anyhow::Result<PathBuf> {
     if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR").filter(|d| !d.is_empty()) {
         return Ok(absolute(Path::new(&dir)));
     }

@@ -12,6 +12,8 @@
 //! - `stubs`: gRPC clients generated from `proto/` in other languages against the
 //!   reference server (see `docs/grpc-stubs.md`).
 //! - `bench [--quick] [--url URL]`: the benchmark harness (`crates/a2a-bench`).
+//! - `soak [--minutes N] [--rate R] [--debug]`: a long mixed load judging leaks and errors
+//!   (`crates/a2a-bench/src/soak.rs`, results in `docs/operations.md`).
 //! - `fuzz [--seconds N] [--target NAME]`: builds the `cargo fuzz` targets and runs each for N s
 //!   (see `docs/fuzzing.md`).
 //! - `ci`: the same checks `.ci/run` performs, for running locally.
@@ -21,6 +23,7 @@ mod codegen;
 mod conformance;
 mod fuzz;
 mod interop;
+mod soak;
 mod stubs;
 
 use std::path::PathBuf;
@@ -35,11 +38,12 @@ fn main() -> ExitCode {
         Some("interop") => interop::run(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
+        Some("soak") => soak::run(&args[1..]),
         Some("stubs") => stubs::run(&args[1..]),
         Some("ci") => ci(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <codegen [--check] | test | conformance | interop | stubs | bench | fuzz | ci>"
+                "usage: cargo xtask <codegen [--check] | test | conformance | interop | stubs | bench | soak | fuzz | ci>"
             );
             return ExitCode::from(2);
         }

@@ -7,6 +7,9 @@
 //!   reference server (`--server-bin`) itself, as a separate process, so its memory and CPU time
 //!   can be read from `/proc`; `--url` with `--server-cmd` starts another server the same way.
 //!   Writes a JSON report (`--out`) and prints tables.
+//! - `a2a-bench soak --minutes N [--rate R]`: a long mixed load over the three bindings that
+//!   judges leaks (memory, file descriptors, executions, streams, task runtimes), errors and push
+//!   delivery, not speed (see [`soak`]).
 //! - `a2a-bench ceiling-http` / `ceiling-grpc`: the bare axum and bare tonic servers answering
 //!   with the bytes an A2A server sends (started by `run`; see [`ceiling`]).
 //!
@@ -24,6 +27,7 @@ mod push;
 mod report;
 mod run;
 mod send;
+mod soak;
 mod stats;
 mod store;
 mod stream;
@@ -55,6 +59,9 @@ enum Command {
     CeilingHttp(CeilingArgs),
     /// The bare tonic ceiling (`lf.a2a.v1.A2AService/SendMessage` and `SendStreamingMessage`).
     CeilingGrpc(CeilingArgs),
+    /// A long mixed load against the reference server, judging leaks and errors (exit 1 when a
+    /// judgement fails).
+    Soak(SoakArgs),
     /// Sends an exact number of requests and exits: a driver for profiling a server (e.g. under
     /// `valgrind --tool=callgrind`, where instruction counts per request are stable).
     Drive(DriveArgs),
@@ -84,6 +91,30 @@ struct DriveArgs {
     /// The URL is a ceiling (JSON-RPC and REST at its root, or gRPC), which serves no agent card.
     #[arg(long)]
     ceiling: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct SoakArgs {
+    /// How long the load runs, in minutes (fractions allowed: 0.25 is a 15-second smoke run).
+    #[arg(long, default_value_t = 10.0)]
+    minutes: f64,
+    /// Operations started per second, cycling through send, stream, push, subscribe+cancel,
+    /// send+get, cancel and a dropped stream, and through the three bindings.
+    #[arg(long, default_value_t = 20.0)]
+    rate: f64,
+    /// Seconds between samples (default 5, less for runs shorter than 75 s: at least 15 samples).
+    #[arg(long)]
+    sample_secs: Option<f64>,
+    /// The reference server binary (default: `a2a-server` next to this executable).
+    #[arg(long)]
+    server_bin: Option<PathBuf>,
+    /// Where to write the JSON report (the server's log goes next to it, `soak-server.log`).
+    #[arg(long, default_value = "target/soak/report.json")]
+    out: PathBuf,
+    /// Echo tasks created before the load, so that SQLite's bounded page caches are full before
+    /// memory is judged (default: 30000 for runs of 5 minutes or more, else 0).
+    #[arg(long)]
+    prefill: Option<usize>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -248,6 +279,7 @@ fn main() -> ExitCode {
         Command::CeilingHttp(args) => serve_ceiling(args, "ceiling-http"),
         Command::CeilingGrpc(args) => serve_ceiling(args, "ceiling-grpc"),
         Command::Drive(args) => drive(args),
+        Command::Soak(args) => soak_run(args),
     };
     match result {
         Ok(code) => code,
@@ -273,6 +305,27 @@ fn run_harness(args: RunArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn soak_run(args: SoakArgs) -> anyhow::Result<ExitCode> {
+    let server_bin = match args.server_bin {
+        Some(path) => path,
+        None => process::this_exe()?.with_file_name(format!("a2a-server{}", std::env::consts::EXE_SUFFIX)),
+    };
+    let options = soak::SoakOptions {
+        server_bin,
+        minutes: args.minutes,
+        rate: args.rate,
+        sample_every: args.sample_secs.map(Duration::from_secs_f64),
+        out: args.out,
+        prefill: args.prefill.unwrap_or(if args.minutes >= 5.0 { 30_000 } else { 0 }),
+    };
+    if soak::run(&options)? {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!("a2a-bench soak: a judgement failed (see the table and the report)");
+        Ok(ExitCode::FAILURE)
+    }
 }
 
 fn serve_ceiling(args: CeilingArgs, kind: &str) -> anyhow::Result<ExitCode> {

@@ -1,7 +1,7 @@
 //! Server processes under test and what the kernel says about them: starting a server (optionally
 //! pinned to a core with `taskset`), reading the URL it prints, its resident memory (`VmRSS` of
-//! `/proc/PID/status`) and CPU time (`utime + stime` of `/proc/PID/stat`); pinning the harness's
-//! own threads.
+//! `/proc/PID/status`), CPU time (`utime + stime` of `/proc/PID/stat`) and open file descriptors
+//! (`/proc/PID/fd`); pinning the harness's own threads.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -58,6 +58,8 @@ pub(crate) struct ServerProcess {
     name: String,
     child: Child,
     url: String,
+    /// What it printed on stdout before its address (e.g. `metrics on http://...`).
+    banner: Vec<String>,
 }
 
 impl ServerProcess {
@@ -80,12 +82,14 @@ impl ServerProcess {
             .with_context(|| format!("starting {}", program.display()))?;
         let stdout = child.stdout.take().expect("stdout is piped");
         let mut lines = BufReader::new(stdout).lines();
+        let mut banner = Vec::new();
         let url = loop {
             match lines.next() {
                 Some(Ok(line)) => {
                     if let Some(at) = line.find("listening on ") {
                         break line[at + "listening on ".len()..].trim().to_owned();
                     }
+                    banner.push(line);
                 }
                 Some(Err(error)) => bail!("reading the output of {name}: {error}"),
                 None => {
@@ -97,7 +101,7 @@ impl ServerProcess {
         };
         // Keep draining stdout so the server never blocks on a full pipe.
         std::thread::spawn(move || lines.for_each(drop));
-        Ok(ServerProcess { name: name.to_owned(), child, url })
+        Ok(ServerProcess { name: name.to_owned(), child, url, banner })
     }
 
     /// Starts `argv` (another A2A server, e.g. a peer SDK's example), which serves `url`, and
@@ -118,7 +122,8 @@ impl ServerProcess {
             .stderr(Stdio::from(log_file))
             .spawn()
             .with_context(|| format!("starting {program}"))?;
-        let mut server = ServerProcess { name: name.to_owned(), child, url: url.to_owned() };
+        let mut server =
+            ServerProcess { name: name.to_owned(), child, url: url.to_owned(), banner: Vec::new() };
         let address = socket_address(url)?;
         let deadline = std::time::Instant::now() + READY_TIMEOUT;
         loop {
@@ -138,6 +143,16 @@ impl ServerProcess {
     /// The base URL it printed, e.g. `http://127.0.0.1:40123`.
     pub(crate) fn url(&self) -> &str {
         &self.url
+    }
+
+    /// The lines it printed on stdout before its address (none for [`start_serving`](Self::start_serving)).
+    pub(crate) fn banner(&self) -> &[String] {
+        &self.banner
+    }
+
+    /// Whether it is still running.
+    pub(crate) fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
     }
 
     /// Its process id (with `taskset`, the same process: taskset execs the server).
@@ -187,6 +202,11 @@ pub(crate) fn rss_bytes(pid: u32) -> anyhow::Result<u64> {
     let line = status.lines().find(|l| l.starts_with("VmRSS:")).context("no VmRSS line")?;
     let kib: u64 = line.split_whitespace().nth(1).context("malformed VmRSS")?.parse()?;
     Ok(kib * 1024)
+}
+
+/// How many file descriptors process `pid` has open (the entries of `/proc/PID/fd`).
+pub(crate) fn open_fds(pid: u32) -> anyhow::Result<usize> {
+    Ok(std::fs::read_dir(format!("/proc/{pid}/fd"))?.count())
 }
 
 /// CPU time (user + system, all threads) process `pid` has used so far.
@@ -317,6 +337,9 @@ mod tests {
     fn own_rss_and_cpu_time_are_readable_from_proc() {
         let pid = std::process::id();
         assert!(rss_bytes(pid).unwrap() > 0);
+        // Other tests of this process open and close files meanwhile: stdin, stdout and stderr
+        // at least.
+        assert!(open_fds(pid).unwrap() >= 3);
         let spin = std::time::Instant::now();
         while spin.elapsed() < Duration::from_millis(30) {
             std::hint::black_box(0u64);

@@ -50,12 +50,15 @@ pub(crate) struct PushResult {
 }
 
 /// A receiver answering 200 to every POST, counting them.
-struct Fast {
-    url: String,
-    received: Arc<AtomicU64>,
+pub(crate) struct Fast {
+    /// `http://127.0.0.1:PORT/hook`.
+    pub(crate) url: String,
+    /// POSTs received so far.
+    pub(crate) received: Arc<AtomicU64>,
 }
 
-async fn fast_receiver() -> anyhow::Result<Fast> {
+/// Starts a [`Fast`] receiver on loopback, in the current runtime.
+pub(crate) async fn fast_receiver() -> anyhow::Result<Fast> {
     let received = Arc::new(AtomicU64::new(0));
     let counter = Arc::clone(&received);
     let app = axum::Router::new().route(
@@ -87,7 +90,8 @@ async fn stalled_receiver() -> anyhow::Result<String> {
     Ok(url)
 }
 
-fn with_webhook(text: &str, url: Option<&str>) -> SendMessageRequest {
+/// A SendMessage of `text` with a push config to `url`, if any.
+pub(crate) fn with_webhook(text: &str, url: Option<&str>) -> SendMessageRequest {
     let mut request = send_request(text);
     if let Some(url) = url {
         request.configuration = Some(SendMessageConfiguration {

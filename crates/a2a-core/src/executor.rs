@@ -47,6 +47,10 @@ pub trait AgentExecutor: Send + Sync + 'static {
     ///
     /// A blocking SendMessage returns when the task reaches a terminal or interrupted state, or
     /// when `execute` has returned and every clone of `updater` is dropped; a stream ends then too.
+    ///
+    /// Once the task is canceled (`ctx.cancellation` fires), `execute` should return soon: past
+    /// [`CANCEL_GRACE`](crate::handler::CANCEL_GRACE) the handler drops its future (it is not
+    /// polled again; what it published is kept) and logs a warning.
     async fn execute(&self, ctx: RequestContext, updater: TaskUpdater) -> Result<()>;
 
     /// Called by CancelTask on a non-terminal task, after `ctx.cancellation` of any running
@@ -107,7 +111,8 @@ pub struct RequestContext {
     pub tenant: String,
     /// The caller's principal and service parameters (e.g. the `A2A-Extensions` in use).
     pub call: CallContext,
-    /// Fires when the task is canceled: stop working and return.
+    /// Fires when the task is canceled: stop working and return (within
+    /// [`CANCEL_GRACE`](crate::handler::CANCEL_GRACE), or the execution is dropped).
     pub cancellation: CancellationToken,
 }
 
@@ -190,6 +195,12 @@ impl TaskUpdater {
             Err(Error::InvalidAgentResponse { reason }) if self.is_cancelled() => {
                 tracing::debug!(task_id = %self.task_id(), %reason, "an update after the task was canceled was dropped");
                 Ok(())
+            }
+            Err(Error::InvalidAgentResponse { reason }) => {
+                // A bug of the agent (e.g. an update after the task ended): refused before it is
+                // stored, and logged here, whether or not the agent reports the error.
+                tracing::warn!(task_id = %self.task_id(), %reason, "the agent's update was refused");
+                Err(Error::InvalidAgentResponse { reason })
             }
             other => other,
         }

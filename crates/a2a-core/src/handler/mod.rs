@@ -235,6 +235,13 @@ impl DefaultRequestHandler {
         self.inner.push.as_ref().map(|push| push.stats())
     }
 
+    /// Task runtimes alive now: tasks with an execution running or a subscriber listening
+    /// (a runtime lives exactly as long as one of them holds it). A figure for leak checks:
+    /// once every execution has ended and every stream is closed it returns to 0.
+    pub fn live_tasks(&self) -> usize {
+        self.inner.registry.live().len()
+    }
+
     /// The public agent card this handler validates capabilities against.
     pub fn agent_card(&self) -> &AgentCard {
         &self.inner.card
@@ -283,6 +290,11 @@ impl DefaultRequestHandler {
         &self.inner.versions
     }
 }
+
+/// How long an execution may go on after its task was canceled (the agent's
+/// `updater.cancelled()` fired) before the handler drops it: an agent that ignores cancellation
+/// must not hold its task's runtime forever.
+pub const CANCEL_GRACE: Duration = Duration::from_secs(10);
 
 /// How long a replica whose execution was canceled from another one waits for the CANCELED
 /// state before its execution's streams may end without it.
@@ -482,9 +494,27 @@ impl Inner {
         let span = crate::trace::span_for_spawn();
         tokio::spawn(Box::pin(tracing::Instrument::instrument(
             async move {
-                let outcome = runtime
-                    .run_execution(AssertUnwindSafe(executor.execute(ctx, updater)).catch_unwind())
-                    .await;
+                let execution =
+                    runtime.run_execution(AssertUnwindSafe(executor.execute(ctx, updater)).catch_unwind());
+                // An agent that ignores its cancellation would hold the task's runtime (and
+                // whatever the agent holds) forever: past the grace period, its execution is
+                // dropped.
+                let abandoned = async {
+                    runtime.cancellation.cancelled().await;
+                    tokio::time::sleep(CANCEL_GRACE).await;
+                };
+                let outcome = tokio::select! {
+                    outcome = execution => outcome,
+                    () = abandoned => {
+                        tracing::warn!(
+                            task_id = %runtime.task_id,
+                            grace = ?CANCEL_GRACE,
+                            "the agent did not stop within the grace period after its task was canceled: \
+                             its execution is dropped"
+                        );
+                        Ok(Err(Error::internal("the agent did not stop after its task was canceled")))
+                    }
+                };
                 let outcome = outcome.unwrap_or_else(|panic| {
                     let reason = panic
                         .downcast_ref::<&str>()

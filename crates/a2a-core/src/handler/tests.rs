@@ -43,6 +43,12 @@ impl AgentExecutor for Scripted {
                 updater.cancelled().await;
                 Ok(())
             }
+            "deaf" => {
+                // Never looks at its cancellation.
+                updater.start_work(None).await?;
+                updater.flush().await?;
+                std::future::pending().await
+            }
             "chunks" => {
                 let n: usize = words.next().and_then(|w| w.parse().ok()).unwrap_or(10);
                 updater.start_work(None).await?;
@@ -485,6 +491,22 @@ async fn cancel_stops_a_working_task_and_is_idempotent() {
     let cancel = CancelTaskRequest { id: task.id.clone(), ..Default::default() };
     assert_eq!(h.cancel_task(&ctx(), cancel.clone()).await.unwrap().state(), TaskState::Canceled);
     assert_eq!(h.cancel_task(&ctx(), cancel).await.unwrap().state(), TaskState::Canceled, "spec 3.3.1");
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_execution_that_ignores_its_cancel_is_dropped_after_the_grace() {
+    let h = handler();
+    let mut request = send("deaf");
+    request.configuration = Some(SendMessageConfiguration { return_immediately: true, ..Default::default() });
+    let task = send_task(&h, request).await;
+    let cancel = CancelTaskRequest { id: task.id.clone(), ..Default::default() };
+    assert_eq!(h.cancel_task(&ctx(), cancel).await.unwrap().state(), TaskState::Canceled, "spec 3.1.5");
+    tokio::time::sleep(CANCEL_GRACE / 2).await;
+    assert_eq!(h.live_tasks(), 1, "within the grace, the execution may still stop by itself");
+    tokio::time::sleep(CANCEL_GRACE).await;
+    assert_eq!(h.live_tasks(), 0, "past it, the execution and its task runtime are gone");
+    let stored = h.get_task(&ctx(), GetTaskRequest { id: task.id, ..Default::default() }).await.unwrap();
+    assert_eq!(stored.state(), TaskState::Canceled);
 }
 
 #[tokio::test]

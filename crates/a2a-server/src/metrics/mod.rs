@@ -433,6 +433,12 @@ impl Metrics {
         self.counters.execution(kind).load(Ordering::Relaxed)
     }
 
+    /// Task runtimes alive now in the default handler (an execution running or a stream
+    /// subscribed; see `DefaultRequestHandler::live_tasks`); `None` with a service of the user's own.
+    pub fn live_tasks(&self) -> Option<usize> {
+        self.counters.handler.read().unwrap_or_else(|e| e.into_inner()).as_ref().map(|h| h.live_tasks())
+    }
+
     /// Store calls of `operation` so far (timed in the store latency histogram).
     pub fn store_operations(&self, operation: StoreOperation) -> u64 {
         self.counters.store[operation as usize].count()
@@ -543,6 +549,17 @@ impl Collector for Metrics {
                 let value = c.execution(kind).load(Ordering::Relaxed);
                 family.encode_family(&[("kind", kind.as_str())])?.encode_gauge(&value)?;
             }
+        }
+        if let Some(live) = self.live_tasks() {
+            encoder
+                .encode_descriptor(
+                    "a2a_live_tasks",
+                    "Task runtimes alive now: tasks with an execution running or a stream subscribed \
+                     (0 once every execution has ended and every stream is closed: a steady climb is a leak).",
+                    None,
+                    MetricType::Gauge,
+                )?
+                .encode_gauge(&(live as i64))?;
         }
         let subscribers = a2a_core::stats::subscriber_stats();
         encoder
