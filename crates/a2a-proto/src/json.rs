@@ -426,6 +426,18 @@ mod tests {
         assert_eq!(StreamResponse::decode(event.encode_to_vec().as_slice()).unwrap(), event);
     }
 
+    /// Found by the `protojson` fuzz target: a number with more digits than a double holds was
+    /// read one ulp off (-122.4777777777778), written, and read back as another double
+    /// (-122.47777777777779). Numbers are read exactly (`float_roundtrip`).
+    #[test]
+    fn numbers_read_exactly_survive_a_round_trip() {
+        let json = br#"{"metadata":{"location":{"longitude":-122.477777777777777777777777777777777777777777777777777749,"latitude":37.77}}}"#;
+        let request: crate::v1::SendMessageRequest = from_slice(json).unwrap();
+        let written = to_vec(&request).unwrap();
+        let again: crate::v1::SendMessageRequest = from_slice(&written).unwrap();
+        assert_eq!(again, request, "{}", String::from_utf8_lossy(&written));
+    }
+
     #[test]
     fn json_nested_deeper_than_max_depth_is_a_data_error() {
         let deep = nested_request(MAX_DEPTH - 2);
