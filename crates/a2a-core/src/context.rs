@@ -245,16 +245,66 @@ impl std::fmt::Display for ProtocolVersion {
 
 /// An authenticated caller, as established by the server's authentication layer (spec 7.4).
 /// Tasks are scoped to the principal that created them (spec 13.1).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+///
+/// Besides its id, a principal says which of the agent card's security schemes its request
+/// proved ([`schemes`](Self::schemes), with the scopes each granted) and which it presented
+/// and had refused ([`refused`](Self::refused)), so that each agent a server hosts (its
+/// tenants, each with its own card) enforces exactly the requirements its own card declares
+/// (`a2a_core::security`). A principal that names no scheme at all (an authenticator of your
+/// own that does not say) satisfies every requirement, as before schemes were recorded.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Principal {
     /// A stable identifier (user id, client id, key id).
     pub id: String,
+    /// The security schemes (names in the card's `securitySchemes`) whose credentials this
+    /// request proved, with the scopes each granted.
+    pub schemes: Vec<GrantedScheme>,
+    /// The security schemes whose credentials this request presented and had refused: an agent
+    /// declaring one of them refuses the request, whatever else it proved.
+    pub refused: Vec<String>,
+}
+
+/// A security scheme a request's credentials proved, with the scopes they grant (OAuth 2 and
+/// OpenID Connect access tokens; empty for API keys, Basic and mutual TLS).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct GrantedScheme {
+    /// The scheme's name in the card's `securitySchemes`.
+    pub name: String,
+    /// The scopes granted.
+    pub scopes: Vec<String>,
 }
 
 impl Principal {
-    /// A principal with this id.
+    /// A principal with this id, naming no scheme.
     pub fn new(id: impl Into<String>) -> Self {
-        Principal { id: id.into() }
+        Principal { id: id.into(), schemes: Vec::new(), refused: Vec::new() }
+    }
+
+    /// This principal, having proved the scheme `name` with these granted `scopes`.
+    #[must_use]
+    pub fn with_scheme(
+        mut self,
+        name: impl Into<String>,
+        scopes: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        let name = name.into();
+        let scopes: Vec<String> = scopes.into_iter().map(Into::into).collect();
+        match self.schemes.iter_mut().find(|s| s.name == name) {
+            Some(granted) => {
+                for scope in scopes {
+                    if !granted.scopes.contains(&scope) {
+                        granted.scopes.push(scope);
+                    }
+                }
+            }
+            None => self.schemes.push(GrantedScheme { name, scopes }),
+        }
+        self
+    }
+
+    /// Whether this principal proved the scheme `name`.
+    pub fn proved(&self, name: &str) -> Option<&GrantedScheme> {
+        self.schemes.iter().find(|s| s.name == name)
     }
 }
 

@@ -21,7 +21,7 @@ pub mod operation;
 pub mod service;
 
 pub use binding::Binding;
-pub use context::{CallContext, Principal, ProtocolVersion, ServiceParams};
+pub use context::{CallContext, GrantedScheme, Principal, ProtocolVersion, ServiceParams};
 pub use error::{Error, Result};
 pub use operation::Operation;
 pub use service::{A2aService, EventStream};
@@ -30,6 +30,7 @@ pub mod executor;
 pub mod handler;
 pub mod lifecycle;
 pub mod push;
+pub mod security;
 pub mod stats;
 pub mod store;
 pub mod trace;

@@ -77,6 +77,23 @@ pub fn signed_router(
     form: CardForm,
     signer: Option<&CardSigner>,
 ) -> Result<Router, a2a_card_sign::Error> {
+    signed_router_at(AGENT_CARD_PATH, card, form, signer)
+}
+
+/// Where the card of the agent served at `tenant` is: `/{tenant}/.well-known/agent-card.json`
+/// (the well-known path under the tenant's segment, where the official Java SDK's client looks
+/// for it; `docs/decisions.md`).
+pub fn tenant_card_path(tenant: &str) -> String {
+    format!("/{tenant}{AGENT_CARD_PATH}")
+}
+
+/// [`signed_router`] serving the card at `path` instead of [`AGENT_CARD_PATH`].
+pub fn signed_router_at(
+    path: &str,
+    card: &AgentCard,
+    form: CardForm,
+    signer: Option<&CardSigner>,
+) -> Result<Router, a2a_card_sign::Error> {
     let body = Bytes::from(document(card, form, signer)?);
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     body.hash(&mut hasher);
@@ -86,8 +103,7 @@ pub fn signed_router(
     let since_epoch = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     let modified = std::time::UNIX_EPOCH + std::time::Duration::from_secs(since_epoch.as_secs());
     let served = std::sync::Arc::new(Served { body, etag, modified });
-    Ok(Router::new()
-        .route(AGENT_CARD_PATH, get(move |headers: HeaderMap| std::future::ready(serve(&headers, &served)))))
+    Ok(Router::new().route(path, get(move |headers: HeaderMap| std::future::ready(serve(&headers, &served)))))
 }
 
 /// The card document served for `form`, signed by `signer` if given.

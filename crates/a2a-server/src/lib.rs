@@ -79,7 +79,8 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
-pub use card::{interfaces, interfaces_of, CardForm, AGENT_CARD_PATH};
+pub use a2a_core::handler::TenantAgent;
+pub use card::{interfaces, interfaces_of, tenant_card_path, CardForm, AGENT_CARD_PATH};
 pub use limits::Limits;
 pub use metrics::Metrics;
 pub use push_http::HttpPushTransport;
@@ -101,6 +102,8 @@ impl Server {
 pub struct ServerBuilder {
     card: Option<AgentCard>,
     extended_card: Option<AgentCard>,
+    extended_card_for: Option<Arc<a2a_core::handler::ExtendedCardFn>>,
+    tenants: Vec<(String, TenantAgent)>,
     executor: Option<Arc<dyn AgentExecutor>>,
     tasks: Option<Arc<dyn TaskStore>>,
     push_configs: Option<Arc<dyn PushConfigStore>>,
@@ -151,6 +154,36 @@ impl ServerBuilder {
     /// The extended card for authenticated callers (spec 3.1.11).
     pub fn extended_agent_card(mut self, card: AgentCard) -> Self {
         self.extended_card = Some(card);
+        self.extended_card_for = None;
+        self
+    }
+
+    /// The extended card computed per caller (spec 3.1.11: what an authenticated caller sees
+    /// may differ by principal); `None` answers `ExtendedAgentCardNotConfigured`. Signed like
+    /// the static one when the card is ([`sign_card`](Self::sign_card)); a card without
+    /// interfaces gets the public card's.
+    pub fn extended_agent_card_for(
+        mut self,
+        compute: impl Fn(Option<&a2a_core::Principal>) -> Option<AgentCard> + Send + Sync + 'static,
+    ) -> Self {
+        self.extended_card_for = Some(Arc::new(compute));
+        self.extended_card = None;
+        self
+    }
+
+    /// Serves another agent at `tenant` (spec 4.4.1 `AgentInterface.tenant`), with its own card,
+    /// executor, security and extended card, on the same ports and stores as the main agent
+    /// (`a2a_core::handler::HandlerBuilder::tenant` says how requests are routed; `docs/tenants.md`).
+    /// Its card is served at [`tenant_card_path`] (`/{tenant}/.well-known/agent-card.json`),
+    /// 1.0 only (A2A 0.3 has no tenants), signed like the main card; when it lists no
+    /// interfaces it gets the main card's 1.0 interfaces with `tenant` set. Security: the
+    /// server's authentication [`layer`](Self::layer)s identify callers for every agent, and
+    /// each agent admits exactly the schemes its own card requires (`docs/security.md`). Needs
+    /// an [`executor`](Self::executor) (not a [`service`](Self::service)) for the main agent.
+    pub fn tenant(mut self, tenant: impl Into<String>, agent: TenantAgent) -> Self {
+        let tenant = tenant.into();
+        self.tenants.retain(|(name, _)| *name != tenant);
+        self.tenants.push((tenant, agent));
         self
     }
 
@@ -450,6 +483,40 @@ impl ServerBuilder {
         if self.card_form == CardForm::Union {
             card = a2a_v03::with_v03_interfaces(&card);
         }
+        if self.service.is_some() && !self.tenants.is_empty() {
+            return Err(invalid("tenant agents need the default handler: give an executor, not a service"));
+        }
+        // Each tenant's card: the main card's 1.0 interfaces with its tenant, unless it lists its own.
+        let main_interfaces: Vec<_> = card
+            .supported_interfaces
+            .iter()
+            .filter(|i| i.protocol_version == "1.0" && i.tenant.is_empty())
+            .cloned()
+            .collect();
+        for (name, agent) in &mut self.tenants {
+            a2a_core::handler::validate_tenant_name(name).map_err(|e| invalid(&e.to_string()))?;
+            let tenant_card = agent.card_mut();
+            if tenant_card.supported_interfaces.is_empty() {
+                tenant_card.supported_interfaces = main_interfaces
+                    .iter()
+                    .map(|interface| a2a_proto::v1::AgentInterface {
+                        tenant: name.clone(),
+                        ..interface.clone()
+                    })
+                    .collect();
+            }
+        }
+        let mut card_router = card::signed_router(&card, self.card_form, self.card_signer.as_deref())
+            .map_err(|e| {
+                std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("signing the agent card: {e}"))
+            })?;
+        for (name, agent) in &self.tenants {
+            let path = card::tenant_card_path(name);
+            let router =
+                card::signed_router_at(&path, agent.card(), CardForm::V1, self.card_signer.as_deref())
+                    .map_err(|e| invalid(&format!("signing the card of tenant {name}: {e}")))?;
+            card_router = card_router.merge(router);
+        }
         let (handler, service, store): (Option<DefaultRequestHandler>, Arc<dyn A2aService>, _) =
             match executor {
                 Some(executor) => {
@@ -501,10 +568,6 @@ impl ServerBuilder {
             )
         };
         let jsonrpc_on_main = on_main(Binding::JsonRpc).then_some(jsonrpc_path.as_str());
-        let card_router =
-            card::signed_router(&card, self.card_form, self.card_signer.as_deref()).map_err(|e| {
-                std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("signing the agent card: {e}"))
-            })?;
         let main = wrap(
             app(
                 &metered,
@@ -573,23 +636,32 @@ impl ServerBuilder {
                 handler = handler.push_timeout(timeout);
             }
         }
-        if let Some(mut extended) = self.extended_card.take() {
-            // spec 3.1.11: the extended card is a complete card; 4.4.1 requires its interfaces.
-            if extended.supported_interfaces.is_empty() {
-                extended.supported_interfaces.clone_from(&card.supported_interfaces);
-            }
+        if let Some(extended) = self.extended_card.take() {
+            // spec 3.1.11: the extended card is a complete card; 4.4.1 requires its interfaces
+            // (the handler gives it the public card's when it lists none).
             if let Some(signer) = &self.card_signer {
-                // Served as ProtoJSON by each binding; a verifier reconstructs the REQUIRED
-                // fields pbjson leaves out at their default (a2a_card_sign::verify).
-                let signature = signer.signature(&a2a_card_sign::card_json(&extended)).map_err(|e| {
-                    std::io::Error::new(
-                        std::io::ErrorKind::InvalidInput,
-                        format!("signing the extended card: {e}"),
-                    )
-                })?;
-                extended.signatures.push(signature);
+                // Signed once, here, so that a card that cannot be signed fails at startup.
+                sign_extended(signer, &complete(extended.clone(), card))
+                    .map_err(|e| invalid(&format!("signing the extended card: {e}")))?;
             }
             handler = handler.extended_agent_card(extended);
+        }
+        if let Some(compute) = self.extended_card_for.take() {
+            handler = handler.extended_agent_card_for(move |principal| compute(principal));
+        }
+        if let Some(signer) = self.card_signer.clone() {
+            // Every extended card, of every agent, is signed as it is returned.
+            handler = handler.finish_extended_cards(Arc::new(move |extended| {
+                sign_extended(&signer, &extended)
+                    .map_err(|e| a2a_core::Error::internal(format!("signing the extended card: {e}")))
+            }));
+        }
+        for (name, agent) in std::mem::take(&mut self.tenants) {
+            let counted = metrics.clone();
+            handler = handler.tenant(
+                name,
+                agent.map_executor(|executor| Arc::new(metrics::CountedExecutor::new(executor, &counted))),
+            );
         }
         let tasks =
             self.tasks.take().unwrap_or_else(|| Arc::new(a2a_core::store::compact::CompactTaskStore::new()));
@@ -869,6 +941,26 @@ fn grpc_router(service: Arc<dyn A2aService>, max_message_bytes: usize) -> Router
     .prepare()
     .into_axum_router()
     .layer(panic::grpc_layer())
+}
+
+/// `card` with the public card's interfaces when it lists none (spec 4.4.1).
+fn complete(mut extended: AgentCard, public: &AgentCard) -> AgentCard {
+    if extended.supported_interfaces.is_empty() {
+        extended.supported_interfaces.clone_from(&public.supported_interfaces);
+    }
+    extended
+}
+
+/// `extended` with `signer`'s signature appended. It is served as ProtoJSON by each binding; a
+/// verifier reconstructs the REQUIRED fields pbjson leaves out at their default
+/// (`a2a_card_sign::verify`).
+fn sign_extended(
+    signer: &a2a_card_sign::CardSigner,
+    extended: &AgentCard,
+) -> Result<AgentCard, a2a_card_sign::Error> {
+    let mut signed = extended.clone();
+    signed.signatures.push(signer.signature(&a2a_card_sign::card_json(extended))?);
+    Ok(signed)
 }
 
 /// Completes on SIGINT (Ctrl-C) or, on Unix, SIGTERM.

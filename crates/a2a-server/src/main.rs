@@ -105,6 +105,23 @@ struct Args {
     #[arg(long, default_value = "X-API-Key", value_parser = clap::value_parser!(axum::http::HeaderName))]
     api_key_header: axum::http::HeaderName,
 
+    /// Serve another agent (the demo agent, under its own card) at this tenant (repeatable): its
+    /// card is at /NAME/.well-known/agent-card.json and its interfaces carry `tenant: NAME`; its
+    /// tasks are its own. It requires what the main agent requires, unless it has API keys of
+    /// its own (--tenant-api-key) (`docs/tenants.md`).
+    #[arg(long = "tenant", value_name = "NAME")]
+    tenants: Vec<String>,
+
+    /// An API key of one tenant's agent (repeatable): that agent then requires its own keys
+    /// (scheme `apiKey-NAME`, in the --api-key-header), and no other credential.
+    #[arg(long = "tenant-api-key", value_name = "NAME:KEY=PRINCIPAL", value_parser = parse_tenant_api_key)]
+    tenant_api_keys: Vec<(String, String, String)>,
+
+    /// With a JWT setting: a scope every token must grant (repeatable; from its `scope` or `scp`
+    /// claim). A valid token without it is refused with 403 / PERMISSION_DENIED.
+    #[arg(long, value_name = "SCOPE")]
+    jwt_required_scope: Vec<String>,
+
     /// Require a Bearer JWT signed with this key on every operation (alternative to the other
     /// authenticators): a PEM public key file (RSA, EC or Ed25519) or a file holding an HMAC
     /// secret of at least 32 bytes (a trailing newline is not part of it). The principal is the
@@ -173,6 +190,12 @@ struct Args {
     /// client may present none and authenticate otherwise).
     #[arg(long, requires = "tls_client_ca")]
     tls_client_cert_required: bool,
+
+    /// With --tls-client-ca: which name of the client certificate is the principal: `cn` (the
+    /// subject CN, the default), `san-uri` (e.g. a SPIFFE ID), `san-dns` or `san-email` (the first
+    /// subject alternative name of that kind); a certificate without one is refused.
+    #[arg(long, value_name = "KIND", default_value = "cn", requires = "tls_client_ca")]
+    tls_client_identity: a2a_server::auth::CertificateIdentity,
 
     /// Refuse `http` webhook URLs: push notifications go over TLS only.
     #[arg(long, env = "A2A_PUSH_HTTPS_ONLY")]
@@ -287,6 +310,14 @@ fn parse_api_key(value: &str) -> Result<(String, String), String> {
     }
 }
 
+fn parse_tenant_api_key(value: &str) -> Result<(String, String, String), String> {
+    let Some((tenant, key)) = value.split_once(':').filter(|(tenant, _)| !tenant.trim().is_empty()) else {
+        return Err(format!("{value:?}: use NAME:KEY=PRINCIPAL"));
+    };
+    let (key, principal) = parse_api_key(key)?;
+    Ok((tenant.trim().to_owned(), key, principal))
+}
+
 fn parse_algorithm(value: &str) -> Result<a2a_server::auth::JwtAlgorithm, String> {
     value
         .trim()
@@ -325,7 +356,7 @@ async fn jwt_of(args: &Args) -> anyhow::Result<Option<a2a_server::auth::Jwt>> {
     if !args.jwt_algorithms.is_empty() {
         jwt = jwt.algorithms(&args.jwt_algorithms)?;
     }
-    Ok(Some(jwt))
+    Ok(Some(jwt.required_scopes(args.jwt_required_scope.iter().cloned())))
 }
 
 fn parse_basic_user(value: &str) -> Result<(String, String), String> {
@@ -396,7 +427,7 @@ async fn main() -> anyhow::Result<()> {
         basic = basic.user(user, hash).context("--basic-user")?;
     }
     let client_certificates = args.tls_client_ca.is_some().then(|| {
-        let certificates = a2a_server::auth::ClientCertificates::new();
+        let certificates = a2a_server::auth::ClientCertificates::new().identity(args.tls_client_identity);
         certificates.declare_in(&mut card);
         certificates.declare_in(&mut extended_card);
         certificates
@@ -414,6 +445,7 @@ async fn main() -> anyhow::Result<()> {
         jwt.declare_in(&mut card);
         jwt.declare_in(&mut extended_card);
     }
+    let (tenants, tenant_keys) = tenants_of(&args, &card, &extended_card)?;
     let mut builder = a2a_server::Server::builder()
         .agent_card(card)
         .extended_agent_card(extended_card)
@@ -460,6 +492,13 @@ async fn main() -> anyhow::Result<()> {
     if let Some(cluster) = stores.cluster {
         builder = builder.cluster(cluster);
     }
+    for (name, agent) in tenants {
+        println!("tenant {name}: card at {}", a2a_server::tenant_card_path(&name));
+        builder = builder.tenant(name, agent);
+    }
+    for keys in tenant_keys {
+        builder = builder.layer(keys.layer());
+    }
     if let Some(keys) = api_keys {
         println!("API keys required ({} principals, header {})", args.api_keys.len(), args.api_key_header);
         builder = builder.layer(keys.layer());
@@ -469,7 +508,7 @@ async fn main() -> anyhow::Result<()> {
         builder = builder.layer(jwt.layer());
     }
     if let Some(certificates) = client_certificates {
-        println!("TLS client certificates accepted (principal: the subject CN)");
+        println!("TLS client certificates accepted (principal: {:?})", args.tls_client_identity);
         builder = builder.layer(certificates.layer());
     }
     if let Some(basic) = basic {
@@ -539,6 +578,53 @@ async fn main() -> anyhow::Result<()> {
         provider.shutdown().context("exporting the last traces")?;
     }
     Ok(())
+}
+
+/// A tenant's name and agent.
+type Tenant = (String, a2a_server::TenantAgent);
+
+/// `--tenant` and `--tenant-api-key`: the tenants' agents (the demo agent, named after the
+/// tenant) and the API key authenticators of those with keys of their own. A tenant without
+/// keys of its own requires what the main `card` requires.
+fn tenants_of(
+    args: &Args,
+    card: &a2a_proto::v1::AgentCard,
+    extended: &a2a_proto::v1::AgentCard,
+) -> anyhow::Result<(Vec<Tenant>, Vec<a2a_server::auth::ApiKeys>)> {
+    if let Some((tenant, ..)) =
+        args.tenant_api_keys.iter().find(|(tenant, ..)| !args.tenants.contains(tenant))
+    {
+        anyhow::bail!("--tenant-api-key {tenant}:...: there is no --tenant {tenant}");
+    }
+    let (mut agents, mut authenticators) = (Vec::new(), Vec::new());
+    for name in &args.tenants {
+        let named = |card: &a2a_proto::v1::AgentCard| {
+            let mut card = card.clone();
+            card.name = format!("{} (tenant {name})", card.name);
+            card.supported_interfaces.clear();
+            card
+        };
+        let (mut card, mut extended) = (named(card), named(extended));
+        let own: Vec<_> = args.tenant_api_keys.iter().filter(|(tenant, ..)| tenant == name).collect();
+        if !own.is_empty() {
+            for card in [&mut card, &mut extended] {
+                card.security_schemes.clear();
+                card.security_requirements.clear();
+            }
+            let location = a2a_server::auth::KeyLocation::Header(args.api_key_header.clone());
+            let keys = own.iter().fold(
+                a2a_server::auth::ApiKeys::new(format!("apiKey-{name}"), location),
+                |keys, (_, key, who)| keys.key(key, who),
+            );
+            keys.declare_in(&mut card);
+            keys.declare_in(&mut extended);
+            authenticators.push(keys);
+        }
+        let agent =
+            a2a_server::TenantAgent::new(card, a2a_server::demo::DemoAgent).extended_agent_card(extended);
+        agents.push((name.clone(), agent));
+    }
+    Ok((agents, authenticators))
 }
 
 /// `--tls-cert`/`--tls-key`: SIGHUP reads both files again (a renewed certificate); on an error

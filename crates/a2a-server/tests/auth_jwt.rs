@@ -403,6 +403,53 @@ async fn a_good_token_is_its_subject_and_subjects_stay_apart() {
     server.shutdown().await.unwrap();
 }
 
+/// `Jwt::required_scopes`: the card's requirement lists the scopes, a token granting them (in
+/// `scope`, space-separated, or `scp`, a list) is admitted, and a valid token without them is
+/// PermissionDenied (HTTP 403, gRPC PERMISSION_DENIED): the caller is known, not allowed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_without_a_required_scope_is_permission_denied() {
+    let key = rsa_key("k1");
+    let idp = Idp::start(&[&key]).await;
+    let jwt = Jwt::jwks_url(&idp.jwks_url())
+        .unwrap()
+        .issuer(&idp.url)
+        .audience(AUDIENCE)
+        .required_scopes(["a2a:use"]);
+    let server = server(jwt).await;
+    let card: Value = reqwest::get(format!("{}/.well-known/agent-card.json", server.url()))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(card["securityRequirements"][0]["schemes"]["bearer"]["list"], json!(["a2a:use"]), "{card}");
+    let with = |extra: Value| {
+        let mut claims = claims("alice", &idp.url);
+        claims.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        bearer(&sign(&key, &claims))
+    };
+    for (binding, client) in clients(&server).await {
+        for granted in [json!({"scope": "openid a2a:use"}), json!({"scp": ["a2a:use"]})] {
+            task_of(client.as_ref(), &with(granted.clone()), "hello").await;
+        }
+        for lacking in [json!({}), json!({"scope": "openid a2a:read"}), json!({"scp": "a2a:used"})] {
+            match client.send_message(&with(lacking.clone()), send("hello")).await {
+                Err(Error::PermissionDenied { .. }) => {}
+                other => panic!("{binding}, {lacking}: PermissionDenied expected, got {other:?}"),
+            }
+        }
+    }
+    let response = reqwest::Client::new()
+        .get(format!("{}/tasks", server.url()))
+        .header("a2a-version", "1.0")
+        .header("authorization", format!("Bearer {}", sign(&key, &claims("alice", &idp.url))))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 403);
+    server.shutdown().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rotated_key_is_fetched_and_the_retired_one_refused() {
     let (old, new) = (rsa_key("2025"), rsa_key("2026"));

@@ -42,6 +42,36 @@ async fn the_card_signing_flags_sign_the_served_card_in_either_form() {
     }
 }
 
+/// A tenant's card (`--tenant`) is signed too, and so is every extended card
+/// (GetExtendedAgentCard), the main agent's and the tenant's, signed as it is returned.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tenant_cards_and_extended_cards_are_signed() {
+    use a2a_core::{A2aService, CallContext};
+    let public = std::fs::read(format!("{KEYS}eddsa.pub.pem")).unwrap();
+    let trusted = a2a_card_sign::TrustedKeys::new().with_pem(Some("2026-11"), &public).unwrap();
+    let server = ServerProcess::start([
+        "--store",
+        "memory",
+        "--tenant",
+        "acme",
+        "--card-signing-key",
+        &format!("{KEYS}eddsa.key.pem"),
+        "--card-signing-kid",
+        "2026-11",
+    ])
+    .await;
+    let tenant_card = served_card(&format!("{}/acme", server.url)).await;
+    a2a_card_sign::verify(&tenant_card, &trusted).unwrap();
+    let client = a2a_jsonrpc::JsonRpcClient::new(format!("{}/", server.url));
+    for tenant in ["", "acme"] {
+        let request = a2a_proto::v1::GetExtendedAgentCardRequest { tenant: tenant.into() };
+        let extended = client.get_extended_agent_card(&CallContext::v1(), request).await.unwrap();
+        assert!(extended.description.contains("extended"), "{tenant:?}: {}", extended.description);
+        let verified = a2a_card_sign::verify(&a2a_card_sign::card_json(&extended), &trusted).unwrap();
+        assert_eq!(verified.kid.as_deref(), Some("2026-11"), "{tenant:?}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_public_key_or_a_missing_kid_is_refused_at_startup() {
     let run = |args: Vec<String>| async move {

@@ -6,9 +6,11 @@
 //! extensions (3.3.4), then the capability the operation needs (3.3.4).
 //! Then it validates its request (5.7), scopes every task access to the caller (13.1), and runs.
 
+mod agents;
 mod limits;
 mod validate;
 
+pub use agents::{validate_tenant_name, CardFinisher, ExtendedCardFn, TenantAgent};
 pub use limits::ContentLimits;
 
 use std::panic::AssertUnwindSafe;
@@ -26,7 +28,7 @@ use async_trait::async_trait;
 use futures::{FutureExt, StreamExt};
 
 use crate::cluster::{Cluster, Note, Orphan};
-use crate::context::{CallContext, ProtocolVersion};
+use crate::context::{CallContext, Principal, ProtocolVersion};
 use crate::error::{Error, Result};
 use crate::execution::{Backends, Registry, Step, StreamMode, Subscription, TaskRuntime};
 use crate::executor::{AgentExecutor, RequestContext, TaskUpdater};
@@ -35,6 +37,7 @@ use crate::push::{DestinationPolicy, PushDispatcher, PushStats, PushTransport, R
 use crate::service::{A2aService, EventStream};
 use crate::store::memory::{InMemoryPushConfigStore, InMemoryTaskStore};
 use crate::store::{PushConfigStore, Scope, StoredTask, TaskQuery, TaskStore, TaskView};
+use agents::{Agents, ExtendedCard};
 use validate::Violations;
 
 /// The server-side implementation of every operation. Cheap to clone.
@@ -44,9 +47,8 @@ pub struct DefaultRequestHandler {
 }
 
 struct Inner {
-    card: AgentCard,
-    extended_card: Option<AgentCard>,
-    executor: Arc<dyn AgentExecutor>,
+    agents: Agents,
+    finish_extended: Option<Arc<CardFinisher>>,
     tasks: Arc<dyn TaskStore>,
     push_configs: Arc<dyn PushConfigStore>,
     push: Option<Arc<PushDispatcher>>,
@@ -61,15 +63,18 @@ struct Inner {
 
 impl std::fmt::Debug for DefaultRequestHandler {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DefaultRequestHandler").field("agent", &self.inner.card.name).finish_non_exhaustive()
+        f.debug_struct("DefaultRequestHandler")
+            .field("agent", &self.inner.agents.default.card.name)
+            .field("tenants", &self.inner.agents.tenants.len())
+            .finish_non_exhaustive()
     }
 }
 
 /// Builds a [`DefaultRequestHandler`]; see [`DefaultRequestHandler::builder`].
 pub struct HandlerBuilder {
-    card: AgentCard,
-    executor: Arc<dyn AgentExecutor>,
-    extended_card: Option<AgentCard>,
+    agent: TenantAgent,
+    tenants: std::collections::HashMap<String, TenantAgent>,
+    finish_extended: Option<Arc<CardFinisher>>,
     tasks: Option<Arc<dyn TaskStore>>,
     push_configs: Option<Arc<dyn PushConfigStore>>,
     push_transport: Option<Arc<dyn PushTransport>>,
@@ -83,14 +88,46 @@ pub struct HandlerBuilder {
 
 impl std::fmt::Debug for HandlerBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HandlerBuilder").field("agent", &self.card.name).finish_non_exhaustive()
+        f.debug_struct("HandlerBuilder").field("agent", &self.agent.card.name).finish_non_exhaustive()
     }
 }
 
 impl HandlerBuilder {
     /// The extended agent card served to authenticated callers (spec 3.1.11).
     pub fn extended_agent_card(mut self, card: AgentCard) -> Self {
-        self.extended_card = Some(card);
+        self.agent.extended = Some(ExtendedCard::Static(Box::new(card)));
+        self
+    }
+
+    /// The extended agent card computed per caller (spec 3.1.11: what an authenticated caller
+    /// sees may differ by caller, e.g. skills only some principals may use); `None` answers
+    /// `ExtendedAgentCardNotConfigured`. Callers are authenticated first when the agent declares
+    /// security (spec 13.3).
+    pub fn extended_agent_card_for(
+        mut self,
+        compute: impl Fn(Option<&Principal>) -> Option<AgentCard> + Send + Sync + 'static,
+    ) -> Self {
+        self.agent.extended = Some(ExtendedCard::PerCaller(Arc::new(compute)));
+        self
+    }
+
+    /// Applies `finish` to every extended card before it is returned, of every agent (e.g. to
+    /// sign it, spec 8.4). An error is an internal error of the call.
+    pub fn finish_extended_cards(mut self, finish: Arc<CardFinisher>) -> Self {
+        self.finish_extended = Some(finish);
+        self
+    }
+
+    /// Serves another agent at `tenant` (spec 4.4.1 `AgentInterface.tenant`): requests whose
+    /// `tenant` field names it are that agent's, admitted against its card (security,
+    /// capabilities, modes), executed by its executor, and see only its tasks. Requests with no
+    /// tenant are the default agent's. Once any tenant agent is configured, a request naming
+    /// another tenant is refused (`InvalidParams`); without one, every tenant is a partition of
+    /// the default agent's tasks. Every agent shares this handler's stores, push delivery and
+    /// cluster. [`build`](Self::build) fails on a name that is not one URL path segment
+    /// ([`validate_tenant_name`]).
+    pub fn tenant(mut self, tenant: impl Into<String>, agent: TenantAgent) -> Self {
+        self.tenants.insert(tenant.into(), agent);
         self
     }
 
@@ -162,12 +199,19 @@ impl HandlerBuilder {
     /// The handler. Fails if the card advertises push notifications without a push transport, or
     /// an extended card without declaring `extendedAgentCard` (both would be false advertising).
     pub fn build(self) -> Result<DefaultRequestHandler> {
-        validate::card_modes(&self.card)?;
-        let capabilities = self.card.capabilities.clone().unwrap_or_default();
-        if capabilities.push_notifications == Some(true) && self.push_transport.is_none() {
-            return Err(Error::internal(
-                "the agent card declares pushNotifications but the handler has no push transport",
-            ));
+        for name in self.tenants.keys() {
+            validate_tenant_name(name)?;
+        }
+        let agents = Agents { default: self.agent, tenants: self.tenants };
+        for agent in agents.all() {
+            validate::card_modes(&agent.card)?;
+            let capabilities = agent.card.capabilities.clone().unwrap_or_default();
+            if capabilities.push_notifications == Some(true) && self.push_transport.is_none() {
+                return Err(Error::internal(format!(
+                    "the agent card of {:?} declares pushNotifications but the handler has no push transport",
+                    agent.card.name
+                )));
+            }
         }
         let push_configs = self.push_configs.unwrap_or_else(|| Arc::new(InMemoryPushConfigStore::new()));
         let tasks: Arc<dyn TaskStore> = self.tasks.unwrap_or_else(|| Arc::new(InMemoryTaskStore::new()));
@@ -191,9 +235,8 @@ impl HandlerBuilder {
             None => None,
         };
         let inner = Arc::new(Inner {
-            card: self.card,
-            extended_card: self.extended_card,
-            executor: self.executor,
+            agents,
+            finish_extended: self.finish_extended,
             tasks,
             push_configs,
             push,
@@ -215,9 +258,9 @@ impl DefaultRequestHandler {
     /// A builder for an agent described by `card` whose logic is `executor`.
     pub fn builder(card: AgentCard, executor: impl AgentExecutor) -> HandlerBuilder {
         HandlerBuilder {
-            card,
-            executor: Arc::new(executor),
-            extended_card: None,
+            agent: TenantAgent::new(card, executor),
+            tenants: std::collections::HashMap::new(),
+            finish_extended: None,
             tasks: None,
             push_configs: None,
             push_transport: None,
@@ -242,9 +285,15 @@ impl DefaultRequestHandler {
         self.inner.registry.live().len()
     }
 
-    /// The public agent card this handler validates capabilities against.
+    /// The public agent card of the default agent, which this handler validates capabilities
+    /// against.
     pub fn agent_card(&self) -> &AgentCard {
-        &self.inner.card
+        &self.inner.agents.default.card
+    }
+
+    /// The public card of the agent served at `tenant` ([`HandlerBuilder::tenant`]), if any.
+    pub fn tenant_card(&self, tenant: &str) -> Option<&AgentCard> {
+        self.inner.agents.tenants.get(tenant).map(TenantAgent::card)
     }
 
     /// Resolves the tasks a previous run of the server left running (`SUBMITTED` or `WORKING` in
@@ -367,19 +416,17 @@ fn history_view(limits: &ContentLimits, history_length: Option<i32>) -> TaskView
 impl Inner {
     /// Version, required extensions and capability checks (module docs). Reads the card in place:
     /// this runs on every request.
-    fn admit(&self, ctx: &CallContext, operation: Operation) -> Result<()> {
+    fn admit(&self, ctx: &CallContext, tenant: &str, operation: Operation) -> Result<&TenantAgent> {
+        // The agent the request is for: the default one, or its tenant's (`agents`).
+        let agent = self.agents.for_request(tenant)?;
         // spec 13.1: an agent that declares security requirements serves authenticated callers
-        // only, checked first so that an unauthenticated caller learns nothing else. Who the
-        // caller is comes from an authentication layer in front of the bindings (the principal
-        // in `ctx`); the agent card itself stays public.
-        if !self.card.security_requirements.is_empty() && ctx.principal.is_none() {
-            return Err(Error::Unauthenticated {
-                reason: "this agent requires authentication: see the securitySchemes of its agent card"
-                    .into(),
-            });
-        }
+        // only, exactly as its card declares them (`crate::security`), checked first so that an
+        // unauthenticated caller learns nothing else. Who the caller is comes from an
+        // authentication layer in front of the bindings (the principal in `ctx`); the agent
+        // card itself stays public.
+        crate::security::check(&agent.card, ctx.principal.as_ref())?;
         ProtocolVersion::resolve(ctx.params.version(), &self.versions)?;
-        let capabilities = self.card.capabilities.as_ref();
+        let capabilities = agent.card.capabilities.as_ref();
         let extensions = capabilities.map_or(&[][..], |c| &c.extensions[..]);
         let scoped = self.extensions_required_for.as_ref().is_none_or(|ops| ops.contains(&operation));
         if scoped && extensions.iter().any(|e| e.required) {
@@ -404,20 +451,20 @@ impl Inner {
             | Operation::GetTaskPushNotificationConfig
             | Operation::ListTaskPushNotificationConfigs
             | Operation::DeleteTaskPushNotificationConfig
-                if !self.push_enabled() =>
+                if !self.push_enabled(agent) =>
             {
                 Err(Error::PushNotificationNotSupported)
             }
             Operation::GetExtendedAgentCard if !declares(|c| c.extended_agent_card) => {
                 Err(Error::unsupported("this agent has no extended agent card"))
             }
-            _ => Ok(()),
+            _ => Ok(agent),
         }
     }
 
-    fn push_enabled(&self) -> bool {
+    fn push_enabled(&self, agent: &TenantAgent) -> bool {
         self.push.is_some()
-            && self.card.capabilities.as_ref().and_then(|c| c.push_notifications) == Some(true)
+            && agent.card.capabilities.as_ref().and_then(|c| c.push_notifications) == Some(true)
     }
 
     /// The task, if `scope` may see it; otherwise TaskNotFound (spec 13.1: never reveal it exists).
@@ -450,8 +497,13 @@ impl Inner {
         let runtime = self.runtime_for(&stored, scope);
         let guard = runtime.producer();
         let updater = TaskUpdater::new(Arc::clone(&runtime), guard);
-        if let Err(error) =
-            self.executor.recover(stored.task, updater.clone()).await.and(updater.flush().await)
+        if let Err(error) = self
+            .agents
+            .for_task(&scope.tenant)
+            .executor
+            .recover(stored.task, updater.clone())
+            .await
+            .and(updater.flush().await)
         {
             tracing::warn!(%task_id, %error, "could not resolve a task whose execution is gone");
         }
@@ -481,10 +533,14 @@ impl Inner {
         violations.finish()
     }
 
-    fn spawn_execution(&self, runtime: &Arc<TaskRuntime>, ctx: RequestContext) {
+    fn spawn_execution(
+        &self,
+        runtime: &Arc<TaskRuntime>,
+        ctx: RequestContext,
+        executor: Arc<dyn AgentExecutor>,
+    ) {
         let guard = runtime.producer();
         let updater = TaskUpdater::new(Arc::clone(runtime), Arc::clone(&guard));
-        let executor = Arc::clone(&self.executor);
         let runtime = Arc::clone(runtime);
         // Boxed: the execution's state machine (the request context, the runtime's flushes) is
         // large, and spawning moves an unboxed future several times (into the task's cell, into
@@ -536,6 +592,7 @@ impl Inner {
     async fn start_send(
         &self,
         ctx: &CallContext,
+        agent: &TenantAgent,
         request: SendMessageRequest,
         mode: (StreamMode, bool),
     ) -> Result<(Arc<TaskRuntime>, Subscription, Option<Task>)> {
@@ -548,7 +605,7 @@ impl Inner {
         }
         let push_config = configuration.as_ref().and_then(|c| c.task_push_notification_config.clone());
         if let Some(push) = &push_config {
-            if !self.push_enabled() {
+            if !self.push_enabled(agent) {
                 return Err(Error::PushNotificationNotSupported);
             }
             validate::push_config(
@@ -560,7 +617,7 @@ impl Inner {
         }
         violations.finish()?;
         let mut message = request.message.expect("validated");
-        if let Some(media_type) = validate::unsupported_media_type(&self.card, &message) {
+        if let Some(media_type) = validate::unsupported_media_type(&agent.card, &message) {
             return Err(Error::ContentTypeNotSupported { media_type: media_type.to_owned() });
         }
         let scope = scope(ctx, &request.tenant);
@@ -673,7 +730,7 @@ impl Inner {
             call: ctx.clone(),
             cancellation: runtime.cancellation.clone(),
         };
-        self.spawn_execution(&runtime, request_context);
+        self.spawn_execution(&runtime, request_context, Arc::clone(&agent.executor));
         Ok((runtime, subscription, first))
     }
 }
@@ -704,14 +761,14 @@ impl A2aService for DefaultRequestHandler {
         request: SendMessageRequest,
     ) -> Result<SendMessageResponse> {
         let inner = &self.inner;
-        inner.admit(ctx, Operation::SendMessage)?;
+        let agent = inner.admit(ctx, &request.tenant, Operation::SendMessage)?;
         let (return_immediately, history_length) = request
             .configuration
             .as_ref()
             .map_or((false, None), |c| (c.return_immediately, c.history_length));
         let scope = scope(ctx, &request.tenant);
         let (runtime, mut subscription, _) =
-            inner.start_send(ctx, request, (StreamMode::Execution, false)).await?;
+            inner.start_send(ctx, agent, request, (StreamMode::Execution, false)).await?;
         // spec 3.2.2: wait for a terminal or interrupted state, unless returnImmediately (then
         // the first event, which tells a Task from a direct Message reply).
         while let Some(step) = subscription.next().await {
@@ -745,14 +802,14 @@ impl A2aService for DefaultRequestHandler {
         ctx: &CallContext,
         request: SendMessageRequest,
     ) -> Result<EventStream> {
-        self.inner.admit(ctx, Operation::SendStreamingMessage)?;
+        let agent = self.inner.admit(ctx, &request.tenant, Operation::SendStreamingMessage)?;
         let (_, subscription, first) =
-            self.inner.start_send(ctx, request, (StreamMode::Execution, true)).await?;
+            self.inner.start_send(ctx, agent, request, (StreamMode::Execution, true)).await?;
         Ok(into_stream(first, subscription))
     }
 
     async fn get_task(&self, ctx: &CallContext, request: GetTaskRequest) -> Result<Task> {
-        self.inner.admit(ctx, Operation::GetTask)?;
+        self.inner.admit(ctx, &request.tenant, Operation::GetTask)?;
         let mut violations = Violations::default();
         violations.require(&request.id, "id");
         violations.non_negative(request.history_length, "historyLength");
@@ -764,7 +821,7 @@ impl A2aService for DefaultRequestHandler {
     }
 
     async fn list_tasks(&self, ctx: &CallContext, request: ListTasksRequest) -> Result<ListTasksResponse> {
-        self.inner.admit(ctx, Operation::ListTasks)?;
+        self.inner.admit(ctx, &request.tenant, Operation::ListTasks)?;
         let mut violations = Violations::default();
         let page_size = validate::list_tasks(&request, &mut violations);
         self.inner.limits.history_length(request.history_length, "historyLength", &mut violations);
@@ -797,7 +854,7 @@ impl A2aService for DefaultRequestHandler {
 
     async fn cancel_task(&self, ctx: &CallContext, request: CancelTaskRequest) -> Result<Task> {
         let inner = &self.inner;
-        inner.admit(ctx, Operation::CancelTask)?;
+        inner.admit(ctx, &request.tenant, Operation::CancelTask)?;
         let mut violations = Violations::default();
         violations.require(&request.id, "id");
         violations.finish()?;
@@ -822,7 +879,8 @@ impl A2aService for DefaultRequestHandler {
         }
         let guard = runtime.producer();
         let updater = TaskUpdater::new(Arc::clone(&runtime), Arc::clone(&guard));
-        if let Err(error) = inner.executor.cancel(task.clone(), updater.clone()).await {
+        let executor = &inner.agents.for_task(&scope.tenant).executor;
+        if let Err(error) = executor.cancel(task.clone(), updater.clone()).await {
             tracing::warn!(task_id = %task.id, %error, "the agent's cancel failed; canceling anyway");
         }
         // What the agent published is read back from the store below.
@@ -851,7 +909,7 @@ impl A2aService for DefaultRequestHandler {
         request: SubscribeToTaskRequest,
     ) -> Result<EventStream> {
         let inner = &self.inner;
-        inner.admit(ctx, Operation::SubscribeToTask)?;
+        inner.admit(ctx, &request.tenant, Operation::SubscribeToTask)?;
         let mut violations = Violations::default();
         violations.require(&request.id, "id");
         violations.finish()?;
@@ -882,7 +940,7 @@ impl A2aService for DefaultRequestHandler {
         mut request: TaskPushNotificationConfig,
     ) -> Result<TaskPushNotificationConfig> {
         let inner = &self.inner;
-        inner.admit(ctx, Operation::CreateTaskPushNotificationConfig)?;
+        inner.admit(ctx, &request.tenant, Operation::CreateTaskPushNotificationConfig)?;
         let mut violations = Violations::default();
         violations.require(&request.task_id, "taskId");
         validate::push_config(&request, "", &inner.policy, &mut violations);
@@ -901,7 +959,7 @@ impl A2aService for DefaultRequestHandler {
         request: GetTaskPushNotificationConfigRequest,
     ) -> Result<TaskPushNotificationConfig> {
         let inner = &self.inner;
-        inner.admit(ctx, Operation::GetTaskPushNotificationConfig)?;
+        inner.admit(ctx, &request.tenant, Operation::GetTaskPushNotificationConfig)?;
         let mut violations = Violations::default();
         violations.require(&request.task_id, "taskId");
         violations.require(&request.id, "id");
@@ -922,7 +980,7 @@ impl A2aService for DefaultRequestHandler {
         request: ListTaskPushNotificationConfigsRequest,
     ) -> Result<ListTaskPushNotificationConfigsResponse> {
         let inner = &self.inner;
-        inner.admit(ctx, Operation::ListTaskPushNotificationConfigs)?;
+        inner.admit(ctx, &request.tenant, Operation::ListTaskPushNotificationConfigs)?;
         let mut violations = Violations::default();
         violations.require(&request.task_id, "taskId");
         violations.non_negative(Some(request.page_size), "pageSize");
@@ -951,7 +1009,7 @@ impl A2aService for DefaultRequestHandler {
         request: DeleteTaskPushNotificationConfigRequest,
     ) -> Result<()> {
         let inner = &self.inner;
-        inner.admit(ctx, Operation::DeleteTaskPushNotificationConfig)?;
+        inner.admit(ctx, &request.tenant, Operation::DeleteTaskPushNotificationConfig)?;
         let mut violations = Violations::default();
         violations.require(&request.task_id, "taskId");
         violations.require(&request.id, "id");
@@ -968,19 +1026,27 @@ impl A2aService for DefaultRequestHandler {
     async fn get_extended_agent_card(
         &self,
         ctx: &CallContext,
-        _request: GetExtendedAgentCardRequest,
+        request: GetExtendedAgentCardRequest,
     ) -> Result<AgentCard> {
         let inner = &self.inner;
-        inner.admit(ctx, Operation::GetExtendedAgentCard)?;
-        let extended = inner.extended_card.clone().ok_or(Error::ExtendedAgentCardNotConfigured)?;
+        let agent = inner.admit(ctx, &request.tenant, Operation::GetExtendedAgentCard)?;
+        let extended = agent.extended.as_ref().ok_or(Error::ExtendedAgentCardNotConfigured)?;
         // spec 13.3: the extended card requires authentication, when the agent declares any.
-        let secured = !inner.card.security_schemes.is_empty() || !inner.card.security_requirements.is_empty();
-        if secured && ctx.principal.is_none() {
+        if crate::security::is_secured(&agent.card) && ctx.principal.is_none() {
             return Err(Error::Unauthenticated {
                 reason: "the extended agent card requires authentication".into(),
             });
         }
-        Ok(extended)
+        let mut card =
+            extended.for_caller(ctx.principal.as_ref()).ok_or(Error::ExtendedAgentCardNotConfigured)?;
+        // spec 3.1.11: the extended card is a complete card; 4.4.1 requires its interfaces.
+        if card.supported_interfaces.is_empty() {
+            card.supported_interfaces.clone_from(&agent.card.supported_interfaces);
+        }
+        match &inner.finish_extended {
+            Some(finish) => finish(card),
+            None => Ok(card),
+        }
     }
 }
 

@@ -112,6 +112,10 @@ impl Authenticator for ApiKeys {
         }
     }
 
+    fn scheme(&self) -> Option<&str> {
+        Some(&self.scheme)
+    }
+
     fn challenge(&self, _: &Verdict) -> Option<HeaderValue> {
         Some(
             HeaderValue::from_str(&format!("ApiKey realm=\"a2a\", scheme=\"{}\"", self.scheme))

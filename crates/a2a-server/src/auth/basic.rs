@@ -231,6 +231,10 @@ impl Authenticator for BasicUsers {
         }
     }
 
+    fn scheme(&self) -> Option<&str> {
+        Some(&self.scheme)
+    }
+
     fn challenge(&self, _: &Verdict) -> Option<HeaderValue> {
         // RFC 7617 2.1: the server accepts UTF-8 user names and passwords.
         Some(HeaderValue::from_static("Basic realm=\"a2a\", charset=\"UTF-8\""))

@@ -124,6 +124,7 @@ pub struct Jwt {
     issuer: Option<String>,
     audience: Vec<String>,
     leeway: Duration,
+    scopes: Vec<String>,
 }
 
 impl Jwt {
@@ -136,6 +137,7 @@ impl Jwt {
             issuer: None,
             audience: Vec::new(),
             leeway: DEFAULT_LEEWAY,
+            scopes: Vec::new(),
         }
     }
 
@@ -326,6 +328,15 @@ impl Jwt {
         Ok(self)
     }
 
+    /// Scopes a token must grant (its `scope` or `scp` claim), declared in the card's security
+    /// requirement for this scheme ([`declare_in`](Self::declare_in)) and enforced from there
+    /// (`a2a_core::security`): a valid token without them is refused with `PermissionDenied`
+    /// (HTTP 403, gRPC `PERMISSION_DENIED`).
+    pub fn required_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
     /// How far `exp` and `nbf` may be off (default 30 s).
     pub fn leeway(mut self, leeway: Duration) -> Self {
         self.leeway = leeway;
@@ -402,7 +413,7 @@ impl Jwt {
     pub fn declare_in(&self, card: &mut a2a_proto::v1::AgentCard) {
         card.security_schemes.insert(self.scheme.clone(), self.security_scheme());
         let mut schemes = HashMap::new();
-        schemes.insert(self.scheme.clone(), StringList { list: Vec::new() });
+        schemes.insert(self.scheme.clone(), StringList { list: self.scopes.clone() });
         card.security_requirements.push(SecurityRequirement { schemes });
     }
 
@@ -444,7 +455,27 @@ impl Jwt {
         if data.claims.sub.trim().is_empty() || data.claims.sub.chars().any(char::is_control) {
             return Err("bad subject");
         }
-        Ok(Principal::new(data.claims.sub))
+        // The scopes granted (RFC 9068 2.2.3 / RFC 8693 4.2: `scope`, space-separated; some
+        // providers say `scp`, a list), against which the card's requirements are checked.
+        let scopes = data.claims.scope.into_iter().chain(data.claims.scp).flat_map(Scopes::into_list);
+        Ok(Principal::new(data.claims.sub).with_scheme(self.scheme.clone(), scopes))
+    }
+}
+
+/// A scope claim: a space-separated string, or a list of scopes.
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum Scopes {
+    Text(String),
+    List(Vec<String>),
+}
+
+impl Scopes {
+    fn into_list(self) -> Vec<String> {
+        match self {
+            Scopes::Text(text) => text.split_ascii_whitespace().map(str::to_owned).collect(),
+            Scopes::List(list) => list,
+        }
     }
 }
 
@@ -452,6 +483,10 @@ impl Jwt {
 #[derive(serde::Deserialize)]
 struct Claims {
     sub: String,
+    #[serde(default)]
+    scope: Option<Scopes>,
+    #[serde(default)]
+    scp: Option<Scopes>,
 }
 
 /// A fixed description of a validation failure: never the token's text, nor a parser message
@@ -500,6 +535,10 @@ impl Authenticator for Jwt {
                 Verdict::Invalid
             }
         }
+    }
+
+    fn scheme(&self) -> Option<&str> {
+        Some(&self.scheme)
     }
 
     fn challenge(&self, verdict: &Verdict) -> Option<HeaderValue> {

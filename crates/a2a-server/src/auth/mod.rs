@@ -42,7 +42,7 @@ pub use basic::{BasicUsers, BasicUsersError};
 /// The JWT signature algorithms, for [`Jwt::algorithms`].
 pub use jsonwebtoken::Algorithm as JwtAlgorithm;
 pub use jwt::{Jwt, JwtError};
-pub use mtls::ClientCertificates;
+pub use mtls::{CertificateIdentity, ClientCertificates};
 
 /// What an [`Authenticator`] made of a request's credentials.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,11 +64,63 @@ pub trait Authenticator: Send + Sync + 'static {
     /// The `WWW-Authenticate` challenge added to a 401 answer to a request this authenticator
     /// judged `verdict` (RFC 9110 11.6.1: a 401 says how to authenticate), if its scheme has one.
     fn challenge(&self, verdict: &Verdict) -> Option<HeaderValue>;
+
+    /// The name of the security scheme this authenticator checks, as the agent card declares it
+    /// (`securitySchemes`). With a name, the principal records the scheme it proved (or that its
+    /// credential was refused), and each agent enforces exactly the requirements its own card
+    /// declares (`a2a_core::security`): several agents (tenants) with different schemes can sit
+    /// behind one server's layers. Without (the default), a refused credential leaves the
+    /// request without a principal for every agent.
+    fn scheme(&self) -> Option<&str> {
+        None
+    }
 }
 
-/// Marks a request one of whose credentials was refused: no later layer gives it a principal.
-#[derive(Debug, Clone, Copy)]
-struct Refused;
+/// What the authentication layers found so far, beyond the principal: the named schemes whose
+/// credentials were refused, and whether an unnamed authenticator refused one (then no later
+/// layer gives the request a principal).
+#[derive(Debug, Clone, Default)]
+struct Refusals {
+    named: Vec<String>,
+    unnamed: bool,
+}
+
+/// Records `verdict` of the authenticator checking scheme `scheme` in the request's extensions
+/// (the principal and the [`Refusals`]).
+fn record(extensions: &mut axum::http::Extensions, scheme: Option<&str>, verdict: &Verdict) {
+    let mut refusals = extensions.remove::<Refusals>().unwrap_or_default();
+    match (verdict, scheme) {
+        (Verdict::Absent, _) => {}
+        (Verdict::Valid(_), _) if refusals.unnamed => {}
+        (Verdict::Valid(found), _) => {
+            let mut principal = found.clone();
+            if let Some(name) = scheme {
+                if principal.proved(name).is_none() {
+                    principal = principal.with_scheme(name, Vec::<String>::new());
+                }
+            }
+            // Later layers name the principal; the schemes proved add up.
+            if let Some(earlier) = extensions.remove::<Principal>() {
+                for granted in earlier.schemes {
+                    principal = principal.with_scheme(granted.name, granted.scopes);
+                }
+            }
+            principal.refused.clone_from(&refusals.named);
+            extensions.insert(principal);
+        }
+        (Verdict::Invalid, Some(name)) => {
+            refusals.named.push(name.to_owned());
+            if let Some(principal) = extensions.get_mut::<Principal>() {
+                principal.refused.push(name.to_owned());
+            }
+        }
+        (Verdict::Invalid, None) => {
+            refusals.unnamed = true;
+            extensions.remove::<Principal>();
+        }
+    }
+    extensions.insert(refusals);
+}
 
 /// The tower layer of an [`Authenticator`], for [`ServerBuilder::layer`](crate::ServerBuilder::layer).
 #[derive(Debug)]
@@ -134,16 +186,7 @@ where
         Box::pin(async move {
             let (mut parts, body) = request.into_parts();
             let verdict = authenticator.authenticate(&parts).await;
-            match &verdict {
-                Verdict::Valid(principal) if parts.extensions.get::<Refused>().is_none() => {
-                    parts.extensions.insert(principal.clone());
-                }
-                Verdict::Valid(_) | Verdict::Absent => {}
-                Verdict::Invalid => {
-                    parts.extensions.remove::<Principal>();
-                    parts.extensions.insert(Refused);
-                }
-            }
+            record(&mut parts.extensions, authenticator.scheme(), &verdict);
             let mut response = inner.call(Request::from_parts(parts, body)).await?;
             if response.status() == StatusCode::UNAUTHORIZED {
                 if let Some(challenge) = authenticator.challenge(&verdict) {
