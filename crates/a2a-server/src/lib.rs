@@ -15,7 +15,9 @@
 //!
 //! Features: `bin` (default) builds the `a2a-server` binary (its command line, log output and
 //! allocator); `otel` makes the request and operation spans OpenTelemetry spans with W3C trace
-//! context from the caller (`docs/operations.md`), and gives the binary `--otlp-endpoint`.
+//! context from the caller, publishes the metrics on an OpenTelemetry meter
+//! ([`Metrics::export_to`]) (`docs/operations.md`), and gives the binary `--otlp-endpoint` and
+//! `--otlp-metrics-endpoint`.
 //!
 //! A2A 0.3 clients are served on the same endpoints and see the same tasks (`docs/versions.md`):
 //! JSON-RPC slash methods, REST under `/v1/...`, gRPC package `a2a.v1` beside `lf.a2a.v1`. The

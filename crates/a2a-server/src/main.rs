@@ -299,6 +299,13 @@ struct Args {
     #[cfg(feature = "otel")]
     #[arg(long, value_name = "URL", env = "A2A_OTLP_ENDPOINT")]
     otlp_endpoint: Option<String>,
+
+    /// Export every metric over OTLP (HTTP + protobuf) to this URL, e.g.
+    /// http://127.0.0.1:4318/v1/metrics, every 60 s (OTEL_METRIC_EXPORT_INTERVAL, in ms, to
+    /// change it). Default: the --otlp-endpoint with /v1/traces replaced by /v1/metrics.
+    #[cfg(feature = "otel")]
+    #[arg(long, value_name = "URL", env = "A2A_OTLP_METRICS_ENDPOINT")]
+    otlp_metrics_endpoint: Option<String>,
 }
 
 fn parse_api_key(value: &str) -> Result<(String, String), String> {
@@ -395,6 +402,20 @@ async fn main() -> anyhow::Result<()> {
     };
     #[cfg(feature = "otel")]
     tracing_subscriber::registry().with(logs).with(traces.as_ref().map(traces::layer)).init();
+    let metrics = a2a_server::Metrics::new();
+    #[cfg(feature = "otel")]
+    let meters = {
+        let url = args.otlp_metrics_endpoint.clone().or_else(|| {
+            args.otlp_endpoint
+                .as_deref()
+                .and_then(|url| url.strip_suffix("/v1/traces"))
+                .map(|base| format!("{base}/v1/metrics"))
+        });
+        match url {
+            Some(url) => Some(traces::export_metrics(&url, &metrics)?),
+            None => None,
+        }
+    };
 
     let cluster = a2a_store_sql::ClusterOptions { ttl: args.replica_ttl, ..Default::default() };
     let stores = args
@@ -447,6 +468,7 @@ async fn main() -> anyhow::Result<()> {
     }
     let (tenants, tenant_keys) = tenants_of(&args, &card, &extended_card)?;
     let mut builder = a2a_server::Server::builder()
+        .metrics(metrics)
         .agent_card(card)
         .extended_agent_card(extended_card)
         .executor(a2a_server::demo::DemoAgent)
@@ -577,6 +599,10 @@ async fn main() -> anyhow::Result<()> {
         // Sends what is still batched.
         provider.shutdown().context("exporting the last traces")?;
     }
+    #[cfg(feature = "otel")]
+    if let Some(provider) = meters {
+        provider.shutdown().context("exporting the last metrics")?;
+    }
     Ok(())
 }
 
@@ -663,6 +689,26 @@ mod traces {
             .context("--otlp-endpoint")?;
         let resource = opentelemetry_sdk::Resource::builder().with_service_name("a2a-server").build();
         Ok(SdkTracerProvider::builder().with_batch_exporter(exporter).with_resource(resource).build())
+    }
+
+    /// A meter provider exporting `metrics` over OTLP/HTTP to `url`, periodically.
+    pub(crate) fn export_metrics(
+        url: &str,
+        metrics: &a2a_server::Metrics,
+    ) -> anyhow::Result<opentelemetry_sdk::metrics::SdkMeterProvider> {
+        use opentelemetry::metrics::MeterProvider as _;
+        let exporter = opentelemetry_otlp::MetricExporter::builder()
+            .with_http()
+            .with_endpoint(url)
+            .build()
+            .context("--otlp-metrics-endpoint")?;
+        let resource = opentelemetry_sdk::Resource::builder().with_service_name("a2a-server").build();
+        let provider = opentelemetry_sdk::metrics::SdkMeterProvider::builder()
+            .with_periodic_exporter(exporter)
+            .with_resource(resource)
+            .build();
+        metrics.export_to(&provider.meter("a2a-server"));
+        Ok(provider)
     }
 
     /// The server's spans (`a2a_server` targets: requests and operations) for `provider`,

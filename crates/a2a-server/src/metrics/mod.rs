@@ -22,6 +22,8 @@
 
 mod executor;
 mod histogram;
+#[cfg(feature = "otel")]
+mod otel;
 mod service;
 mod store;
 
@@ -298,6 +300,9 @@ pub(crate) struct Counters {
     refusals: [AtomicU64; Limit::ALL.len()],
     /// The default handler, for its push statistics (absent with a service of the user's own).
     handler: RwLock<Option<DefaultRequestHandler>>,
+    /// The OpenTelemetry histograms, once [`Metrics::export_to`] registered them.
+    #[cfg(feature = "otel")]
+    otel: std::sync::OnceLock<otel::OtelHistograms>,
 }
 
 impl Default for Counters {
@@ -313,6 +318,8 @@ impl Default for Counters {
             store_errors: Default::default(),
             refusals: Default::default(),
             handler: RwLock::new(None),
+            #[cfg(feature = "otel")]
+            otel: std::sync::OnceLock::new(),
         }
     }
 }
@@ -329,7 +336,12 @@ impl Counters {
     ) {
         self.requests[request_slot(binding, operation, version_index(version), outcome)]
             .fetch_add(1, Ordering::Relaxed);
-        self.durations[operation_slot(binding, operation)].observe(elapsed);
+        let slot = operation_slot(binding, operation);
+        self.durations[slot].observe(elapsed);
+        #[cfg(feature = "otel")]
+        if let Some(otel) = self.otel.get() {
+            otel.request(slot, elapsed.as_secs_f64());
+        }
     }
 
     fn stream_opened(&self, binding: Binding, operation: Operation) {
@@ -346,6 +358,10 @@ impl Counters {
 
     fn store_done(&self, operation: StoreOperation, elapsed: Duration, failed: bool) {
         self.store[operation as usize].observe(elapsed);
+        #[cfg(feature = "otel")]
+        if let Some(otel) = self.otel.get() {
+            otel.store(operation, elapsed.as_secs_f64());
+        }
         if failed {
             self.store_errors[operation as usize].fetch_add(1, Ordering::Relaxed);
         }
@@ -462,206 +478,257 @@ impl Metrics {
     }
 }
 
-impl Collector for Metrics {
-    fn encode(&self, mut encoder: DescriptorEncoder<'_>) -> Result<(), fmt::Error> {
+/// What a family counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Counter,
+    Gauge,
+    Histogram,
+}
+
+/// One sample's value.
+#[derive(Debug, Clone)]
+pub(crate) enum Value {
+    Counter(u64),
+    Gauge(i64),
+    Histogram(histogram::Snapshot),
+}
+
+/// The labels of a sample: names and values are all from the closed enums (module docs).
+pub(crate) type Labels = Vec<(&'static str, &'static str)>;
+
+/// A metric family as read at one moment: what every exporter (the Prometheus scrape,
+/// OpenTelemetry) writes out, so the list of metrics lives in one place, [`Metrics::families`].
+#[derive(Debug, Clone)]
+pub(crate) struct Family {
+    pub(crate) name: &'static str,
+    pub(crate) help: &'static str,
+    /// In seconds (the durations), or a plain count.
+    pub(crate) seconds: bool,
+    pub(crate) kind: Kind,
+    pub(crate) samples: Vec<(Labels, Value)>,
+}
+
+impl Family {
+    fn new(name: &'static str, help: &'static str, kind: Kind) -> Self {
+        Family { name, help, seconds: false, kind, samples: Vec::new() }
+    }
+
+    fn push(&mut self, labels: Labels, value: Value) {
+        self.samples.push((labels, value));
+    }
+}
+
+impl Metrics {
+    /// Every metric family, read now (see `docs/operations.md` for each). The push and live-task
+    /// families are there only when a default handler is attached.
+    pub(crate) fn families(&self) -> Vec<Family> {
+        self.families_with(false)
+    }
+
+    /// [`families`](Self::families), with every conditional family too (empty) when `all`: the
+    /// list of every family there can be, for exporters that register them up front.
+    pub(crate) fn families_with(&self, all: bool) -> Vec<Family> {
         let c = &*self.counters;
-        {
-            let mut family = encoder.encode_descriptor(
-                "a2a_requests",
-                "A2A operations answered, by operation, binding, caller's protocol version and outcome \
-                 (ok, cancelled, or the error's name).",
-                None,
-                MetricType::Counter,
-            )?;
-            for binding in Binding::ALL {
-                for operation in Operation::ALL {
-                    for (v, version) in VERSIONS.into_iter().enumerate() {
-                        for (o, outcome) in OUTCOMES.iter().enumerate() {
-                            let value =
-                                c.requests[request_slot(binding, operation, v, o)].load(Ordering::Relaxed);
-                            // Series appear when first used, except 1.0 successes, present from
-                            // the start so that rates over them have a starting point.
-                            if value == 0 && !(o == OK && v == 0) {
-                                continue;
-                            }
-                            let labels = [
-                                ("operation", operation.method()),
-                                ("binding", binding.protocol_binding()),
-                                ("version", version.as_str()),
-                                ("outcome", outcome),
-                            ];
-                            family
-                                .encode_family(&labels)?
-                                .encode_counter::<NoLabelSet, _, u64>(&value, None)?;
+        let mut families = Vec::with_capacity(16);
+        let mut requests = Family::new(
+            "a2a_requests",
+            "A2A operations answered, by operation, binding, caller's protocol version and outcome \
+             (ok, cancelled, or the error's name).",
+            Kind::Counter,
+        );
+        for binding in Binding::ALL {
+            for operation in Operation::ALL {
+                for (v, version) in VERSIONS.into_iter().enumerate() {
+                    for (o, outcome) in OUTCOMES.iter().enumerate() {
+                        let value =
+                            c.requests[request_slot(binding, operation, v, o)].load(Ordering::Relaxed);
+                        // Series appear when first used, except 1.0 successes, present from the
+                        // start so that rates over them have a starting point.
+                        if value == 0 && !(o == OK && v == 0) {
+                            continue;
                         }
+                        let labels = vec![
+                            ("operation", operation.method()),
+                            ("binding", binding.protocol_binding()),
+                            ("version", version.as_str()),
+                            ("outcome", *outcome),
+                        ];
+                        requests.push(labels, Value::Counter(value));
                     }
                 }
             }
         }
-        {
-            let mut family = encoder.encode_descriptor(
-                "a2a_request_duration",
-                "Time from a call reaching the handler to its answer (for streaming operations, to the \
-                 stream's start), by operation and binding.",
-                Some(&Unit::Seconds),
-                MetricType::Histogram,
-            )?;
-            for binding in Binding::ALL {
-                for operation in Operation::ALL {
-                    let snapshot = c.durations[operation_slot(binding, operation)].snapshot();
-                    if snapshot.count == 0 {
-                        continue;
-                    }
-                    let labels = [("operation", operation.method()), ("binding", binding.protocol_binding())];
-                    family.encode_family(&labels)?.encode_histogram::<NoLabelSet>(
-                        snapshot.sum,
-                        snapshot.count,
-                        &snapshot.buckets,
-                        None,
-                    )?;
-                }
-            }
-        }
-        {
-            let mut family = encoder.encode_descriptor(
-                "a2a_open_streams",
-                "SendStreamingMessage and SubscribeToTask streams open now, by operation and binding.",
-                None,
-                MetricType::Gauge,
-            )?;
-            for binding in Binding::ALL {
-                for operation in STREAMING {
-                    let value = c.open_streams[stream_slot(binding, operation)].load(Ordering::Relaxed);
-                    let labels = [("operation", operation.method()), ("binding", binding.protocol_binding())];
-                    family.encode_family(&labels)?.encode_gauge(&value)?;
-                }
-            }
-        }
-        {
-            let mut family = encoder.encode_descriptor(
-                "a2a_active_executions",
-                "Agent executor calls in progress now: tasks being worked on (execute), canceled \
-                 (cancel) or resolved after a restart (recover).",
-                None,
-                MetricType::Gauge,
-            )?;
-            for kind in ExecutionKind::ALL {
-                let value = c.execution(kind).load(Ordering::Relaxed);
-                family.encode_family(&[("kind", kind.as_str())])?.encode_gauge(&value)?;
-            }
-        }
-        if let Some(live) = self.live_tasks() {
-            encoder
-                .encode_descriptor(
-                    "a2a_live_tasks",
-                    "Task runtimes alive now: tasks with an execution running or a stream subscribed \
-                     (0 once every execution has ended and every stream is closed: a steady climb is a leak).",
-                    None,
-                    MetricType::Gauge,
-                )?
-                .encode_gauge(&(live as i64))?;
-        }
-        let subscribers = a2a_core::stats::subscriber_stats();
-        encoder
-            .encode_descriptor(
-                "a2a_subscriber_resyncs",
-                "Stream subscribers that fell behind (or saw a write abandoned) and were resynchronised \
-                 from a task snapshot, in this process.",
-                None,
-                MetricType::Counter,
-            )?
-            .encode_counter::<NoLabelSet, _, u64>(&subscribers.resyncs, None)?;
-        encoder
-            .encode_descriptor(
-                "a2a_subscriber_lagged_events",
-                "Events slow subscribers missed, each made up for by a resync snapshot, in this process.",
-                None,
-                MetricType::Counter,
-            )?
-            .encode_counter::<NoLabelSet, _, u64>(&subscribers.lagged_events, None)?;
-        let push = c.handler.read().unwrap_or_else(|e| e.into_inner()).as_ref().and_then(|h| h.push_stats());
-        if let Some(push) = push {
-            {
-                let mut family = encoder.encode_descriptor(
-                    "a2a_push_notifications",
-                    "Push notifications settled, by result: delivered (a 2xx answer), given_up (a final \
-                     failure or the retry budget spent), dropped (the in-memory outbox was full).",
-                    None,
-                    MetricType::Counter,
-                )?;
-                for (result, value) in
-                    [("delivered", push.delivered), ("given_up", push.given_up), ("dropped", push.dropped)]
-                {
-                    family
-                        .encode_family(&[("result", result)])?
-                        .encode_counter::<NoLabelSet, _, u64>(&value, None)?;
-                }
-            }
-            encoder
-                .encode_descriptor(
-                    "a2a_push_notifications_queued",
-                    "Push notifications stored in the outbox by this process, with the events that \
-                     caused them (queued minus settled: what this process has pending).",
-                    None,
-                    MetricType::Counter,
-                )?
-                .encode_counter::<NoLabelSet, _, u64>(&push.queued, None)?;
-            encoder
-                .encode_descriptor(
-                    "a2a_push_retries",
-                    "Push notification attempts that failed and were retried.",
-                    None,
-                    MetricType::Counter,
-                )?
-                .encode_counter::<NoLabelSet, _, u64>(&push.retried, None)?;
-        }
-        {
-            let mut family = encoder.encode_descriptor(
-                "a2a_store_operation_duration",
-                "Time of each task and push config store call, by store operation.",
-                Some(&Unit::Seconds),
-                MetricType::Histogram,
-            )?;
-            for operation in StoreOperation::ALL {
-                let snapshot = c.store[operation as usize].snapshot();
+        families.push(requests);
+        let mut durations = Family::new(
+            "a2a_request_duration",
+            "Time from a call reaching the handler to its answer (for streaming operations, to the \
+             stream's start), by operation and binding.",
+            Kind::Histogram,
+        );
+        durations.seconds = true;
+        for binding in Binding::ALL {
+            for operation in Operation::ALL {
+                let snapshot = c.durations[operation_slot(binding, operation)].snapshot();
                 if snapshot.count == 0 {
                     continue;
                 }
-                family.encode_family(&[("operation", operation.as_str())])?.encode_histogram::<NoLabelSet>(
-                    snapshot.sum,
-                    snapshot.count,
-                    &snapshot.buckets,
-                    None,
-                )?;
+                let labels = vec![("operation", operation.method()), ("binding", binding.protocol_binding())];
+                durations.push(labels, Value::Histogram(snapshot));
             }
         }
-        {
-            let mut family = encoder.encode_descriptor(
-                "a2a_limit_refusals",
-                "Requests and streams refused by a limit of the server (docs/operations.md, Limits), by \
-                 limit.",
-                None,
-                MetricType::Counter,
-            )?;
-            for limit in Limit::ALL {
-                let value = c.refusals[limit as usize].load(Ordering::Relaxed);
-                family
-                    .encode_family(&[("limit", limit.as_str())])?
-                    .encode_counter::<NoLabelSet, _, u64>(&value, None)?;
+        families.push(durations);
+        let mut streams = Family::new(
+            "a2a_open_streams",
+            "SendStreamingMessage and SubscribeToTask streams open now, by operation and binding.",
+            Kind::Gauge,
+        );
+        for binding in Binding::ALL {
+            for operation in STREAMING {
+                let value = c.open_streams[stream_slot(binding, operation)].load(Ordering::Relaxed);
+                let labels = vec![("operation", operation.method()), ("binding", binding.protocol_binding())];
+                streams.push(labels, Value::Gauge(value));
             }
         }
-        let mut family = encoder.encode_descriptor(
+        families.push(streams);
+        let mut executions = Family::new(
+            "a2a_active_executions",
+            "Agent executor calls in progress now: tasks being worked on (execute), canceled \
+             (cancel) or resolved after a restart (recover).",
+            Kind::Gauge,
+        );
+        for kind in ExecutionKind::ALL {
+            let value = c.execution(kind).load(Ordering::Relaxed);
+            executions.push(vec![("kind", kind.as_str())], Value::Gauge(value));
+        }
+        families.push(executions);
+        let live = self.live_tasks();
+        if all || live.is_some() {
+            let mut family = Family::new(
+                "a2a_live_tasks",
+                "Task runtimes alive now: tasks with an execution running or a stream subscribed \
+                 (0 once every execution has ended and every stream is closed: a steady climb is a leak).",
+                Kind::Gauge,
+            );
+            if let Some(live) = live {
+                family.push(Vec::new(), Value::Gauge(i64::try_from(live).unwrap_or(i64::MAX)));
+            }
+            families.push(family);
+        }
+        let subscribers = a2a_core::stats::subscriber_stats();
+        let mut resyncs = Family::new(
+            "a2a_subscriber_resyncs",
+            "Stream subscribers that fell behind (or saw a write abandoned) and were resynchronised \
+             from a task snapshot, in this process.",
+            Kind::Counter,
+        );
+        resyncs.push(Vec::new(), Value::Counter(subscribers.resyncs));
+        families.push(resyncs);
+        let mut lagged = Family::new(
+            "a2a_subscriber_lagged_events",
+            "Events slow subscribers missed, each made up for by a resync snapshot, in this process.",
+            Kind::Counter,
+        );
+        lagged.push(Vec::new(), Value::Counter(subscribers.lagged_events));
+        families.push(lagged);
+        let push = c.handler.read().unwrap_or_else(|e| e.into_inner()).as_ref().and_then(|h| h.push_stats());
+        if all || push.is_some() {
+            let push = push.unwrap_or_default();
+            let mut settled = Family::new(
+                "a2a_push_notifications",
+                "Push notifications settled, by result: delivered (a 2xx answer), given_up (a final \
+                 failure or the retry budget spent), dropped (the in-memory outbox was full).",
+                Kind::Counter,
+            );
+            for (result, value) in
+                [("delivered", push.delivered), ("given_up", push.given_up), ("dropped", push.dropped)]
+            {
+                settled.push(vec![("result", result)], Value::Counter(value));
+            }
+            families.push(settled);
+            let mut queued = Family::new(
+                "a2a_push_notifications_queued",
+                "Push notifications stored in the outbox by this process, with the events that \
+                 caused them (queued minus settled: what this process has pending).",
+                Kind::Counter,
+            );
+            queued.push(Vec::new(), Value::Counter(push.queued));
+            families.push(queued);
+            let mut retried = Family::new(
+                "a2a_push_retries",
+                "Push notification attempts that failed and were retried.",
+                Kind::Counter,
+            );
+            retried.push(Vec::new(), Value::Counter(push.retried));
+            families.push(retried);
+        }
+        let mut store = Family::new(
+            "a2a_store_operation_duration",
+            "Time of each task and push config store call, by store operation.",
+            Kind::Histogram,
+        );
+        store.seconds = true;
+        for operation in StoreOperation::ALL {
+            let snapshot = c.store[operation as usize].snapshot();
+            if snapshot.count > 0 {
+                store.push(vec![("operation", operation.as_str())], Value::Histogram(snapshot));
+            }
+        }
+        families.push(store);
+        let mut refusals = Family::new(
+            "a2a_limit_refusals",
+            "Requests and streams refused by a limit of the server (docs/operations.md, Limits), by \
+             limit.",
+            Kind::Counter,
+        );
+        for limit in Limit::ALL {
+            let value = c.refusals[limit as usize].load(Ordering::Relaxed);
+            refusals.push(vec![("limit", limit.as_str())], Value::Counter(value));
+        }
+        families.push(refusals);
+        let mut errors = Family::new(
             "a2a_store_errors",
             "Store calls that failed with an internal error (the backend failed), by store operation.",
-            None,
-            MetricType::Counter,
-        )?;
+            Kind::Counter,
+        );
         for operation in StoreOperation::ALL {
             let value = c.store_errors[operation as usize].load(Ordering::Relaxed);
             if value > 0 {
-                family
-                    .encode_family(&[("operation", operation.as_str())])?
-                    .encode_counter::<NoLabelSet, _, u64>(&value, None)?;
+                errors.push(vec![("operation", operation.as_str())], Value::Counter(value));
+            }
+        }
+        families.push(errors);
+        families
+    }
+}
+
+fn write_sample(sample: &mut prometheus_client::encoding::MetricEncoder<'_>, value: &Value) -> fmt::Result {
+    match value {
+        Value::Counter(value) => sample.encode_counter::<NoLabelSet, _, u64>(value, None),
+        Value::Gauge(value) => sample.encode_gauge(value),
+        Value::Histogram(snapshot) => {
+            sample.encode_histogram::<NoLabelSet>(snapshot.sum, snapshot.count, &snapshot.buckets, None)
+        }
+    }
+}
+
+impl Collector for Metrics {
+    fn encode(&self, mut encoder: DescriptorEncoder<'_>) -> Result<(), fmt::Error> {
+        for family in self.families() {
+            let metric_type = match family.kind {
+                Kind::Counter => MetricType::Counter,
+                Kind::Gauge => MetricType::Gauge,
+                Kind::Histogram => MetricType::Histogram,
+            };
+            let unit = family.seconds.then_some(&Unit::Seconds);
+            let mut encoder = encoder.encode_descriptor(family.name, family.help, unit, metric_type)?;
+            for (labels, value) in &family.samples {
+                // A series without labels is written as `name value`, not `name{} value`.
+                if labels.is_empty() {
+                    write_sample(&mut encoder, value)?;
+                } else {
+                    write_sample(&mut encoder.encode_family(labels)?, value)?;
+                }
             }
         }
         Ok(())

@@ -57,6 +57,17 @@ impl ServerProcess {
         Self::launch(command).await
     }
 
+    /// [`start`](Self::start) with these environment variables set for the server.
+    pub async fn start_with_env<I, S>(args: I, env: &[(&str, &str)]) -> ServerProcess
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_a2a-server"));
+        command.args(["--log", "warn"]).args(args).envs(env.iter().copied());
+        Self::launch(command).await
+    }
+
     /// Starts the binary like [`start`](Self::start), but with no `--log` of its own (`args`
     /// choose) and its stderr, the log, handed to the caller line by line (read it: a full pipe
     /// blocks the server).
