@@ -4,7 +4,7 @@
 //!
 //! Why external tools: the built-in generator (our clients on one tokio thread) tops out near
 //! 55-60k requests/s on the machines here, below what a bare axum server answers on one core, so
-//! a ceiling measured with it is the generator's ceiling (issue 14). `wrk` and `h2load` are C
+//! a ceiling measured with it is the generator's ceiling (`docs/benchmarks.md`, "Load generators"). `wrk` and `h2load` are C
 //! programs built for exactly this job. Every run still proves its generator was not the limit:
 //! the generator's CPU time is read from `/proc` and reported (see `send::compare`).
 //!

@@ -269,7 +269,7 @@ fn merged_latency(segments: &[Segment]) -> LatencySummary {
     }
 }
 
-/// At or above this share of its threads' time, the generator is the bottleneck (issue 14).
+/// At or above this share of its threads' time, the generator is the bottleneck (`docs/benchmarks.md`).
 pub(crate) const GENERATOR_BUSY_LIMIT: f64 = 0.9;
 /// The built-in generator must reach this share of the external tool's throughput on the ceiling.
 pub(crate) const REFERENCE_SHARE: f64 = 0.9;

@@ -125,7 +125,7 @@ pub fn from_status(status: &Status) -> Error {
 }
 
 /// The fallback for a status without an A2A ErrorInfo: both the 1.0.1 and the 1.0.0 tables of
-/// spec 5.4 are read (INTEROP-NOTES), and codes that several errors share become the most general
+/// spec 5.4 are read (docs/interop-notes.md), and codes that several errors share become the most general
 /// one. Exhaustive over [`Code`], so the choice for every code is visible here.
 fn from_code(status: &Status, bad_request: Option<tonic_types::BadRequest>) -> Error {
     let message = status.message().to_owned();

@@ -27,7 +27,7 @@
 //! the codes a2a-go uses for them (-31401, -31403).
 //!
 //! Clients decide the error from the `google.rpc.ErrorInfo` (or `BadRequest`) in `error.data`
-//! first, as spec 10.6 / INTEROP-NOTES ask, and use the numeric code only when no detail names the
+//! first, as spec 10.6 / docs/interop-notes.md ask, and use the numeric code only when no detail names the
 //! error: peers differ in their codes more than in their reasons.
 
 use a2a_core::Error;

@@ -21,7 +21,7 @@ use serde_json::value::RawValue;
 use crate::envelope::{self, Id, ReadError};
 
 /// The SSE response for the events of request `id`, with a keep-alive comment after every
-/// `keep_alive` of silence (proxies cut idle streams, INTEROP-NOTES).
+/// `keep_alive` of silence (proxies cut idle streams, docs/interop-notes.md).
 pub(crate) fn response(id: Id, events: EventStream, keep_alive: Duration) -> Response {
     let frames = stream::unfold(Some(events), move |events| {
         let id = id.clone();

@@ -3,7 +3,7 @@
 //!
 //! The method name decides the version, not the `A2A-Version` header: slash names exist only in
 //! 0.3 and PascalCase names only in 1.0, so the request's shape is unambiguous (the way the
-//! official SDKs serve both versions on one endpoint, INTEROP-NOTES). A slash method sent with
+//! official SDKs serve both versions on one endpoint, docs/interop-notes.md). A slash method sent with
 //! `A2A-Version: 1.0` (or any other value) is therefore still served as 0.3; the header is not
 //! consulted. Everything else about the request (envelope, id, notifications, body limit) is the
 //! same as for 1.0.

@@ -9,7 +9,7 @@
 //!
 //! Client side ([`from_status_body`]): the error comes from the ErrorInfo `reason` (or a
 //! BadRequest) when present; only without one does the HTTP status decide, and then the 1.0.0
-//! statuses that peers still send (409, 415, 501, 502; see INTEROP-NOTES) are understood too.
+//! statuses that peers still send (409, 415, 501, 502; see docs/interop-notes.md) are understood too.
 
 use std::fmt::Write as _;
 

@@ -2,7 +2,7 @@
 //! answered in 0.3 shape (ProtoJSON of the 0.3 proto) with 0.3 error bodies.
 //!
 //! The path decides the version, not the `A2A-Version` header: 1.0 has no `/v1` prefix, 0.3 has
-//! nothing else (the way the official SDKs serve both versions on one server, INTEROP-NOTES). So
+//! nothing else (the way the official SDKs serve both versions on one server, docs/interop-notes.md). So
 //! `/v1/...` is never read as the 1.0 routes of a tenant named `v1`: such a tenant cannot use the
 //! `/{tenant}/...` path form and sends its `tenant` in the body or query of the unprefixed routes
 //! instead.

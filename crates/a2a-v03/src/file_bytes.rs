@@ -3,7 +3,7 @@
 //! client chooses what it sends ([`ProtoFileBytes`]).
 //!
 //! The 0.3 proto declares `bytes file_with_bytes = 2`: the file's bytes. The 0.3 SDKs disagree
-//! about what goes there (`/work/shared/INTEROP-NOTES.md`; checked in `cargo xtask interop`,
+//! about what goes there (`docs/interop-notes.md`; checked in `cargo xtask interop`,
 //! `docs/interop.md`):
 //!
 //! | sender | `file_with_bytes` holds | reads it as |

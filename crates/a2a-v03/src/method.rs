@@ -62,7 +62,7 @@ impl Method {
     }
 
     /// The method with this name (case-sensitive, as JSON-RPC is). Slash names are 0.3, PascalCase
-    /// names 1.0: a JSON-RPC binding can route by name alone (INTEROP-NOTES).
+    /// names 1.0: a JSON-RPC binding can route by name alone (docs/interop-notes.md).
     pub fn from_name(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|m| m.name() == name)
     }

@@ -38,7 +38,7 @@ use crate::service::Request;
 /// The path prefix of every 0.3 HTTP+JSON route (1.0 routes have none).
 pub const PREFIX: &str = "/v1/";
 
-/// Whether `path` is a 0.3 HTTP+JSON path (the way SDKs tell 0.3 from 1.0 REST, INTEROP-NOTES).
+/// Whether `path` is a 0.3 HTTP+JSON path (the way SDKs tell 0.3 from 1.0 REST, docs/interop-notes.md).
 pub fn is_v03_path(path: &str) -> bool {
     path.starts_with(PREFIX)
 }

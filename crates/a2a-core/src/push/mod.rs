@@ -49,7 +49,7 @@ use crate::store::{PushConfigStore, StoredPushConfig};
 
 /// The header carrying a config's `token`, in both versions. 0.3 defines it (0.3 spec 9.5); 1.0
 /// names no header for the token (spec 4.3.3 only requires the `Authorization` of
-/// AuthenticationInfo), and the 1.x SDKs (Python, JS) keep sending this one (INTEROP-NOTES: a2a-rs
+/// AuthenticationInfo), and the 1.x SDKs (Python, JS) keep sending this one (docs/interop-notes.md: a2a-rs
 /// spells it `A2A-Notification-Token`; receivers should accept both).
 pub const TOKEN_HEADER: &str = "X-A2A-Notification-Token";
 

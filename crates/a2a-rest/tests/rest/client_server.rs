@@ -139,7 +139,7 @@ async fn subscribe_to_task_streams_the_task_events() {
 }
 
 /// A server that only accepts GET for SubscribeToTask (the proto annotation), as one community
-/// crate does (INTEROP-NOTES).
+/// crate does (docs/interop-notes.md).
 async fn serve_subscribe_by_get_only() -> (Arc<Scripted>, Arc<AtomicUsize>, TestServer) {
     let service = Scripted::new();
     let posts = Arc::new(AtomicUsize::new(0));

@@ -12,7 +12,7 @@
 //! | `oauth2.flows` (one of, with `deviceCode`, `pkceRequired`) | `flows` (an object that may hold several; no device code, no PKCE flag) |
 //! | `iconUrl` | `iconUrl` (JSON); none (ProtoJSON) |
 //!
-//! **The union card** (INTEROP-NOTES): the 1.0 card as it is, plus the 0.3 members that do not
+//! **The union card** (docs/interop-notes.md): the 1.0 card as it is, plus the 0.3 members that do not
 //! collide with 1.0's (`url`, `preferredTransport`, `additionalInterfaces`, `protocolVersion:
 //! "0.3.0"`, `supportsAuthenticatedExtendedCard`, `security`, `skills[].security`), plus the 0.3
 //! members a 0.3 reader requires and ProtoJSON omits at their defaults (`defaultInputModes: []`,

@@ -1,4 +1,4 @@
-//! What peers actually send (INTEROP-NOTES and the SDKs' 0.3 layers), accepted on input.
+//! What peers actually send (docs/interop-notes.md and the SDKs' 0.3 layers), accepted on input.
 
 use a2a_proto::v1::{
     part::Content, Message, Part, Role, SendMessageRequest, StreamResponse, Task, TaskPushNotificationConfig,

@@ -4,7 +4,7 @@
 //! - `schema`: everything written in the JSON form validates against the 0.3 JSON Schema, and
 //!   everything written in ProtoJSON parses as the 0.3 proto (unknown fields denied).
 //! - `round_trip`: 0.3 → 1.0 → 0.3 and 1.0 → 0.3 → 1.0, equal modulo the documented corners.
-//! - `interop`: what peers send that the spec does not say (INTEROP-NOTES).
+//! - `interop`: what peers send that the spec does not say (docs/interop-notes.md).
 //! - `service`: `Request::call` against a real 1.0 handler, JSON-RPC and HTTP+JSON forms.
 
 mod corpus;
