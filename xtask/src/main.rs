@@ -83,18 +83,31 @@ fn test() -> anyhow::Result<()> {
     stubs::run(&[])
 }
 
-/// Runs the local equivalent of CI (`.ci/run`), stopping at the first failure.
+/// Runs the steps of CI (`.ci/run`), in its order, stopping at the first failure. What `.ci/run`
+/// does besides is the machine's setup: installing cargo-nextest and tmux, starting PostgreSQL.
 fn ci() -> anyhow::Result<()> {
     codegen::run(&workspace_root(), true)?;
     let steps: &[&[&str]] = &[
         &["fmt", "--all", "--", "--check"],
         &["clippy", "--workspace", "--all-targets", "--all-features", "--", "-D", "warnings"],
+        &["check", "-p", "a2a-server", "--no-default-features", "--lib"],
         &["doc", "--workspace", "--no-deps", "--all-features"],
     ];
     for step in steps {
         run_cargo(step)?;
     }
-    test()
+    test()?;
+    bench::run(&["--quick".to_owned()])?;
+    let fuzz_target = std::env::var_os("HOME").map_or_else(
+        || workspace_root().join("fuzz").join("target"),
+        |home| std::path::PathBuf::from(home).join(".cache").join("a2a-fuzz-target"),
+    );
+    fuzz::run(&[
+        "--seconds".to_owned(),
+        "20".to_owned(),
+        "--target-dir".to_owned(),
+        fuzz_target.display().to_string(),
+    ])
 }
 
 pub(crate) fn cargo() -> String {
