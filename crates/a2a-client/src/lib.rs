@@ -86,6 +86,7 @@
 mod binding;
 mod card_cache;
 mod client;
+pub mod credentials;
 pub mod negotiate;
 pub mod resilience;
 
@@ -95,6 +96,10 @@ pub use a2a_v03::ProtoFileBytes;
 pub use binding::Binding;
 pub use card_cache::CardCache;
 pub use client::{Client, ClientBuilder, AGENT_CARD_PATH};
+pub use credentials::{
+    Challenge, ClientCertificate, CredentialKind, Credentials, MissingRequirement, Presentation, Refusal,
+    TokenSource,
+};
 pub use negotiate::{Selected, SUPPORTED_VERSIONS};
 pub use resilience::RetryPolicy;
 
