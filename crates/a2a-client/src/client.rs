@@ -448,7 +448,7 @@ impl ClientBuilder {
     /// The client for `card` over `selected`.
     fn client(&self, card: &AgentCard, selected: Selected) -> Result<Client> {
         let presentation = self.credentials.presentation(card, selected.binding());
-        let inner = self.build(&selected, &presentation)?;
+        let inner = self.build(&selected, &presentation, grpc_over_tls(card, &selected))?;
         Ok(Client {
             inner,
             selected,
@@ -614,9 +614,17 @@ impl ClientBuilder {
 
     /// The binding client for `selected`.
     #[cfg_attr(not(any(feature = "jsonrpc", feature = "rest", feature = "grpc")), allow(unused_variables))]
-    fn build(&self, selected: &Selected, presentation: &Presentation) -> Result<Arc<dyn A2aService>> {
+    fn build(
+        &self,
+        selected: &Selected,
+        presentation: &Presentation,
+        grpc_tls: bool,
+    ) -> Result<Arc<dyn A2aService>> {
         let with_query;
-        let url = if presentation.query().is_empty() || selected.binding() == Binding::Grpc {
+        let url = if selected.binding() == Binding::Grpc && grpc_tls {
+            with_query = format!("https://{}", selected.url());
+            with_query.as_str()
+        } else if presentation.query().is_empty() || selected.binding() == Binding::Grpc {
             selected.url()
         } else {
             // An API key in a query parameter (spec 4.5.2): on every request's URL.
@@ -690,6 +698,23 @@ impl ClientBuilder {
             other => Err(Error::internal(format!("{other} is not compiled in but was selected"))),
         }
     }
+}
+
+/// Whether the selected gRPC interface, a bare `host:port` (read as `http://` off port 443), is
+/// served over TLS: another interface of the card is an `https` URL with the same host and port
+/// (one port serving every binding over TLS, as the reference server does).
+fn grpc_over_tls(card: &AgentCard, selected: &Selected) -> bool {
+    if selected.binding() != Binding::Grpc || selected.url().contains("://") {
+        return false;
+    }
+    let Ok(bare) = reqwest::Url::parse(&format!("https://{}", selected.url())) else { return false };
+    card.supported_interfaces.iter().any(|interface| {
+        reqwest::Url::parse(&interface.url).is_ok_and(|url| {
+            url.scheme() == "https"
+                && url.host_str() == bare.host_str()
+                && url.port_or_known_default() == bare.port_or_known_default()
+        })
+    })
 }
 
 /// Whether a TCP connection to the host and port of `url` (a URL, or gRPC's bare `host:port`)
