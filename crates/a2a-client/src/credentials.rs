@@ -537,7 +537,7 @@ impl Challenge {
                 break;
             }
             // A token: a scheme if followed by a space or the end, else a parameter name.
-            let end = rest.find(|c: char| c == ' ' || c == '=' || c == ',').unwrap_or(rest.len());
+            let end = rest.find([' ', '=', ',']).unwrap_or(rest.len());
             let token = &rest[..end];
             let after = rest[end..].trim_start_matches([' ', '\t']);
             if let Some(value_part) = after.strip_prefix('=') {
