@@ -273,7 +273,9 @@ impl ClientBuilder {
 
     /// Service parameters sent with every call of the clients this builder makes, on every
     /// binding (HTTP headers for JSON-RPC and REST, metadata for gRPC): the one place for a
-    /// client's defaults, e.g. `authorization`, an API key header, `A2A-Extensions`. A call's
+    /// client's defaults, e.g. `A2A-Extensions`. Credentials belong in
+    /// [`credentials`](Self::credentials), which presents them as the card declares; a raw
+    /// `authorization` given here is sent to every agent as it is. A call's
     /// own [`CallContext`] parameter of the same name wins. `A2A-Version` is always the
     /// negotiated version whatever is given here. They are not sent when fetching the card.
     #[must_use]

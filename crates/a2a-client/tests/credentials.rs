@@ -253,3 +253,53 @@ async fn credentials_the_card_declares_no_scheme_for_are_never_sent_nor_with_the
     }
     server.shutdown().await.unwrap();
 }
+
+/// The reference server behind a proxy that answers 401 with two challenges to any request
+/// without `Authorization: Bearer good`, except the card.
+async fn behind_a_challenging_proxy() -> String {
+    async fn guard(
+        request: axum::extract::Request,
+        next: axum::middleware::Next,
+    ) -> axum::response::Response {
+        let authorized = request.headers().get("authorization").is_some_and(|v| v == "Bearer good");
+        if authorized || request.uri().path().starts_with("/.well-known/") {
+            return next.run(request).await;
+        }
+        let mut response = axum::response::Response::new(axum::body::Body::from("go away"));
+        *response.status_mut() = axum::http::StatusCode::UNAUTHORIZED;
+        let headers = response.headers_mut();
+        headers.append("www-authenticate", HeaderValue::from_static(r#"Bearer realm="proxy", scope="a2a""#));
+        headers.append("www-authenticate", HeaderValue::from_static("Negotiate"));
+        response
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut card = a2a_server::demo::demo_card();
+    card.security_schemes.insert("bearer".into(), SecurityScheme { scheme: Some(http_scheme("Bearer")) });
+    let app =
+        Server::builder().agent_card(card).executor(a2a_server::demo::DemoAgent).into_app(addr).unwrap();
+    let router = app.router.layer(axum::middleware::from_fn(guard));
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    format!("http://{addr}")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_401_s_challenges_reach_the_caller_over_json_rpc_and_rest() {
+    let url = behind_a_challenging_proxy().await;
+    for binding in [Binding::JsonRpc, Binding::Rest] {
+        let agent = client(&url, binding, Credentials::new().bearer("bad")).await;
+        let error = agent.send_message(&CallContext::v1(), send()).await.unwrap_err();
+        let refusal = agent.refusal(&error).unwrap_or_else(|| panic!("{binding}: {error:?}"));
+        let schemes: Vec<&str> = refusal.challenges.iter().map(|c| c.scheme.as_str()).collect();
+        assert_eq!(schemes, ["Bearer", "Negotiate"], "{binding}: {refusal:?}");
+        assert_eq!(refusal.challenges[0].param("realm"), Some("proxy"));
+        assert_eq!(refusal.challenges[0].param("scope"), Some("a2a"));
+        let streaming =
+            agent.send_streaming_message(&CallContext::v1(), send()).await.err().expect("refused");
+        assert_eq!(agent.refusal(&streaming).map(|r| r.challenges.len()), Some(2), "{binding}: streaming");
+        let good = client(&url, binding, Credentials::new().bearer("good")).await;
+        good.send_message(&CallContext::v1(), send()).await.unwrap();
+        // Not a refusal: no reading.
+        assert!(good.refusal(&Error::internal("x")).is_none());
+    }
+}
