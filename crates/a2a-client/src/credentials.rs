@@ -770,6 +770,20 @@ mod tests {
         assert_eq!(token68[0].params, [(String::new(), "abc==".to_owned())]);
         assert_eq!(token68[1].scheme, "Bearer");
         assert!(Challenge::parse("").is_empty());
+        // Whatever a server sends, parsing ends without a panic.
+        for odd in [
+            "=",
+            "==",
+            "a=b",
+            "Bearer ,,, x=\"",
+            "Basic\trealm=x",
+            "ü ü=ü, é",
+            "B \"\\",
+            "x y= ,=z",
+            "A b==c",
+        ] {
+            let _ = Challenge::parse(odd);
+        }
         assert!(Challenge::parse("=== ,,, \"").len() <= 1, "garbage is no panic");
         let reason = r#"401 Unauthorized [WWW-Authenticate: ApiKey realm="a2a", scheme="apiKey"] [WWW-Authenticate: Bearer realm="a2a"]"#;
         let kept = challenges_in(reason);
