@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use a2a_client::{Binding, Client};
+use a2a_client::{Binding, Client, ClientCertificate, CredentialKind, Credentials, TokenSource};
 use a2a_core::{Error, ProtocolVersion, ServiceParams};
 use a2a_proto::v1::{security_scheme::Scheme, AgentCard};
 use a2a_v03::V03;
@@ -179,11 +179,20 @@ fn card_error(error: &Error, reference: &str) -> CliError {
 }
 
 /// The HTTP client for the card and the HTTP bindings: certificate verification off only with
-/// `--insecure`.
+/// `--insecure`; `--ca` trusted and `--cert`/`--key` presented when the TLS handshake asks.
 fn http_client(global: &Global, timeout: Option<std::time::Duration>) -> Result<reqwest::Client, CliError> {
     let mut builder = reqwest::Client::builder()
         .danger_accept_invalid_certs(global.insecure)
         .connection_verbose(global.debug);
+    if let Some(ca) = ca_pem(global)? {
+        let roots = reqwest::Certificate::from_pem_bundle(&ca)
+            .map_err(|e| CliError::usage(format!("--ca: not a PEM certificate: {e}")))?;
+        builder = builder.tls_certs_merge(roots);
+    }
+    if let Some(certificate) = client_certificate(global)? {
+        let identity = certificate.to_reqwest().map_err(|e| CliError::usage(format!("--cert/--key: {e}")))?;
+        builder = builder.identity(identity);
+    }
     if let Some(timeout) = timeout {
         builder = builder.timeout(timeout);
     }
@@ -194,7 +203,7 @@ fn http_client(global: &Global, timeout: Option<std::time::Duration>) -> Result<
 pub(crate) fn warn_insecure(global: &Global, out: &Out) {
     if global.insecure {
         out.warn("--insecure: TLS certificate verification is OFF; anyone on the path can impersonate the agent (development only)");
-        if global.bearer.is_some() || global.api_key.is_some() {
+        if global.bearer.is_some() || global.api_key.is_some() || global.basic.is_some() {
             out.warn("--insecure: your credentials are being sent over a connection whose certificate is NOT verified");
         }
     }
@@ -219,15 +228,22 @@ pub(crate) async fn connect(
                 ))
             })?,
     };
-    let (params, credentials) = service_params(global, card, &reference, out)?;
+    let params = service_params(global)?;
+    let given = credentials(global, &reference, out)?;
+    let credentials = !given.is_empty();
     let mut builder = Client::builder();
-    if global.insecure || global.debug {
+    if global.insecure || global.debug || global.ca.is_some() || global.cert.is_some() {
         builder = builder.http_client(http_client(global, None)?);
+    }
+    if let Some(ca) = ca_pem(global)? {
+        // gRPC's own TLS connection (the HTTP client above has it already).
+        builder = builder.root_certificate(ca);
     }
     let builder = builder
         .protocol_version(version)
         .bindings(binding_order(&global.transport, card))
-        .service_params(params.clone());
+        .service_params(params.clone())
+        .credentials(given.clone());
     let check =
         global.timeout.unwrap_or(std::time::Duration::from_secs(10)).min(std::time::Duration::from_secs(10));
     let client = builder.from_card_reachable(card, check).await.map_err(|error| {
@@ -245,7 +261,96 @@ pub(crate) async fn connect(
     for (name, value) in params.iter() {
         out.debug(format_args!("service parameter {name}: {}", redact(name, value)));
     }
+    let presentation = client.presentation();
+    let unaccepted = presentation.unaccepted();
+    for (kind, name, value) in [
+        (CredentialKind::Bearer, "authorization", global.bearer.as_deref()),
+        (CredentialKind::ApiKey, "api key", global.api_key.as_deref()),
+        (CredentialKind::Basic, "authorization", global.basic.as_deref()),
+    ] {
+        let Some(value) = value else { continue };
+        let sent = if unaccepted.contains(&kind) {
+            format!(" not sent: the card declares no scheme that accepts a {kind} (SPEC.md §12.4)")
+        } else {
+            String::new()
+        };
+        out.debug(format_args!("service parameter {name}: {}{sent}", redact("authorization", value)));
+    }
+    if !presentation.schemes().is_empty() {
+        out.debug(format_args!(
+            "credentials presented as the card's schemes: {}",
+            presentation.schemes().join(", ")
+        ));
+    }
+    for unmet in client.unmet_security() {
+        out.debug(format_args!("security requirement not satisfied: {unmet}"));
+    }
     Ok(Agent { client, reference, credentials })
+}
+
+/// `auth login`'s token for a reference, read from its file at each call (a later `auth login`
+/// is picked up; asked to refresh after a refusal, it reads the file again).
+struct StoredToken {
+    reference: String,
+}
+
+#[async_trait::async_trait]
+impl TokenSource for StoredToken {
+    async fn token(&self, _refresh: bool) -> a2a_core::Result<String> {
+        crate::auth::stored_token(&self.reference).ok_or_else(|| Error::Unauthenticated {
+            reason: format!(
+                "the token `auth login` kept for {:?} has expired or was removed: run `a2a-cli auth login` again",
+                self.reference
+            ),
+        })
+    }
+}
+
+/// The caller's credentials (SPEC.md §12.1, §12.3): `--bearer` (else the token `auth login`
+/// kept for this reference), `--api-key`, `--basic`, `--cert`/`--key`. Presented to the agent
+/// by a2a-client as its card declares.
+fn credentials(global: &Global, reference: &str, out: &Out) -> Result<Credentials, CliError> {
+    let mut credentials = Credentials::new();
+    if let Some(token) = &global.bearer {
+        credentials = credentials.bearer(token.clone());
+    } else if let Some(token) = crate::auth::stored_token(reference) {
+        crate::wire::secret(&token);
+        // `auth login`'s token for this reference (an explicit --bearer wins).
+        out.debug(format_args!("using the token `auth login` kept for {reference:?}"));
+        credentials = credentials.token_source(StoredToken { reference: reference.to_owned() });
+    }
+    if let Some(key) = &global.api_key {
+        credentials = credentials.api_key(key.clone());
+    }
+    if let Some(basic) = &global.basic {
+        let Some((user, password)) = basic.split_once(':') else {
+            return Err(CliError::usage("--basic wants USER:PASSWORD"));
+        };
+        crate::wire::secret(password);
+        credentials = credentials.basic(user, password);
+    }
+    if let Some(certificate) = client_certificate(global)? {
+        credentials = credentials.client_certificate(certificate);
+    }
+    Ok(credentials)
+}
+
+/// `--cert` and `--key`, read.
+fn client_certificate(global: &Global) -> Result<Option<ClientCertificate>, CliError> {
+    let (Some(cert), Some(key)) = (&global.cert, &global.key) else { return Ok(None) };
+    let read = |flag: &str, path: &std::path::Path| {
+        std::fs::read(path)
+            .map_err(|e| CliError::usage(format!("cannot read {flag} {}: {e}", path.display())))
+    };
+    Ok(Some(ClientCertificate::from_pem(read("--cert", cert)?, read("--key", key)?)))
+}
+
+/// `--ca`, read.
+fn ca_pem(global: &Global) -> Result<Option<Vec<u8>>, CliError> {
+    let Some(path) = &global.ca else { return Ok(None) };
+    std::fs::read(path)
+        .map(Some)
+        .map_err(|e| CliError::usage(format!("cannot read --ca {}: {e}", path.display())))
 }
 
 /// The caller's bindings first, then the rest in the card's order (SPEC.md §13.1: a preferred
@@ -269,13 +374,9 @@ fn binding_order(preferred: &[Transport], card: &AgentCard) -> Vec<Binding> {
     order
 }
 
-/// The service parameters of every call: credentials and `--svc-param`.
-fn service_params(
-    global: &Global,
-    card: &AgentCard,
-    reference: &str,
-    out: &Out,
-) -> Result<(ServiceParams, bool), CliError> {
+/// The service parameters of every call: `--svc-param` and `--extension` (credentials are
+/// a2a-client's, [`credentials`]).
+fn service_params(global: &Global) -> Result<ServiceParams, CliError> {
     let mut params = ServiceParams::new();
     for raw in &global.svc_param {
         let Some((name, value)) = raw.split_once(':').filter(|(name, _)| !name.trim().is_empty()) else {
@@ -286,60 +387,29 @@ fn service_params(
     if !global.extension.is_empty() {
         params.insert(a2a_core::context::EXTENSIONS_PARAM, global.extension.join(","));
     }
-    let mut credentials = false;
-    if let Some(token) = &global.bearer {
-        params.insert("authorization", format!("Bearer {token}"));
-        credentials = true;
-    } else if let Some(token) = crate::auth::stored_token(reference) {
-        crate::wire::secret(&token);
-        // `auth login`'s token for this reference (an explicit --bearer wins).
-        out.debug(format_args!("using the token `auth login` kept for {reference:?}"));
-        params.insert("authorization", format!("Bearer {token}"));
-        credentials = true;
-    }
-    if let Some(key) = &global.api_key {
-        let scheme = card.security_schemes.values().find_map(|s| match &s.scheme {
-            Some(Scheme::ApiKeySecurityScheme(api_key)) => Some(api_key),
-            _ => None,
-        });
-        match scheme {
-            None => params.insert("x-api-key", key.clone()),
-            Some(s) if s.location.eq_ignore_ascii_case("header") => params.insert(&s.name, key.clone()),
-            Some(s) if s.location.eq_ignore_ascii_case("cookie") => params.insert("cookie", format!("{}={key}", s.name)),
-            Some(s) => {
-                return Err(CliError::usage(format!(
-                    "the agent wants its API key in the {} {:?}; a2a-cli sends API keys in a header or cookie only",
-                    s.location, s.name
-                )))
-            }
-        }
-        credentials = true;
-    }
-    Ok((params, credentials))
+    Ok(params)
 }
 
 /// Refuses to send a credential the card declares no scheme for (SPEC.md §12.4: the extended
-/// card is fetched only through a scheme the public card advertises): a bearer token needs an
-/// HTTP bearer, OAuth 2 or OpenID Connect scheme, an API key an API key scheme.
+/// card is fetched only through a scheme the public card advertises), as a2a-client judges it
+/// (`Presentation::unaccepted`: it would not send it anyway; this says so before the call).
 pub(crate) fn check_credentials_declared(global: &Global, card: &AgentCard) -> Result<(), CliError> {
-    let schemes: Vec<&Scheme> = card.security_schemes.values().filter_map(|s| s.scheme.as_ref()).collect();
-    let bearer_ok = schemes.iter().any(|s| match s {
-        Scheme::HttpAuthSecurityScheme(h) => h.scheme.eq_ignore_ascii_case("bearer"),
-        Scheme::Oauth2SecurityScheme(_) | Scheme::OpenIdConnectSecurityScheme(_) => true,
-        _ => false,
-    });
-    let api_key_ok = schemes.iter().any(|s| matches!(s, Scheme::ApiKeySecurityScheme(_)));
-    let refused = |what: &str| {
-        CliError::usage(format!(
-            "not sending the {what} to the agent: its card declares no security scheme that accepts one (SPEC.md §12.4)"
-        ))
-        .hint("drop the credential, or check the agent's schemes with `a2a-cli card get`")
-    };
-    if global.bearer.is_some() && !bearer_ok {
-        return Err(refused("bearer token"));
+    let mut given = Credentials::new();
+    if global.bearer.is_some() {
+        given = given.bearer("");
     }
-    if global.api_key.is_some() && !api_key_ok {
-        return Err(refused("API key"));
+    if global.api_key.is_some() {
+        given = given.api_key("");
+    }
+    if global.basic.is_some() {
+        given = given.basic("", "");
+    }
+    let unaccepted = given.presentation(card, Binding::JsonRpc).unaccepted().to_vec();
+    if let Some(kind) = unaccepted.first() {
+        return Err(CliError::usage(format!(
+            "not sending the {kind} to the agent: its card declares no security scheme that accepts one (SPEC.md §12.4)"
+        ))
+        .hint("drop the credential, or check the agent's schemes with `a2a-cli card get`"));
     }
     Ok(())
 }
@@ -356,6 +426,10 @@ fn credential_hint(card: &AgentCard) -> Option<String> {
             Some(Scheme::ApiKeySecurityScheme(k)) => {
                 format!("{name} (API key in {} {:?}: --api-key or A2ACLI_API_KEY)", k.location, k.name)
             }
+            Some(Scheme::HttpAuthSecurityScheme(h)) if h.scheme.eq_ignore_ascii_case("basic") => {
+                format!("{name} (HTTP Basic: --basic USER:PASSWORD or A2ACLI_BASIC)")
+            }
+            Some(Scheme::MtlsSecurityScheme(_)) => format!("{name} (mutual TLS: --cert FILE --key FILE)"),
             Some(other) => format!("{name} ({})", scheme_kind(other)),
             None => name.clone(),
         })
@@ -363,15 +437,9 @@ fn credential_hint(card: &AgentCard) -> Option<String> {
     (!schemes.is_empty()).then(|| format!("the agent declares: {}", schemes.join("; ")))
 }
 
-/// A scheme's kind, for people.
+/// A scheme's kind, for people (a2a-client's wording).
 pub(crate) fn scheme_kind(scheme: &Scheme) -> String {
-    match scheme {
-        Scheme::ApiKeySecurityScheme(k) => format!("API key in {} {:?}", k.location, k.name),
-        Scheme::HttpAuthSecurityScheme(h) => format!("HTTP {}", h.scheme),
-        Scheme::Oauth2SecurityScheme(_) => "OAuth 2".into(),
-        Scheme::OpenIdConnectSecurityScheme(o) => format!("OpenID Connect {}", o.open_id_connect_url),
-        Scheme::MtlsSecurityScheme(_) => "mutual TLS".into(),
-    }
+    a2a_client::credentials::describe_scheme(scheme)
 }
 
 /// A parameter's value for diagnostics: credentials never appear (SPEC.md §12.1).

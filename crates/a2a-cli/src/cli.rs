@@ -65,10 +65,25 @@ pub(crate) struct Global {
     /// table and the shell history).
     #[arg(long, global = true, env = "A2ACLI_BEARER", hide_env_values = true, value_name = "TOKEN")]
     pub(crate) bearer: Option<String>,
-    /// API key for every request, sent where the card's API key scheme says (header or cookie;
-    /// `X-API-Key` header when the card declares none). Prefer A2ACLI_API_KEY.
+    /// API key for every request, sent where the card's API key scheme says (header, query
+    /// parameter or cookie; not sent when the card declares none). Prefer A2ACLI_API_KEY.
     #[arg(long, global = true, env = "A2ACLI_API_KEY", hide_env_values = true, value_name = "KEY")]
     pub(crate) api_key: Option<String>,
+    /// HTTP Basic credentials `USER:PASSWORD`, sent only to an agent whose card declares an HTTP
+    /// Basic scheme. Prefer A2ACLI_BASIC.
+    #[arg(long, global = true, env = "A2ACLI_BASIC", hide_env_values = true, value_name = "USER:PASSWORD")]
+    pub(crate) basic: Option<String>,
+    /// Client certificate (PEM) for mutual TLS on every binding, with --key: presented when the
+    /// agent's TLS handshake asks for one.
+    #[arg(long, global = true, env = "A2ACLI_CERT", value_name = "FILE", requires = "key")]
+    pub(crate) cert: Option<std::path::PathBuf>,
+    /// The private key (PEM) of --cert.
+    #[arg(long, global = true, env = "A2ACLI_KEY", value_name = "FILE", requires = "cert")]
+    pub(crate) key: Option<std::path::PathBuf>,
+    /// Also trust this CA certificate (PEM) for the agent's TLS certificate (a private CA), on
+    /// every binding and the card fetch.
+    #[arg(long, global = true, env = "A2ACLI_CA", value_name = "FILE")]
+    pub(crate) ca: Option<std::path::PathBuf>,
     /// Declare an A2A extension URI on every request (`A2A-Extensions`), repeatable: for
     /// extensions the agent requires and you know the request satisfies.
     #[arg(long, global = true, env = "A2ACLI_EXTENSION", value_delimiter = ',', value_name = "URI")]

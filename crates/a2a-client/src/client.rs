@@ -18,6 +18,9 @@ use async_trait::async_trait;
 
 use crate::binding::Binding;
 use crate::card_cache::CardCache;
+use crate::credentials::{
+    challenges_in, describe_scheme, Credentials, MissingRequirement, Presentation, Refusal,
+};
 use crate::negotiate::{self, Selected};
 use crate::resilience::RetryPolicy;
 
@@ -44,6 +47,8 @@ pub struct Client {
     /// [`ClientBuilder::card_keys`], and the HTTP client for trusted `jku` key sets: the
     /// extended card is verified like the public one.
     card_keys: Option<(Arc<CardKeys>, reqwest::Client)>,
+    /// How [`ClientBuilder::credentials`] are presented to this agent.
+    presentation: Arc<Presentation>,
 }
 
 impl Client {
@@ -75,6 +80,73 @@ impl Client {
             if let Some(selected) = self.selected.tenant() {
                 selected.clone_into(tenant);
             }
+        }
+    }
+
+    /// How the builder's [credentials](ClientBuilder::credentials) are presented to this agent
+    /// over the selected binding: the card's schemes used, the requirements left unmet, the
+    /// credentials never sent (see [`crate::credentials`]).
+    pub fn presentation(&self) -> &Presentation {
+        &self.presentation
+    }
+
+    /// The card's security requirements the credentials do not satisfy, each with the schemes it
+    /// lacks; empty when one is satisfied or the card requires none. Calls are made anyway (the
+    /// agent decides, spec 7.4): check this before calling to fail early, or read it with a
+    /// refusal ([`refusal`](Self::refusal)).
+    pub fn unmet_security(&self) -> &[MissingRequirement] {
+        self.presentation.unmet()
+    }
+
+    /// `error` read as the agent's refusal of a call as unauthenticated (HTTP 401, gRPC
+    /// `UNAUTHENTICATED`, JSON-RPC -32010): the challenges of its `WWW-Authenticate` headers, the
+    /// card's schemes and what the credentials lack. `None` for any other error.
+    pub fn refusal(&self, error: &Error) -> Option<Refusal> {
+        let Error::Unauthenticated { reason } = error else { return None };
+        let mut schemes: Vec<(String, String)> = self
+            .card
+            .security_schemes
+            .iter()
+            .map(|(name, s)| {
+                (name.clone(), s.scheme.as_ref().map_or_else(|| "unknown".to_owned(), describe_scheme))
+            })
+            .collect();
+        schemes.sort();
+        Some(Refusal {
+            reason: reason.clone(),
+            challenges: challenges_in(reason),
+            schemes,
+            unmet: self.presentation.unmet().to_vec(),
+        })
+    }
+
+    /// `ctx` as sent ([`ctx`](Self::ctx)) with the credentials under its own parameters;
+    /// `refresh`: a new token from the token source.
+    async fn with_credentials(&self, ctx: &CallContext, refresh: bool) -> Result<CallContext> {
+        let mut ctx = self.ctx(ctx).into_owned();
+        if self.presentation.has_params() {
+            self.presentation.apply(&mut ctx.params, refresh).await?;
+        }
+        Ok(ctx)
+    }
+
+    /// Runs `call` with the credentials; when the agent refuses it as unauthenticated and the
+    /// bearer token comes from a [`TokenSource`](crate::TokenSource) (and the call did not bring
+    /// its own `authorization`), once more with a refreshed token. A refused call was not
+    /// processed, so repeating it is safe whatever the operation; a second refusal is returned.
+    async fn authed<T, F, Fut>(&self, ctx: &CallContext, call: F) -> Result<T>
+    where
+        F: Fn(CallContext) -> Fut,
+        Fut: std::future::Future<Output = Result<T>>,
+    {
+        let result = call(self.with_credentials(ctx, false).await?).await;
+        match result {
+            Err(Error::Unauthenticated { .. })
+                if self.presentation.refreshable() && ctx.params.get("authorization").is_none() =>
+            {
+                call(self.with_credentials(ctx, true).await?).await
+            }
+            other => other,
         }
     }
 
@@ -130,6 +202,9 @@ pub struct ClientBuilder {
     cache: Option<CardCache>,
     file_bytes: ProtoFileBytes,
     card_keys: Option<Arc<CardKeys>>,
+    credentials: Credentials,
+    /// Extra trusted CA certificates (PEM), [`ClientBuilder::root_certificate`].
+    roots: Vec<Vec<u8>>,
 }
 
 /// Verifies the card document `card` with `keys` (spec 8.4.3), adding the key sets of its `jku`s
@@ -198,13 +273,82 @@ impl ClientBuilder {
 
     /// Service parameters sent with every call of the clients this builder makes, on every
     /// binding (HTTP headers for JSON-RPC and REST, metadata for gRPC): the one place for a
-    /// client's defaults, e.g. `authorization`, an API key header, `A2A-Extensions`. A call's
+    /// client's defaults, e.g. `A2A-Extensions`. Credentials belong in
+    /// [`credentials`](Self::credentials), which presents them as the card declares; a raw
+    /// `authorization` given here is sent to every agent as it is. A call's
     /// own [`CallContext`] parameter of the same name wins. `A2A-Version` is always the
     /// negotiated version whatever is given here. They are not sent when fetching the card.
     #[must_use]
     pub fn service_params(mut self, params: ServiceParams) -> Self {
         self.params = params;
         self
+    }
+
+    /// The caller's credentials, presented to each agent as its card declares (the schemes of
+    /// its first `securityRequirements` entry they satisfy; never as a scheme the card does not
+    /// declare; see [`crate::credentials`]) on every call of every binding, the extended card
+    /// included. The public card is fetched without them. A client certificate is configured on
+    /// the TLS connections of every binding (TLS presents it only when the server asks); when
+    /// [`http_client`](Self::http_client) is given, add it to that client yourself
+    /// ([`ClientCertificate::to_reqwest`](crate::ClientCertificate::to_reqwest)): a2a-client
+    /// then configures it for gRPC only.
+    #[must_use]
+    pub fn credentials(mut self, credentials: Credentials) -> Self {
+        self.credentials = credentials;
+        self
+    }
+
+    /// Also trusts the CA certificate `pem` (a private CA) for the card and every binding, on top
+    /// of the system's roots (feature `tls`). When [`http_client`](Self::http_client) is given,
+    /// add it to that client yourself: a2a-client then uses it for gRPC only.
+    #[must_use]
+    pub fn root_certificate(mut self, pem: impl Into<Vec<u8>>) -> Self {
+        self.roots.push(pem.into());
+        self
+    }
+
+    /// The HTTP client for the card and the HTTP bindings: the caller's, else one with the
+    /// client certificate and extra roots when there are any, else a default one.
+    fn http(&self) -> Result<reqwest::Client> {
+        if let Some(http) = &self.http {
+            return Ok(http.clone());
+        }
+        if self.credentials.certificate().is_none() && self.roots.is_empty() {
+            return Ok(reqwest::Client::default());
+        }
+        self.tls_http()
+    }
+
+    #[cfg(feature = "tls")]
+    fn tls_http(&self) -> Result<reqwest::Client> {
+        let mut builder = reqwest::Client::builder();
+        if !self.roots.is_empty() {
+            let mut roots = Vec::new();
+            for pem in &self.roots {
+                roots.extend(reqwest::Certificate::from_pem_bundle(pem).map_err(|e| {
+                    Error::InvalidRequest {
+                        reason: format!(
+                            "a root certificate is not PEM: {}",
+                            a2a_core::error::error_chain(&e)
+                        ),
+                    }
+                })?);
+            }
+            builder = builder.tls_certs_merge(roots);
+        }
+        if let Some(certificate) = self.credentials.certificate() {
+            builder = builder.identity(certificate.to_reqwest()?);
+        }
+        builder.build().map_err(|e| Error::Transport {
+            reason: format!("building the HTTPS client: {}", a2a_core::error::error_chain(&e)),
+        })
+    }
+
+    #[cfg(not(feature = "tls"))]
+    fn tls_http(&self) -> Result<reqwest::Client> {
+        Err(Error::Transport {
+            reason: "a client certificate or root certificate needs a2a-client's `tls` feature".into(),
+        })
     }
 
     /// Keeps the cards this builder fetches in `cache`, per their HTTP caching headers (spec
@@ -300,7 +444,13 @@ impl ClientBuilder {
     ///   outside a Tokio runtime.
     pub fn from_card(&self, card: &AgentCard) -> Result<Client> {
         let selected = self.select(card)?;
-        let inner = self.build(&selected)?;
+        self.client(card, selected)
+    }
+
+    /// The client for `card` over `selected`.
+    fn client(&self, card: &AgentCard, selected: Selected) -> Result<Client> {
+        let presentation = self.credentials.presentation(card, selected.binding());
+        let inner = self.build(&selected, &presentation, grpc_over_tls(card, &selected))?;
         Ok(Client {
             inner,
             selected,
@@ -308,6 +458,7 @@ impl ClientBuilder {
             defaults: Arc::new(self.params.clone()),
             retry: self.retry,
             card_keys: self.verifier(),
+            presentation: Arc::new(presentation),
         })
     }
 
@@ -340,17 +491,7 @@ impl ClientBuilder {
         let mut failures = Vec::new();
         for selected in self.candidates(card)? {
             match reachable(selected.url(), timeout).await {
-                Ok(()) => {
-                    let inner = self.build(&selected)?;
-                    return Ok(Client {
-                        inner,
-                        selected,
-                        card: Arc::new(card.clone()),
-                        defaults: Arc::new(self.params.clone()),
-                        retry: self.retry,
-                        card_keys: self.verifier(),
-                    });
-                }
+                Ok(()) => return self.client(card, selected),
                 Err(why) => failures.push(format!("{selected}: {why}")),
             }
         }
@@ -403,7 +544,9 @@ impl ClientBuilder {
     }
 
     async fn fetch_card_from(&self, url: reqwest::Url) -> Result<AgentCard> {
-        let http = self.http.clone().unwrap_or_default();
+        // Anonymous: no credential header or query parameter (a client certificate is presented
+        // only if the TLS handshake asks for one).
+        let http = self.http()?;
         let transport = |what: &str, error: &dyn std::error::Error| Error::Transport {
             reason: format!("{what} the agent card at {url}: {}", a2a_core::error::error_chain(error)),
         };
@@ -473,8 +616,28 @@ impl ClientBuilder {
 
     /// The binding client for `selected`.
     #[cfg_attr(not(any(feature = "jsonrpc", feature = "rest", feature = "grpc")), allow(unused_variables))]
-    fn build(&self, selected: &Selected) -> Result<Arc<dyn A2aService>> {
-        let url = selected.url();
+    fn build(
+        &self,
+        selected: &Selected,
+        presentation: &Presentation,
+        grpc_tls: bool,
+    ) -> Result<Arc<dyn A2aService>> {
+        let with_query;
+        let url = if selected.binding() == Binding::Grpc && grpc_tls {
+            with_query = format!("https://{}", selected.url());
+            with_query.as_str()
+        } else if presentation.query().is_empty() || selected.binding() == Binding::Grpc {
+            selected.url()
+        } else {
+            // An API key in a query parameter (spec 4.5.2): on every request's URL.
+            let mut parsed =
+                reqwest::Url::parse(selected.url()).map_err(|e| Error::InvalidAgentResponse {
+                    reason: format!("the agent card's interface URL {:?} is not a URL: {e}", selected.url()),
+                })?;
+            parsed.query_pairs_mut().extend_pairs(presentation.query());
+            with_query = parsed.to_string();
+            with_query.as_str()
+        };
         let version = selected.protocol_version();
         let binding = selected.binding();
         let bad_url = |why: &str| Error::InvalidAgentResponse {
@@ -491,21 +654,18 @@ impl ClientBuilder {
         match binding {
             #[cfg(feature = "jsonrpc")]
             Binding::JsonRpc => {
-                let mut client = a2a_jsonrpc::JsonRpcClient::new(url).with_protocol_version(version);
-                if let Some(http) = &self.http {
-                    client = client.with_http_client(http.clone());
-                }
+                let client = a2a_jsonrpc::JsonRpcClient::new(url)
+                    .with_protocol_version(version)
+                    .with_http_client(self.http()?);
                 Ok(Arc::new(client))
             }
             #[cfg(feature = "rest")]
             Binding::Rest => {
-                let mut client = a2a_rest::RestClient::new(url)
+                let client = a2a_rest::RestClient::new(url)
                     .map_err(|e| bad_url(&format!("cannot carry REST routes: {e}")))?
                     .with_protocol_version(version)
-                    .with_v03_file_bytes(self.file_bytes);
-                if let Some(http) = &self.http {
-                    client = client.with_http_client(http.clone());
-                }
+                    .with_v03_file_bytes(self.file_bytes)
+                    .with_http_client(self.http()?);
                 Ok(Arc::new(client))
             }
             #[cfg(feature = "grpc")]
@@ -515,7 +675,18 @@ impl ClientBuilder {
                         reason: "a gRPC client is built on a Tokio runtime: call from_card inside one".into(),
                     });
                 }
-                let client = a2a_grpc::GrpcClient::connect_lazy(url).map_err(|error| match error {
+                #[cfg(feature = "tls")]
+                let client = {
+                    let identity = self.credentials.certificate().map(|c| (c.cert_pem(), c.key_pem()));
+                    if identity.is_some() || !self.roots.is_empty() {
+                        a2a_grpc::GrpcClient::connect_lazy_tls(url, &self.roots, identity)
+                    } else {
+                        a2a_grpc::GrpcClient::connect_lazy(url)
+                    }
+                };
+                #[cfg(not(feature = "tls"))]
+                let client = a2a_grpc::GrpcClient::connect_lazy(url);
+                let client = client.map_err(|error| match error {
                     Error::Transport { reason } => Error::Transport {
                         reason: format!(
                             "the agent's GRPC interface {url}: {reason} (see a2a-client's `tls` feature)"
@@ -529,6 +700,23 @@ impl ClientBuilder {
             other => Err(Error::internal(format!("{other} is not compiled in but was selected"))),
         }
     }
+}
+
+/// Whether the selected gRPC interface, a bare `host:port` (read as `http://` off port 443), is
+/// served over TLS: another interface of the card is an `https` URL with the same host and port
+/// (one port serving every binding over TLS, as the reference server does).
+fn grpc_over_tls(card: &AgentCard, selected: &Selected) -> bool {
+    if selected.binding() != Binding::Grpc || selected.url().contains("://") {
+        return false;
+    }
+    let Ok(bare) = reqwest::Url::parse(&format!("https://{}", selected.url())) else { return false };
+    card.supported_interfaces.iter().any(|interface| {
+        reqwest::Url::parse(&interface.url).is_ok_and(|url| {
+            url.scheme() == "https"
+                && url.host_str() == bare.host_str()
+                && url.port_or_known_default() == bare.port_or_known_default()
+        })
+    })
 }
 
 /// Whether a TCP connection to the host and port of `url` (a URL, or gRPC's bare `host:port`)
@@ -587,7 +775,8 @@ impl A2aService for Client {
         mut request: SendMessageRequest,
     ) -> Result<SendMessageResponse> {
         self.tenant(&mut request.tenant);
-        self.inner.send_message(&self.ctx(ctx), request).await
+        let request = &request;
+        self.authed(ctx, |ctx| async move { self.inner.send_message(&ctx, request.clone()).await }).await
     }
 
     async fn send_streaming_message(
@@ -596,13 +785,19 @@ impl A2aService for Client {
         mut request: SendMessageRequest,
     ) -> Result<EventStream> {
         self.tenant(&mut request.tenant);
-        self.inner.send_streaming_message(&self.ctx(ctx), request).await
+        let request = &request;
+        self.authed(ctx, |ctx| async move { self.inner.send_streaming_message(&ctx, request.clone()).await })
+            .await
     }
 
     async fn get_task(&self, ctx: &CallContext, mut request: GetTaskRequest) -> Result<Task> {
         self.tenant(&mut request.tenant);
-        let ctx = self.ctx(ctx);
-        self.retry.run(|| self.inner.get_task(&ctx, request.clone())).await
+        let request = &request;
+        self.authed(
+            ctx,
+            |ctx| async move { self.retry.run(|| self.inner.get_task(&ctx, request.clone())).await },
+        )
+        .await
     }
 
     async fn list_tasks(
@@ -611,13 +806,17 @@ impl A2aService for Client {
         mut request: ListTasksRequest,
     ) -> Result<ListTasksResponse> {
         self.tenant(&mut request.tenant);
-        let ctx = self.ctx(ctx);
-        self.retry.run(|| self.inner.list_tasks(&ctx, request.clone())).await
+        let request = &request;
+        self.authed(ctx, |ctx| async move {
+            self.retry.run(|| self.inner.list_tasks(&ctx, request.clone())).await
+        })
+        .await
     }
 
     async fn cancel_task(&self, ctx: &CallContext, mut request: CancelTaskRequest) -> Result<Task> {
         self.tenant(&mut request.tenant);
-        self.inner.cancel_task(&self.ctx(ctx), request).await
+        let request = &request;
+        self.authed(ctx, |ctx| async move { self.inner.cancel_task(&ctx, request.clone()).await }).await
     }
 
     async fn subscribe_to_task(
@@ -626,7 +825,8 @@ impl A2aService for Client {
         mut request: SubscribeToTaskRequest,
     ) -> Result<EventStream> {
         self.tenant(&mut request.tenant);
-        self.inner.subscribe_to_task(&self.ctx(ctx), request).await
+        let request = &request;
+        self.authed(ctx, |ctx| async move { self.inner.subscribe_to_task(&ctx, request.clone()).await }).await
     }
 
     async fn create_task_push_notification_config(
@@ -635,7 +835,11 @@ impl A2aService for Client {
         mut request: TaskPushNotificationConfig,
     ) -> Result<TaskPushNotificationConfig> {
         self.tenant(&mut request.tenant);
-        self.inner.create_task_push_notification_config(&self.ctx(ctx), request).await
+        let request = &request;
+        self.authed(ctx, |ctx| async move {
+            self.inner.create_task_push_notification_config(&ctx, request.clone()).await
+        })
+        .await
     }
 
     async fn get_task_push_notification_config(
@@ -644,8 +848,11 @@ impl A2aService for Client {
         mut request: GetTaskPushNotificationConfigRequest,
     ) -> Result<TaskPushNotificationConfig> {
         self.tenant(&mut request.tenant);
-        let ctx = self.ctx(ctx);
-        self.retry.run(|| self.inner.get_task_push_notification_config(&ctx, request.clone())).await
+        let request = &request;
+        self.authed(ctx, |ctx| async move {
+            self.retry.run(|| self.inner.get_task_push_notification_config(&ctx, request.clone())).await
+        })
+        .await
     }
 
     async fn list_task_push_notification_configs(
@@ -654,8 +861,11 @@ impl A2aService for Client {
         mut request: ListTaskPushNotificationConfigsRequest,
     ) -> Result<ListTaskPushNotificationConfigsResponse> {
         self.tenant(&mut request.tenant);
-        let ctx = self.ctx(ctx);
-        self.retry.run(|| self.inner.list_task_push_notification_configs(&ctx, request.clone())).await
+        let request = &request;
+        self.authed(ctx, |ctx| async move {
+            self.retry.run(|| self.inner.list_task_push_notification_configs(&ctx, request.clone())).await
+        })
+        .await
     }
 
     async fn delete_task_push_notification_config(
@@ -664,7 +874,11 @@ impl A2aService for Client {
         mut request: DeleteTaskPushNotificationConfigRequest,
     ) -> Result<()> {
         self.tenant(&mut request.tenant);
-        self.inner.delete_task_push_notification_config(&self.ctx(ctx), request).await
+        let request = &request;
+        self.authed(ctx, |ctx| async move {
+            self.inner.delete_task_push_notification_config(&ctx, request.clone()).await
+        })
+        .await
     }
 
     async fn get_extended_agent_card(
@@ -673,8 +887,12 @@ impl A2aService for Client {
         mut request: GetExtendedAgentCardRequest,
     ) -> Result<AgentCard> {
         self.tenant(&mut request.tenant);
-        let ctx = self.ctx(ctx);
-        let card = self.retry.run(|| self.inner.get_extended_agent_card(&ctx, request.clone())).await?;
+        let request = &request;
+        let card = self
+            .authed(ctx, |ctx| async move {
+                self.retry.run(|| self.inner.get_extended_agent_card(&ctx, request.clone())).await
+            })
+            .await?;
         if let Some((keys, http)) = &self.card_keys {
             // As the binding delivered it: ProtoJSON, checked in its reconstructed form.
             let document = a2a_proto::json::to_value(&card).map_err(|e| Error::InvalidAgentResponse {

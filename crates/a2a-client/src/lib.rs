@@ -15,14 +15,22 @@
 //! - [`ClientBuilder`]: [`bindings`](ClientBuilder::bindings) (which, in what order),
 //!   [`protocol_version`](ClientBuilder::protocol_version) (pin one),
 //!   [`http_client`](ClientBuilder::http_client) (timeouts, proxies, TLS),
-//!   [`service_params`](ClientBuilder::service_params) (credentials, extensions: sent with every
-//!   call on every binding), [`retry`](ClientBuilder::retry) (see [`resilience`]),
+//!   [`credentials`](ClientBuilder::credentials) (see below),
+//!   [`root_certificate`](ClientBuilder::root_certificate) (a private CA),
+//!   [`service_params`](ClientBuilder::service_params) (extensions, any parameter: sent with
+//!   every call on every binding), [`retry`](ClientBuilder::retry) (see [`resilience`]),
 //!   [`card_cache`](ClientBuilder::card_cache) (cards kept per HTTP caching headers,
 //!   [`CardCache`]), [`v03_file_bytes`](ClientBuilder::v03_file_bytes) (how file bytes are sent
 //!   to a 0.3 agent over gRPC and HTTP+JSON: [`ProtoFileBytes`]; a2a-sdk 0.3 agents need
 //!   [`ProtoFileBytes::Base64Text`]).
 //! - [`resilience`]: idempotent reads are retried after a transport failure, with backoff
 //!   ([`RetryPolicy`]); [`Client::follow_task`] resubscribes to a task after a dropped stream.
+//! - [`credentials`]: what the caller holds ([`Credentials`]: an API key, a bearer token fixed or
+//!   from a [`TokenSource`], HTTP Basic, a client certificate for mutual TLS), presented as the
+//!   card's `securitySchemes` and `securityRequirements` declare and never as a scheme it does not
+//!   declare; [`Client::unmet_security`] says what the credentials lack, [`Client::refusal`]
+//!   reads an `Unauthenticated` error (the `WWW-Authenticate` challenges, the card's schemes); a
+//!   token source is refreshed once after a refusal and the call repeated once.
 //! - [`negotiate`]: the rules. In short: among the card's interfaces whose binding is compiled in
 //!   and allowed and whose version is 1.0 or 0.3, prefer 1.0, then the caller's binding order,
 //!   then the card's order; a pinned version never falls back (spec 3.6.3).
@@ -86,6 +94,7 @@
 mod binding;
 mod card_cache;
 mod client;
+pub mod credentials;
 pub mod negotiate;
 pub mod resilience;
 
@@ -95,6 +104,10 @@ pub use a2a_v03::ProtoFileBytes;
 pub use binding::Binding;
 pub use card_cache::CardCache;
 pub use client::{Client, ClientBuilder, AGENT_CARD_PATH};
+pub use credentials::{
+    Challenge, ClientCertificate, CredentialKind, Credentials, MissingRequirement, Presentation, Refusal,
+    TokenSource,
+};
 pub use negotiate::{Selected, SUPPORTED_VERSIONS};
 pub use resilience::RetryPolicy;
 

@@ -82,6 +82,37 @@ impl GrpcClient {
         Ok(Self::with_origin(endpoint.connect_lazy(), origin))
     }
 
+    /// Like [`connect_lazy`](Self::connect_lazy), over TLS that also trusts the CA certificates
+    /// `roots` (PEM, on top of the system's) and presents `identity` (certificate and key PEM)
+    /// when the server asks for a client certificate (mutual TLS). Only for `https` endpoints:
+    /// with a plain `http` one these are not used.
+    ///
+    /// # Errors
+    /// As [`connect_lazy`](Self::connect_lazy).
+    #[cfg(feature = "tls")]
+    pub fn connect_lazy_tls(
+        endpoint: impl Into<String>,
+        roots: &[Vec<u8>],
+        identity: Option<(&[u8], &[u8])>,
+    ) -> Result<Self> {
+        let raw = endpoint.into();
+        let (endpoint, origin) = parse_endpoint(&raw)?;
+        if origin.scheme_str() != Some("https") {
+            return Ok(Self::with_origin(endpoint.connect_lazy(), origin));
+        }
+        let mut config = tonic::transport::ClientTlsConfig::new().with_enabled_roots();
+        for root in roots {
+            config = config.ca_certificate(tonic::transport::Certificate::from_pem(root));
+        }
+        if let Some((cert, key)) = identity {
+            config = config.identity(tonic::transport::Identity::from_pem(cert, key));
+        }
+        let endpoint = endpoint.tls_config(config).map_err(|e| Error::Transport {
+            reason: format!("invalid gRPC endpoint {raw:?}: {}", a2a_core::error::error_chain(&e)),
+        })?;
+        Ok(Self::with_origin(endpoint.connect_lazy(), origin))
+    }
+
     /// A client on a channel built by the caller (custom TLS, timeouts, load balancing, ...).
     pub fn new(channel: Channel) -> Self {
         let transport = Guarded(channel);

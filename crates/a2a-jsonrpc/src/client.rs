@@ -125,10 +125,11 @@ impl JsonRpcClient {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let response = self.post(ctx, method, id, params, "application/json").await?;
         let status = response.status();
+        let challenges = challenges(&response);
         let body =
             response.bytes().await.map_err(|e| self.transport("reading the response of", method, &e))?;
         if !status.is_success() {
-            return Err(http_error(status, &body, id, self.read_error()));
+            return Err(with_challenges(http_error(status, &body, id, self.read_error()), &challenges));
         }
         envelope::parse_response(&body, id, self.read_error()).map(ToOwned::to_owned)
     }
@@ -164,10 +165,11 @@ impl JsonRpcClient {
         if status.is_success() && is_event_stream {
             return Ok((response, id));
         }
+        let challenges = challenges(&response);
         let body =
             response.bytes().await.map_err(|e| self.transport("reading the response of", method, &e))?;
         if !status.is_success() {
-            return Err(http_error(status, &body, id, self.read_error()));
+            return Err(with_challenges(http_error(status, &body, id, self.read_error()), &challenges));
         }
         envelope::parse_response(&body, id, self.read_error())?;
         Err(Error::Transport {
@@ -238,6 +240,32 @@ impl fmt::Debug for JsonRpcClient {
             .field("url", &self.url)
             .field("version", &self.version)
             .finish_non_exhaustive()
+    }
+}
+
+/// The `WWW-Authenticate` values of an answer (RFC 9110 11.6.1), for [`with_challenges`].
+fn challenges(response: &reqwest::Response) -> Vec<String> {
+    response
+        .headers()
+        .get_all(header::WWW_AUTHENTICATE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// An `Unauthenticated` error with the answer's challenges appended to its reason, each as
+/// ` [WWW-Authenticate: <value>]` (what `a2a_client::Client::refusal` reads back); any other
+/// error as it is.
+fn with_challenges(error: Error, challenges: &[String]) -> Error {
+    match error {
+        Error::Unauthenticated { mut reason } if !challenges.is_empty() => {
+            for challenge in challenges {
+                reason.push_str(&format!(" [WWW-Authenticate: {challenge}]"));
+            }
+            Error::Unauthenticated { reason }
+        }
+        other => other,
     }
 }
 
