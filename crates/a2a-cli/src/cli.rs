@@ -104,6 +104,12 @@ pub(crate) struct Global {
     /// are always redacted).
     #[arg(long, global = true)]
     pub(crate) debug: bool,
+    /// When a wait reaches AUTH_REQUIRED, show what the agent asks (its status message, e.g. an
+    /// approval URL) and keep following the task until it leaves AUTH_REQUIRED (authorize out of
+    /// band meanwhile): by subscribing when the card declares streaming, else by polling. Without
+    /// it, a wait stops at AUTH_REQUIRED with the commands to go on.
+    #[arg(long, global = true)]
+    pub(crate) wait_auth: bool,
 }
 
 /// `-o/--output`.

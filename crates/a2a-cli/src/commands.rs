@@ -290,12 +290,24 @@ impl Run<'_> {
     ) -> Result<Task, CliError> {
         let interval = self.global.poll_interval.max(Duration::from_millis(10));
         let mut delay = interval.min(Duration::from_millis(200));
-        if settled(task.state()) {
+        if self.stops(task.state()) {
             return Ok(task);
         }
-        let _spinner = self.out.spinner(format!("{} {}", task.id, state_name(task.state())));
+        let mut spinner = Some(self.out.spinner(format!("{} {}", task.id, state_name(task.state()))));
         let mut first = true;
+        let mut announced = false;
         loop {
+            if task.state() == TaskState::AuthRequired && !std::mem::replace(&mut announced, true) {
+                drop(spinner.take());
+                self.announce_auth(&task);
+                // SPEC.md §12.3, spec 7.6.2: follow the task by its stream when there is one (the
+                // agent may continue by itself once authorized), else keep polling.
+                if capability(agent, |c| c.streaming) {
+                    if let Some(done) = self.follow_quietly(agent, &task.id, deadline).await? {
+                        return Ok(done);
+                    }
+                }
+            }
             let sleep =
                 match deadline {
                     Some(deadline) => {
@@ -325,8 +337,11 @@ impl Run<'_> {
                         e
                     }
                 })?;
-            if settled(task.state()) {
+            if self.stops(task.state()) {
                 return Ok(task);
+            }
+            if task.state() != TaskState::AuthRequired {
+                announced = false;
             }
             if std::mem::take(&mut first) {
                 // Still running after the first poll: the identifiers now, on stderr, so that an
@@ -402,6 +417,12 @@ impl Run<'_> {
                 self.out.line(&to_json(&event)?);
             }
             let state = apply(&mut task, &mut last_message, &event);
+            if state == Some(TaskState::AuthRequired) && self.global.wait_auth && !stream {
+                if let Some(task) = &task {
+                    drop(spinner.take());
+                    self.announce_auth(task);
+                }
+            }
             if stream && !self.out.json() {
                 drop(spinner.take());
                 self.out.print(&render.event(&event, self.out.verbose()));
@@ -413,7 +434,7 @@ impl Run<'_> {
                     )));
                 }
             }
-            if state.is_some_and(settled) {
+            if state.is_some_and(|s| self.stops(s)) {
                 break;
             }
         }
@@ -442,7 +463,7 @@ impl Run<'_> {
                 )),
             };
         };
-        if !settled(task.state()) {
+        if !self.stops(task.state()) {
             self.out.warn(&format!(
                 "the stream ended while task {} was {}: polling it instead",
                 task.id,
@@ -472,9 +493,26 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// `Resume: <command>` for an interrupted task (SPEC.md §8.2), in text output.
+    /// `Resume: <command>` for an interrupted task (SPEC.md §8.2), in text output. For
+    /// AUTH_REQUIRED (SPEC.md §12.3, spec 7.6.2), first each URL of the agent's status message
+    /// (`Authorize:`, what to visit out of band), then the command that follows the task once
+    /// authorized (`Resume:`) and the one that answers in band (`Reply:`).
     fn resume_hint_line(&self, agent: &Agent, task: &Task) {
-        if task.state().is_interrupted() && !self.out.json() {
+        if task.state() == TaskState::AuthRequired && !self.out.json() {
+            let mut text = String::new();
+            for url in status_urls(task) {
+                text.push_str(&field("Authorize", url));
+            }
+            text.push_str(&field(
+                "Resume",
+                format!("a2a-cli task get -a {} --wait --wait-auth {}", quote(&agent.reference), task.id),
+            ));
+            text.push_str(&field(
+                "Reply",
+                format!("a2a-cli send -a {} --task-id {} '<reply>'", quote(&agent.reference), task.id),
+            ));
+            self.out.print(&text);
+        } else if task.state().is_interrupted() && !self.out.json() {
             self.out.print(&field(
                 "Resume",
                 format!("a2a-cli send -a {} --task-id {} '<reply>'", quote(&agent.reference), task.id),
@@ -489,7 +527,17 @@ impl Run<'_> {
             TaskState::Failed | TaskState::Rejected | TaskState::Canceled => {
                 self.out.warn(&format!("task {} ended {}", task.id, state_name(state)));
             }
-            TaskState::InputRequired | TaskState::AuthRequired => self.out.note(&format!(
+            TaskState::AuthRequired => self.out.note(&format!(
+                "task {} is AUTH_REQUIRED: {}; once authorized, follow it with a2a-cli task get -a {} --wait --wait-auth {} \
+                 (or answer with a2a-cli send -a {} --task-id {} '<reply>')",
+                task.id,
+                status_text(task).unwrap_or_else(|| "the agent gave no details".into()),
+                quote(&agent.reference),
+                task.id,
+                quote(&agent.reference),
+                task.id
+            )),
+            TaskState::InputRequired => self.out.note(&format!(
                 "task {} is {}: answer with a2a-cli send -a {} --task-id {} '<reply>'",
                 task.id,
                 state_name(state),
@@ -504,6 +552,62 @@ impl Run<'_> {
                 task.id
             )),
             _ => {}
+        }
+    }
+
+    /// Where a wait stops: a terminal or interrupted state, except AUTH_REQUIRED with
+    /// `--wait-auth` (SPEC.md §8: without it, a wait never blocks on an authorization).
+    fn stops(&self, state: TaskState) -> bool {
+        settled(state) && !(self.global.wait_auth && state == TaskState::AuthRequired)
+    }
+
+    /// Tells (stderr) what the agent asks for while AUTH_REQUIRED, and that the wait goes on.
+    fn announce_auth(&self, task: &Task) {
+        self.out.note(&format!(
+            "task {} is AUTH_REQUIRED: {}; waiting until it is authorized (--wait-auth)",
+            task.id,
+            status_text(task).unwrap_or_else(|| "the agent gave no details".into())
+        ));
+    }
+
+    /// Follows a task by `SubscribeToTask` (resubscribing when the stream drops) until it
+    /// reaches a state where the wait stops; `None` when the stream ends first (the caller
+    /// polls on).
+    async fn follow_quietly(
+        &self,
+        agent: &Agent,
+        id: &str,
+        deadline: Option<Instant>,
+    ) -> Result<Option<Task>, CliError> {
+        let request = SubscribeToTaskRequest { id: id.to_owned(), ..Default::default() };
+        let ctx = Self::ctx();
+        let call = agent.client.follow_task(&ctx, request);
+        let mut events = match self.call(agent, deadline, Operation::SubscribeToTask, call).await {
+            Ok(events) => events,
+            // E.g. the task ended between the poll and the subscription: polling tells.
+            Err(error) if error.code != "A2ACLI_ERR_TIMEOUT" => {
+                self.out.debug(format_args!("subscribing failed ({}): polling instead", error.code));
+                return Ok(None);
+            }
+            Err(error) => return Err(error),
+        };
+        let _spinner = self.out.spinner(format!("{id} {}", state_name(TaskState::AuthRequired)));
+        let mut task = None;
+        let mut last_message = None;
+        loop {
+            let next = match deadline {
+                None => events.next().await,
+                Some(deadline) => tokio::time::timeout_at(deadline.into(), events.next()).await.map_err(|_| {
+                    timeout_error(&format!("waiting for task {id}")).hint(format!(
+                        "a2a-cli task get -a {} --wait --wait-auth {id}",
+                        quote(&agent.reference)
+                    ))
+                })?,
+            };
+            let Some(Ok(event)) = next else { return Ok(None) };
+            if apply(&mut task, &mut last_message, &event).is_some_and(|s| self.stops(s)) {
+                return Ok(task);
+            }
         }
     }
 
@@ -893,6 +997,21 @@ fn push_text(config: &TaskPushNotificationConfig) -> String {
 /// Whether the agent's card declares a capability (absent means no).
 fn capability(agent: &Agent, which: impl Fn(&a2a_proto::v1::AgentCapabilities) -> Option<bool>) -> bool {
     agent.client.card().capabilities.as_ref().and_then(which) == Some(true)
+}
+
+/// The text of a task's status message.
+fn status_text(task: &Task) -> Option<String> {
+    let message = task.status.as_ref()?.message.as_ref()?;
+    Some(output::parts_text(&message.parts).trim().to_owned()).filter(|t| !t.is_empty())
+}
+
+/// The `http(s)://` URLs in a task's status message, in order, without trailing punctuation.
+fn status_urls(task: &Task) -> Vec<String> {
+    let text = status_text(task).unwrap_or_default();
+    text.split(|c: char| c.is_whitespace() || "<>\"'`()[]".contains(c))
+        .filter(|word| word.starts_with("http://") || word.starts_with("https://"))
+        .map(|word| word.trim_end_matches(['.', ',', ';', ':', '!', '?']).to_owned())
+        .collect()
 }
 
 /// Terminal or interrupted: where a wait stops (SPEC.md §9.1; UNSPECIFIED is neither).

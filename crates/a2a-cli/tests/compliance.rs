@@ -1,0 +1,185 @@
+//! The CLI specification's rows of issue 15, each against a real server on 127.0.0.1:0 and the
+//! built binary: in-task authorization (A2ACLI_AUTH_011), catalog resolution
+//! (A2ACLI_CARD_GET_005), `--debug` on gRPC (A2ACLI_OUT_007) and `card get --validate`
+//! (A2ACLI_CARD_GET_002).
+
+use std::process::Output;
+use std::time::Duration;
+
+use a2a_server::{RunningServer, Server};
+use serde_json::Value;
+
+/// The demo agent with its approval URLs (`AuthorizeLayer`), all three bindings.
+async fn start_with(card: a2a_proto::v1::AgentCard) -> RunningServer {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    Server::builder()
+        .agent_card(card)
+        .executor(a2a_server::demo::DemoAgent)
+        .layer(a2a_server::demo::AuthorizeLayer::new())
+        .spawn(listener)
+        .await
+        .unwrap()
+}
+
+async fn start() -> RunningServer {
+    start_with(a2a_server::demo::demo_card()).await
+}
+
+/// A fresh empty directory (working and configuration directory of a run).
+fn tempdir(tag: &str) -> std::path::PathBuf {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("a2a-cli-compliance-{tag}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `a2a-cli args...` with a clean environment (no `A2ACLI_*`, no colour, `home` as `HOME` and
+/// `XDG_CONFIG_HOME` and working directory).
+fn command(args: &[&str], home: &std::path::Path) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_a2a-cli"));
+    command.args(args).env("NO_COLOR", "1").kill_on_drop(true);
+    for (name, _) in std::env::vars() {
+        if name.starts_with("A2ACLI_") {
+            command.env_remove(name);
+        }
+    }
+    command.env("XDG_CONFIG_HOME", home).env("HOME", home).current_dir(home);
+    command.stdin(std::process::Stdio::null());
+    command.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    command
+}
+
+async fn finish(child: tokio::process::Child, args: &[&str]) -> Output {
+    tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
+        .await
+        .unwrap_or_else(|_| panic!("a2a-cli {args:?} hung"))
+        .unwrap()
+}
+
+async fn cli_home(args: &[&str], home: &std::path::Path) -> Output {
+    finish(command(args, home).spawn().unwrap(), args).await
+}
+
+async fn cli(args: &[&str]) -> Output {
+    cli_home(args, &tempdir("run")).await
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+#[track_caller]
+fn code(output: &Output, expected: i32) {
+    assert_eq!(
+        output.status.code(),
+        Some(expected),
+        "exit status\nstdout:\n{}\nstderr:\n{}",
+        stdout(output),
+        stderr(output)
+    );
+}
+
+#[track_caller]
+fn json(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!("stdout is not one JSON document ({e}):\n{}\nstderr:\n{}", stdout(output), stderr(output))
+    })
+}
+
+#[track_caller]
+fn text_field(text: &str, label: &str) -> String {
+    let prefix = format!("{label}: ");
+    text.lines()
+        .find_map(|line| line.strip_prefix(&prefix))
+        .unwrap_or_else(|| panic!("no {label:?} field in:\n{text}"))
+        .to_owned()
+}
+
+/// `GET url`: the status and the body.
+async fn get(url: &str) -> (u16, String) {
+    let response = reqwest::get(url).await.unwrap();
+    (response.status().as_u16(), response.text().await.unwrap())
+}
+
+/// Sends `authorize` and checks that the run stops at AUTH_REQUIRED (exit 0, SPEC.md §8: never a
+/// deadlock) showing the approval URL; returns the task id and the URL.
+async fn authorize(url: &str, transport: &str) -> (String, String) {
+    let output = cli(&["send", "-a", url, "--transport", transport, "authorize"]).await;
+    code(&output, 0);
+    let text = stdout(&output);
+    assert_eq!(text_field(&text, "State"), "AUTH_REQUIRED", "{text}");
+    let approve = text_field(&text, "Authorize");
+    assert!(approve.starts_with(&format!("{url}/demo/authorize/")), "{approve}");
+    assert!(text.contains(&format!("Status Message:\nAuthorization required: open {approve}")), "{text}");
+    let id = text_field(&text, "Task ID");
+    assert_eq!(
+        text_field(&text, "Resume"),
+        format!("a2a-cli task get -a {url} --wait --wait-auth {id}"),
+        "the command that follows the task once authorized"
+    );
+    assert!(stderr(&output).contains(&approve), "the note names the URL too: {}", stderr(&output));
+    (id, approve)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn auth_required_stops_and_wait_auth_follows_the_task_once_authorized() {
+    let server = start().await;
+    let url = server.url();
+
+    // Streaming card: `--wait-auth` subscribes; the agent continues by itself once the URL is
+    // visited (spec 7.6.1), no follow-up message.
+    let (id, approve) = authorize(&url, "jsonrpc").await;
+    let args = ["task", "get", "-a", &url, "--wait", "--wait-auth", "-o", "json", &id];
+    let home = tempdir("wait");
+    let mut child = command(&args, &home).spawn().unwrap();
+    // The wait is on (it has announced the authorization on stderr) before the approval.
+    let mut err = tokio::io::BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    while !seen.contains("waiting until it is authorized") {
+        use tokio::io::AsyncBufReadExt;
+        let mut line = String::new();
+        let n = tokio::time::timeout(Duration::from_secs(30), err.read_line(&mut line)).await.unwrap().unwrap();
+        assert!(n > 0, "stderr ended before the wait announced itself: {seen}");
+        seen.push_str(&line);
+    }
+    assert!(seen.contains(&approve), "{seen}");
+    let (status, body) = get(&approve).await;
+    assert_eq!(status, 200, "{body}");
+    let output = finish(child, &args).await;
+    code(&output, 0);
+    let task = json(&output);
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{task}");
+    assert_eq!(task["artifacts"][0]["parts"][0]["text"], "Authorized and done");
+    assert_eq!(get(&approve).await.0, 404, "the code is one-time");
+
+    // Polling (gRPC, and a card without streaming is covered by the same loop): approved first,
+    // then followed to the end.
+    let (id, approve) = authorize(&url, "grpc").await;
+    assert_eq!(get(&approve).await.0, 200);
+    let output = cli(&["task", "get", "-a", &url, "--transport", "grpc", "--wait", "--wait-auth", &id]).await;
+    code(&output, 0);
+    assert_eq!(text_field(&stdout(&output), "State"), "COMPLETED");
+
+    // Without --wait-auth, a wait on the task stops at AUTH_REQUIRED at once.
+    let (id, _) = authorize(&url, "http+json").await;
+    let output = cli(&["task", "get", "-a", &url, "--wait", &id]).await;
+    code(&output, 0);
+    assert_eq!(text_field(&stdout(&output), "State"), "AUTH_REQUIRED");
+
+    // A message on the task while AUTH_REQUIRED (spec 7.6.1 SHOULD): `deny` rejects it; the URL
+    // is then dead.
+    let (id, approve) = authorize(&url, "jsonrpc").await;
+    let output = cli(&["send", "-a", &url, "--task-id", &id, "-o", "json", "deny"]).await;
+    code(&output, 0);
+    let task = json(&output);
+    assert_eq!(task["task"]["status"]["state"], "TASK_STATE_REJECTED", "{task}");
+    assert!(stderr(&output).contains("ended REJECTED"), "{}", stderr(&output));
+    assert_eq!(get(&approve).await.0, 404);
+    server.shutdown().await.unwrap();
+}
