@@ -45,12 +45,17 @@ pub(crate) struct Cli {
 }
 
 /// Options every command accepts.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub(crate) struct Global {
     /// The agent: a host or origin (the well-known card path is appended), a full card URL, or a
     /// local card file (`file://...` or a path).
+    /// Also a catalog entry: `catalog:NAME`, or a bare NAME found in the catalog.
     #[arg(short = 'a', long, global = true, env = "A2ACLI_AGENT_CARD", value_name = "REF")]
     pub(crate) agent_card: Option<String>,
+    /// The agent catalog (a JSON file or http(s) URL mapping names to card references) that
+    /// `-a NAME` / `-a catalog:NAME` reads. Default: ~/.config/a2a-cli/catalog.json if it exists.
+    #[arg(long, global = true, env = "A2ACLI_CATALOG", value_name = "PATH|URL")]
+    pub(crate) catalog: Option<String>,
     /// Output format: `text` (labelled lines) or `json` (the protocol's own types).
     #[arg(short = 'o', long, global = true, env = "A2ACLI_OUTPUT", default_value = "text")]
     pub(crate) output: Format,
@@ -191,6 +196,11 @@ pub(crate) enum Command {
         #[arg(long, value_name = "SCENARIO")]
         only: Vec<String>,
     },
+    /// The agent catalog `-a NAME` reads (`--catalog`, or ~/.config/a2a-cli/catalog.json).
+    Catalog {
+        #[command(subcommand)]
+        command: CatalogCommand,
+    },
     /// Configuration (read-only).
     Config {
         #[command(subcommand)]
@@ -246,6 +256,13 @@ pub(crate) enum WebhookCommand {
         #[arg(long)]
         until_terminal: bool,
     },
+}
+
+/// `catalog ...`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum CatalogCommand {
+    /// List the catalog's agents: name, card reference, description.
+    List,
 }
 
 /// `config ...`.

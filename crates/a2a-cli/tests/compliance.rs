@@ -183,3 +183,79 @@ async fn auth_required_stops_and_wait_auth_follows_the_task_once_authorized() {
     assert_eq!(get(&approve).await.0, 404);
     server.shutdown().await.unwrap();
 }
+
+/// Serves `body` as `application/json` at every path on 127.0.0.1:0; returns its origin.
+async fn serve_json(body: String) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = axum::Router::new().fallback(move || {
+        let body = body.clone();
+        async move { ([(axum::http::header::CONTENT_TYPE, "application/json")], body) }
+    });
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://{addr}")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn catalog_names_resolve_to_agent_cards() {
+    let server = start().await;
+    let url = server.url();
+    let home = tempdir("catalog");
+    // The default catalog, ~/.config/a2a-cli/catalog.json ($XDG_CONFIG_HOME/a2a-cli here), with
+    // an origin and a card file relative to it.
+    let dir = home.join("a2a-cli");
+    std::fs::create_dir_all(dir.join("cards")).unwrap();
+    let card = cli(&["card", "get", "-a", &url, "-o", "json"]).await;
+    code(&card, 0);
+    std::fs::write(dir.join("cards/demo.json"), &card.stdout).unwrap();
+    let catalog = serde_json::json!({"agents": {
+        "demo": {"card": url, "description": "The reference agent"},
+        "offline": {"card": "cards/demo.json"},
+    }});
+    std::fs::write(dir.join("catalog.json"), catalog.to_string()).unwrap();
+
+    for reference in ["demo", "catalog:demo"] {
+        let output = cli_home(&["send", "-a", reference, "hello"], &home).await;
+        code(&output, 0);
+        assert_eq!(text_field(&stdout(&output), "State"), "COMPLETED");
+    }
+    let output = cli_home(&["card", "get", "-a", "catalog:offline"], &home).await;
+    code(&output, 0);
+    assert_eq!(text_field(&stdout(&output), "Name"), "A2A Rust reference agent");
+
+    let output = cli_home(&["catalog", "list"], &home).await;
+    code(&output, 0);
+    let text = stdout(&output);
+    assert!(text.contains(&format!("Name: demo\nCard: {url}\nDescription: The reference agent\n")), "{text}");
+    assert!(text.contains(&format!("Name: offline\nCard: {}\n", dir.join("cards/demo.json").display())), "{text}");
+    assert_eq!(text_field(&text, "Agents"), "2");
+    let output = cli_home(&["catalog", "list", "-o", "json"], &home).await;
+    code(&output, 0);
+    assert_eq!(json(&output)["agents"][0]["name"], "demo");
+
+    // An unknown name: a usage error naming the known ones, before any request.
+    for reference in ["catalog:nope", "nope"] {
+        let output = cli_home(&["send", "-a", reference, "-o", "json", "hello"], &home).await;
+        code(&output, 2);
+        let error = json(&output)["error"].clone();
+        assert_eq!(error["code"], "A2ACLI_ERR_USAGE");
+        let message = error["message"].as_str().unwrap();
+        assert!(message.contains("no agent named \"nope\"") && message.contains("known: demo, offline"), "{message}");
+    }
+
+    // --catalog URL (a registry serving the same document), over the default file.
+    let registry = serve_json(serde_json::json!({"agents": {"remote": url}}).to_string()).await;
+    let output = cli_home(&["card", "get", "-a", "remote", "--catalog", &registry], &home).await;
+    code(&output, 0);
+    assert_eq!(text_field(&stdout(&output), "Name"), "A2A Rust reference agent");
+
+    // A broken catalog is a usage error naming the file; no catalog and `catalog:` too.
+    std::fs::write(dir.join("catalog.json"), "{\"agents\": [").unwrap();
+    let output = cli_home(&["card", "get", "-a", "demo"], &home).await;
+    code(&output, 2);
+    assert!(stderr(&output).contains("catalog.json: not JSON"), "{}", stderr(&output));
+    let output = cli(&["card", "get", "-a", "catalog:demo"]).await;
+    code(&output, 2);
+    assert!(stderr(&output).contains("no catalog"), "{}", stderr(&output));
+    server.shutdown().await.unwrap();
+}
