@@ -71,13 +71,15 @@ pub(crate) async fn load(explicit: Option<&str>) -> Result<Option<Catalog>, CliE
         let base = path.parent().map(Path::to_path_buf);
         (text, base)
     };
-    let entries = parse(&text, base.as_deref()).map_err(|e| CliError::usage(format!("catalog {source}: {e}")))?;
+    let entries =
+        parse(&text, base.as_deref()).map_err(|e| CliError::usage(format!("catalog {source}: {e}")))?;
     Ok(Some(Catalog { source, entries }))
 }
 
 async fn fetch(url: &str) -> Result<String, CliError> {
-    let unreachable =
-        |e: String| CliError::local("A2ACLI_ERR_UNREACHABLE", exit::UNREACHABLE, format!("catalog {url}: {e}"));
+    let unreachable = |e: String| {
+        CliError::local("A2ACLI_ERR_UNREACHABLE", exit::UNREACHABLE, format!("catalog {url}: {e}"))
+    };
     let client = reqwest::Client::builder()
         .timeout(std::time::Duration::from_secs(30))
         .build()
@@ -152,8 +154,11 @@ pub(crate) fn resolve(reference: &str, catalog: Option<&Catalog>) -> Result<Opti
     };
     let Some(catalog) = catalog else {
         if explicit {
-            let default = default_file().map_or_else(|| "~/.config/a2a-cli/catalog.json".into(), |p| p.display().to_string());
-            return Err(CliError::usage(format!("-a {reference}: no catalog (create {default} or pass --catalog PATH|URL)")));
+            let default = default_file()
+                .map_or_else(|| "~/.config/a2a-cli/catalog.json".into(), |p| p.display().to_string());
+            return Err(CliError::usage(format!(
+                "-a {reference}: no catalog (create {default} or pass --catalog PATH|URL)"
+            )));
         }
         return Ok(None);
     };
@@ -181,7 +186,10 @@ mod tests {
                        "c": {"card": "https://c.example.com/x"}}}"#;
         let entries = parse(text, Some(Path::new("/etc/cat"))).unwrap();
         assert_eq!(entries["a"].card, "localhost:8080");
-        assert_eq!(entries["b"], Entry { card: "/etc/cat/cards/b.json".into(), description: Some("B".into()) });
+        assert_eq!(
+            entries["b"],
+            Entry { card: "/etc/cat/cards/b.json".into(), description: Some("B".into()) }
+        );
         assert_eq!(entries["c"].card, "https://c.example.com/x");
         for bad in [
             "[]",
@@ -197,7 +205,10 @@ mod tests {
 
     #[test]
     fn names_resolve_and_unknown_ones_are_usage_errors_naming_the_known_ones() {
-        let catalog = Catalog { source: "c.json".into(), entries: parse(r#"{"agents": {"demo": "h:1"}}"#, None).unwrap() };
+        let catalog = Catalog {
+            source: "c.json".into(),
+            entries: parse(r#"{"agents": {"demo": "h:1"}}"#, None).unwrap(),
+        };
         assert_eq!(resolve("demo", Some(&catalog)).unwrap().as_deref(), Some("h:1"));
         assert_eq!(resolve("catalog:demo", Some(&catalog)).unwrap().as_deref(), Some("h:1"));
         assert_eq!(resolve("h.example.com", Some(&catalog)).unwrap(), None, "a host stays a host");

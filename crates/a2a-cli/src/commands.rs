@@ -70,6 +70,24 @@ impl Run<'_> {
     pub(crate) async fn card(&self, command: &CardCommand) -> Result<(), CliError> {
         let CardCommand::Get { validate, extended, verify_keys } = command;
         let keys = verify_keys.as_deref().map(agent::read_trusted_keys).transpose()?;
+        // --validate checks the document as served, before it is read into a card (a wrong type
+        // or an unknown enum value would stop the reading at the first problem).
+        let mut report = None;
+        if *validate && !*extended {
+            let document = crate::validate::fetch_document(self.global).await?;
+            let mut checked = crate::validate::card(&document);
+            if !checked.problems.is_empty() {
+                for note in &checked.notes {
+                    self.out.note(note);
+                }
+                // The rest of the problems, when the document still reads as a card.
+                if let Ok(card) = <a2a_proto::v1::AgentCard as a2a_v03::V03>::from_v03(&document) {
+                    checked.problems.extend(card_problems(&card));
+                }
+                return Err(invalid_card(&checked.problems));
+            }
+            report = Some(checked);
+        }
         let (reference, card) = agent::resolve_card_verified(self.global, self.out, keys.as_ref()).await?;
         let card = if *extended {
             let extended = self.extended_card(reference.clone(), &card).await?;
@@ -93,15 +111,23 @@ impl Run<'_> {
             self.out.note("the agent card's signature verifies with a key of --verify-keys");
         }
         if *validate {
-            let problems = card_problems(&card);
-            if !problems.is_empty() {
-                return Err(CliError::local(
-                    "A2ACLI_ERR_CARD_INVALID",
-                    exit::FAILURE,
-                    format!("the agent card is not a valid A2A 1.0 card: {}", problems.join("; ")),
-                ));
+            let mut report = match report {
+                Some(report) => report,
+                // The extended card came over the binding: its ProtoJSON is checked.
+                None => crate::validate::card(
+                    &a2a_proto::json::to_value(&card).map_err(|e| CliError::internal(e.to_string()))?,
+                ),
+            };
+            report.problems.extend(card_problems(&card));
+            for note in &report.notes {
+                self.out.note(note);
             }
-            self.out.note("the agent card has every field A2A 1.0 requires");
+            if !report.problems.is_empty() {
+                return Err(invalid_card(&report.problems));
+            }
+            self.out.note(
+                "the agent card is a valid A2A 1.0 AgentCard: every field known, of its type, and every field A2A 1.0 requires",
+            );
         }
         // The card is also what selects the transport (SPEC.md §10.1): say which one.
         let selected = match agent::connect(self.global, reference, &card, self.out).await {
@@ -597,12 +623,14 @@ impl Run<'_> {
         loop {
             let next = match deadline {
                 None => events.next().await,
-                Some(deadline) => tokio::time::timeout_at(deadline.into(), events.next()).await.map_err(|_| {
-                    timeout_error(&format!("waiting for task {id}")).hint(format!(
-                        "a2a-cli task get -a {} --wait --wait-auth {id}",
-                        quote(&agent.reference)
-                    ))
-                })?,
+                Some(deadline) => {
+                    tokio::time::timeout_at(deadline.into(), events.next()).await.map_err(|_| {
+                        timeout_error(&format!("waiting for task {id}")).hint(format!(
+                            "a2a-cli task get -a {} --wait --wait-auth {id}",
+                            quote(&agent.reference)
+                        ))
+                    })?
+                }
             };
             let Some(Ok(event)) = next else { return Ok(None) };
             if apply(&mut task, &mut last_message, &event).is_some_and(|s| self.stops(s)) {
@@ -873,8 +901,8 @@ impl Run<'_> {
     }
 }
 
-/// What a card lacks of what the A2A 1.0 `AgentCard` requires (the proto's REQUIRED fields, and
-/// security requirements naming declared schemes). Empty when valid.
+/// What the schema cannot tell (`crate::validate` checks the rest): every security requirement
+/// names a scheme the card declares (spec 4.5). Empty when valid.
 fn card_problems(card: &a2a_proto::v1::AgentCard) -> Vec<String> {
     let mut problems = Vec::new();
     let mut require = |ok: bool, what: String| {
@@ -882,30 +910,6 @@ fn card_problems(card: &a2a_proto::v1::AgentCard) -> Vec<String> {
             problems.push(what);
         }
     };
-    require(!card.name.trim().is_empty(), "`name` is empty".into());
-    require(!card.description.trim().is_empty(), "`description` is empty".into());
-    require(!card.version.trim().is_empty(), "`version` is empty".into());
-    require(card.capabilities.is_some(), "`capabilities` is missing".into());
-    require(!card.supported_interfaces.is_empty(), "`supportedInterfaces` is empty".into());
-    require(!card.default_input_modes.is_empty(), "`defaultInputModes` is empty".into());
-    require(!card.default_output_modes.is_empty(), "`defaultOutputModes` is empty".into());
-    for (i, interface) in card.supported_interfaces.iter().enumerate() {
-        require(!interface.url.trim().is_empty(), format!("`supportedInterfaces[{i}].url` is empty"));
-        require(
-            !interface.protocol_binding.trim().is_empty(),
-            format!("`supportedInterfaces[{i}].protocolBinding` is empty"),
-        );
-        require(
-            !interface.protocol_version.trim().is_empty(),
-            format!("`supportedInterfaces[{i}].protocolVersion` is empty"),
-        );
-    }
-    for (i, skill) in card.skills.iter().enumerate() {
-        require(!skill.id.trim().is_empty(), format!("`skills[{i}].id` is empty"));
-        require(!skill.name.trim().is_empty(), format!("`skills[{i}].name` is empty"));
-        require(!skill.description.trim().is_empty(), format!("`skills[{i}].description` is empty"));
-        require(!skill.tags.is_empty(), format!("`skills[{i}].tags` is empty"));
-    }
     let requirements =
         card.security_requirements.iter().chain(card.skills.iter().flat_map(|s| &s.security_requirements));
     for name in requirements.flat_map(|r| r.schemes.keys()) {
@@ -1021,6 +1025,20 @@ fn settled(state: TaskState) -> bool {
 
 fn timeout_error(what: &str) -> CliError {
     CliError::local("A2ACLI_ERR_TIMEOUT", exit::TIMEOUT, format!("--timeout expired while {what}"))
+}
+
+/// `A2ACLI_ERR_CARD_INVALID` listing every problem `--validate` found.
+fn invalid_card(problems: &[String]) -> CliError {
+    CliError::local(
+        "A2ACLI_ERR_CARD_INVALID",
+        exit::FAILURE,
+        format!(
+            "the agent card is not a valid A2A 1.0 AgentCard ({} problem{}): {}",
+            problems.len(),
+            if problems.len() == 1 { "" } else { "s" },
+            problems.join("; ")
+        ),
+    )
 }
 
 /// A rejected `--task-id` or `--context-id` is an error to surface, never a new task (SPEC.md

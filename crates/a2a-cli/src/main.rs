@@ -15,6 +15,7 @@ mod config;
 mod error;
 mod output;
 mod serve;
+mod validate;
 mod webhook;
 mod wire;
 

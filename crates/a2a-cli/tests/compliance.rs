@@ -144,7 +144,8 @@ async fn auth_required_stops_and_wait_auth_follows_the_task_once_authorized() {
     while !seen.contains("waiting until it is authorized") {
         use tokio::io::AsyncBufReadExt;
         let mut line = String::new();
-        let n = tokio::time::timeout(Duration::from_secs(30), err.read_line(&mut line)).await.unwrap().unwrap();
+        let n =
+            tokio::time::timeout(Duration::from_secs(30), err.read_line(&mut line)).await.unwrap().unwrap();
         assert!(n > 0, "stderr ended before the wait announced itself: {seen}");
         seen.push_str(&line);
     }
@@ -227,7 +228,10 @@ async fn catalog_names_resolve_to_agent_cards() {
     code(&output, 0);
     let text = stdout(&output);
     assert!(text.contains(&format!("Name: demo\nCard: {url}\nDescription: The reference agent\n")), "{text}");
-    assert!(text.contains(&format!("Name: offline\nCard: {}\n", dir.join("cards/demo.json").display())), "{text}");
+    assert!(
+        text.contains(&format!("Name: offline\nCard: {}\n", dir.join("cards/demo.json").display())),
+        "{text}"
+    );
     assert_eq!(text_field(&text, "Agents"), "2");
     let output = cli_home(&["catalog", "list", "-o", "json"], &home).await;
     code(&output, 0);
@@ -240,7 +244,10 @@ async fn catalog_names_resolve_to_agent_cards() {
         let error = json(&output)["error"].clone();
         assert_eq!(error["code"], "A2ACLI_ERR_USAGE");
         let message = error["message"].as_str().unwrap();
-        assert!(message.contains("no agent named \"nope\"") && message.contains("known: demo, offline"), "{message}");
+        assert!(
+            message.contains("no agent named \"nope\"") && message.contains("known: demo, offline"),
+            "{message}"
+        );
     }
 
     // --catalog URL (a registry serving the same document), over the default file.
@@ -257,5 +264,60 @@ async fn catalog_names_resolve_to_agent_cards() {
     let output = cli(&["card", "get", "-a", "catalog:demo"]).await;
     code(&output, 2);
     assert!(stderr(&output).contains("no catalog"), "{}", stderr(&output));
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn card_get_validate_checks_the_document_against_the_agent_card_message() {
+    let server = start().await;
+    let url = server.url();
+    // The reference server's union card: valid, its 0.3 members noted, not refused.
+    let output = cli(&["card", "get", "-a", &url, "--validate"]).await;
+    code(&output, 0);
+    let err = stderr(&output);
+    assert!(err.contains("a valid A2A 1.0 AgentCard"), "{err}");
+    assert!(err.contains("`protocolVersion` is an A2A 0.3 member"), "{err}");
+
+    // A card with a problem of every kind: each one listed with its JSON path, in one error, even
+    // those that would stop a reader at the first (a wrong type, an unknown enum value).
+    let mut card = json(&cli(&["card", "get", "-a", &url, "-o", "json"]).await);
+    card["capabilities"]["streaming"] = Value::String("yes".into());
+    card["skills"][1]["examples"] = serde_json::json!("stream 5");
+    card["skills"][2]["favouriteColour"] = Value::String("blue".into());
+    card["securitySchemes"] = serde_json::json!({"key": {"apiKeySecurityScheme": {"location": "header", "name": "X"}, "mtlsSecurityScheme": {}}});
+    card["securityRequirements"] = serde_json::json!([{"schemes": {"key": {"list": "not-an-array"}}}]);
+    card["provider"] = serde_json::json!({"organization": "o"});
+    card.as_object_mut().unwrap().remove("version");
+    let dir = tempdir("validate");
+    let path = dir.join("bad.json");
+    std::fs::write(&path, serde_json::to_vec(&card).unwrap()).unwrap();
+    let output = cli(&["card", "get", "-a", path.to_str().unwrap(), "--validate", "-o", "json"]).await;
+    code(&output, 1);
+    let error = json(&output)["error"].clone();
+    assert_eq!(error["code"], "A2ACLI_ERR_CARD_INVALID");
+    let message = error["message"].as_str().unwrap();
+    for expected in [
+        "`capabilities.streaming`: expected a boolean, got a string",
+        "`skills[1].examples`: expected an array, got a string",
+        "`skills[2].favouriteColour`: unknown field (not in the A2A 1.0 AgentSkill)",
+        "`securityRequirements[0].schemes.key.list`: expected an array, got a string",
+        "`provider.url`: required field is missing",
+        "`version`: required field is missing",
+        "`securitySchemes.key.apiKeySecurityScheme`, `securitySchemes.key.mtlsSecurityScheme`: at most one member of oneof `scheme`",
+        "(7 problems)",
+    ] {
+        assert!(message.contains(expected), "{expected:?} not in {message}");
+    }
+
+    // A card that reads but names an undeclared scheme, through a card URL of another server.
+    let mut card = json(&cli(&["card", "get", "-a", &url, "-o", "json"]).await);
+    card["securitySchemes"] = serde_json::json!({"k": {"oauth2SecurityScheme": {"flows": {"clientCredentials": {"tokenUrl": "https://t", "scopes": {}}}}}});
+    card["securityRequirements"] = serde_json::json!([{"schemes": {"nope": {"list": []}}}]);
+    let served = serve_json(card.to_string()).await;
+    let output = cli(&["card", "get", "-a", &format!("{served}/cards/x.json"), "--validate"]).await;
+    code(&output, 1);
+    let err = stderr(&output);
+    assert!(err.contains("(1 problem)"), "an empty map of scopes is a value: {err}");
+    assert!(err.contains("security requirement names undeclared scheme `nope`"), "{err}");
     server.shutdown().await.unwrap();
 }
