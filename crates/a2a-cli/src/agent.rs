@@ -224,6 +224,10 @@ pub(crate) async fn connect(
     if global.insecure || global.debug {
         builder = builder.http_client(http_client(global, None)?);
     }
+    if global.debug {
+        // gRPC messages in the wire log (reqwest's shows the HTTP bindings').
+        builder = builder.wrap_binding(crate::wire::GrpcLog::wrap);
+    }
     let builder = builder
         .protocol_version(version)
         .bindings(binding_order(&global.transport, card))

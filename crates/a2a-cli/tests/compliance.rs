@@ -321,3 +321,67 @@ async fn card_get_validate_checks_the_document_against_the_agent_card_message() 
     assert!(err.contains("security requirement names undeclared scheme `nope`"), "{err}");
     server.shutdown().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn debug_logs_the_grpc_messages_with_their_metadata_and_no_credential() {
+    let server = start().await;
+    let url = server.url();
+    let secret = "s3cr3t-b3arer";
+    let output = cli(&[
+        "send",
+        "-a",
+        &url,
+        "--transport",
+        "grpc",
+        "--debug",
+        "--bearer",
+        secret,
+        "--svc-param",
+        "x-trace:t1",
+        "wait 1",
+    ])
+    .await;
+    code(&output, 0);
+    let err = stderr(&output);
+    assert!(!err.contains(secret), "a credential in the log:\n{err}");
+    let sent = err
+        .lines()
+        .find(|l| l.starts_with("wire: grpc > lf.a2a.v1.A2AService/SendMessage metadata {"))
+        .unwrap_or_else(|| panic!("no request line:\n{err}"));
+    assert!(sent.contains("a2a-version: 1.0") && sent.contains("x-trace: t1"), "{sent}");
+    assert!(sent.contains("authorization: <redacted"), "the credential's place, not its value: {sent}");
+    let body: Value = serde_json::from_str(&sent[sent.find("} {").unwrap() + 2..]).unwrap();
+    assert_eq!(body["message"]["parts"][0]["text"], "wait 1", "{body}");
+    assert_eq!(body["configuration"]["returnImmediately"], true);
+    let reply = err
+        .lines()
+        .find(|l| l.starts_with("wire: grpc < SendMessage {"))
+        .unwrap_or_else(|| panic!("no reply line:\n{err}"));
+    let reply: Value = serde_json::from_str(reply.trim_start_matches("wire: grpc < SendMessage ")).unwrap();
+    let id = reply["task"]["id"].as_str().unwrap();
+    // The task works for a second: the wait polls it, each poll logged.
+    assert!(err.contains("wire: grpc > lf.a2a.v1.A2AService/GetTask"), "the polls too:\n{err}");
+    assert!(err.lines().any(|l| l.starts_with("wire: grpc < GetTask {") && l.contains(id)), "{err}");
+
+    // A stream: each message as it arrives, then its end.
+    let output = cli(&["send", "-a", &url, "--transport", "grpc", "--debug", "--stream", "stream 3"]).await;
+    code(&output, 0);
+    let err = stderr(&output);
+    let messages =
+        err.lines().filter(|l| l.starts_with("wire: grpc < SendStreamingMessage stream message {")).count();
+    assert!(messages >= 4, "task, chunks and status: {err}");
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("wire: grpc < SendStreamingMessage stream message {\"statusUpdate\"")
+                && l.contains("TASK_STATE_COMPLETED")),
+        "{err}"
+    );
+    // And an error reply.
+    let output = cli(&["task", "get", "-a", &url, "--transport", "grpc", "--debug", "no-such-task"]).await;
+    code(&output, 1);
+    assert!(stderr(&output).contains("wire: grpc < GetTask error"), "{}", stderr(&output));
+    // Without --debug, nothing.
+    let output = cli(&["send", "-a", &url, "--transport", "grpc", "hello"]).await;
+    assert!(!stderr(&output).contains("wire:"), "{}", stderr(&output));
+    server.shutdown().await.unwrap();
+}

@@ -130,6 +130,17 @@ pub struct ClientBuilder {
     cache: Option<CardCache>,
     file_bytes: ProtoFileBytes,
     card_keys: Option<Arc<CardKeys>>,
+    wrap: Option<WrapBinding>,
+}
+
+/// What [`ClientBuilder::wrap_binding`] configured.
+#[derive(Clone)]
+struct WrapBinding(Arc<dyn Fn(Arc<dyn A2aService>, &Selected) -> Arc<dyn A2aService> + Send + Sync>);
+
+impl fmt::Debug for WrapBinding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("WrapBinding(..)")
+    }
 }
 
 /// Verifies the card document `card` with `keys` (spec 8.4.3), adding the key sets of its `jku`s
@@ -471,9 +482,32 @@ impl ClientBuilder {
         self.card_keys.as_ref().map(|keys| (Arc::clone(keys), self.http.clone().unwrap_or_default()))
     }
 
+    /// Wraps the binding client of every [`Client`] built from here on, under the client's own
+    /// behaviour (tenant, default service parameters, retries, resubscription): `wrap` sees
+    /// each call the binding makes, with the call's final [`CallContext`] (whose parameters are
+    /// the request's metadata) and the request as sent, and each response or event as received.
+    /// For observation (a2a-cli's `--debug` logs gRPC messages this way) or a decorator of one's
+    /// own; it must keep the [`A2aService`] contract.
+    pub fn wrap_binding(
+        mut self,
+        wrap: impl Fn(Arc<dyn A2aService>, &Selected) -> Arc<dyn A2aService> + Send + Sync + 'static,
+    ) -> Self {
+        self.wrap = Some(WrapBinding(Arc::new(wrap)));
+        self
+    }
+
+    /// The binding client for `selected`, wrapped by [`wrap_binding`](Self::wrap_binding).
+    fn build(&self, selected: &Selected) -> Result<Arc<dyn A2aService>> {
+        let binding = self.build_binding(selected)?;
+        Ok(match &self.wrap {
+            Some(wrap) => (wrap.0)(binding, selected),
+            None => binding,
+        })
+    }
+
     /// The binding client for `selected`.
     #[cfg_attr(not(any(feature = "jsonrpc", feature = "rest", feature = "grpc")), allow(unused_variables))]
-    fn build(&self, selected: &Selected) -> Result<Arc<dyn A2aService>> {
+    fn build_binding(&self, selected: &Selected) -> Result<Arc<dyn A2aService>> {
         let url = selected.url();
         let version = selected.protocol_version();
         let binding = selected.binding();
