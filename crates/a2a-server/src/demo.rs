@@ -311,11 +311,9 @@ where
             };
             return Box::pin(async move { Ok(response) });
         }
-        let host = request
-            .uri()
-            .authority()
-            .map(|a| a.as_str().to_owned())
-            .or_else(|| request.headers().get(http::header::HOST).and_then(|h| h.to_str().ok()).map(str::to_owned));
+        let host = request.uri().authority().map(|a| a.as_str().to_owned()).or_else(|| {
+            request.headers().get(http::header::HOST).and_then(|h| h.to_str().ok()).map(str::to_owned)
+        });
         let scheme = if self.https || request.uri().scheme_str() == Some("https") { "https" } else { "http" };
         let headers = request.headers_mut();
         headers.remove(ORIGIN_PARAM);
