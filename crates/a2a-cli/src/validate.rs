@@ -349,15 +349,13 @@ fn single(schema: &Schema, kind: &Kind, value: &Value, at: &str, problems: &mut 
                     wrong("a number");
                 }
             }
-            Type::Int32 | Type::Sint32 | Type::Sfixed32 | Type::Int64 | Type::Sint64 | Type::Sfixed64 => {
-                if !is_integer(value, true) {
-                    wrong("an integer");
-                }
+            Type::Int32 | Type::Sint32 | Type::Sfixed32 | Type::Int64 | Type::Sint64 | Type::Sfixed64
+                if !is_integer(value, true) =>
+            {
+                wrong("an integer")
             }
-            Type::Uint32 | Type::Fixed32 | Type::Uint64 | Type::Fixed64 => {
-                if !is_integer(value, false) {
-                    wrong("a non-negative integer");
-                }
+            Type::Uint32 | Type::Fixed32 | Type::Uint64 | Type::Fixed64 if !is_integer(value, false) => {
+                wrong("a non-negative integer")
             }
             _ => {}
         },
@@ -409,6 +407,60 @@ fn is_rfc3339(s: &str) -> bool {
             && rest.as_bytes()[3] == b':'
             && rest[1..3].chars().all(|c| c.is_ascii_digit())
             && rest[4..6].chars().all(|c| c.is_ascii_digit()))
+}
+
+/// The card document `-a` names, as it is (no parsing into a card): a file's JSON, or the JSON
+/// the card URL serves (a plain `GET`, no credential: SPEC.md §12.4).
+pub(crate) async fn fetch_document(global: &crate::cli::Global) -> Result<Value, CliError> {
+    let Some(reference) = &global.agent_card else {
+        return Err(CliError::usage(
+            "no agent: pass -a/--agent-card <host|url|file> (or set A2ACLI_AGENT_CARD)",
+        ));
+    };
+    let invalid = |why: String| CliError::local("A2ACLI_ERR_CARD_INVALID", exit::FAILURE, why);
+    let (bytes, source) = match CardRef::parse(reference)? {
+        CardRef::File(path) => {
+            let bytes = std::fs::read(&path).map_err(|e| {
+                CliError::local(
+                    "A2ACLI_ERR_CARD_NOT_FOUND",
+                    exit::UNREACHABLE,
+                    format!("cannot read the card file {path}: {e}"),
+                )
+            })?;
+            (bytes, path)
+        }
+        card_ref @ (CardRef::Base(_) | CardRef::Url(_)) => {
+            let url = match card_ref {
+                CardRef::Base(url) if !url.ends_with(a2a_client::AGENT_CARD_PATH) => {
+                    format!("{}{}", url.trim_end_matches('/'), a2a_client::AGENT_CARD_PATH)
+                }
+                CardRef::Base(url) | CardRef::Url(url) | CardRef::File(url) => url,
+            };
+            let client = reqwest::Client::builder()
+                .danger_accept_invalid_certs(global.insecure)
+                .timeout(global.timeout.unwrap_or(std::time::Duration::from_secs(30)))
+                .build()
+                .map_err(|e| CliError::internal(format!("cannot build the HTTP client: {e}")))?;
+            let unreachable = |e: String| CliError::local("A2ACLI_ERR_UNREACHABLE", exit::UNREACHABLE, e);
+            let response = client
+                .get(&url)
+                .header(reqwest::header::ACCEPT, "application/json")
+                .send()
+                .await
+                .map_err(|e| unreachable(format!("GET {url}: {e}")))?;
+            if !response.status().is_success() {
+                return Err(CliError::local(
+                    "A2ACLI_ERR_CARD_NOT_FOUND",
+                    exit::UNREACHABLE,
+                    format!("GET {url}: HTTP {}", response.status()),
+                ));
+            }
+            let bytes = response.bytes().await.map_err(|e| unreachable(format!("GET {url}: {e}")))?;
+            (bytes.to_vec(), url)
+        }
+    };
+    serde_json::from_slice(&bytes)
+        .map_err(|e| invalid(format!("the agent card at {source} is not JSON: {e}")))
 }
 
 #[cfg(test)]
@@ -479,58 +531,4 @@ mod tests {
         single(schema, &kind, &json!("WORKING"), "s", &mut problems);
         assert_eq!(problems, ["`s`: \"WORKING\" is not a value of enum TaskState"]);
     }
-}
-
-/// The card document `-a` names, as it is (no parsing into a card): a file's JSON, or the JSON
-/// the card URL serves (a plain `GET`, no credential: SPEC.md §12.4).
-pub(crate) async fn fetch_document(global: &crate::cli::Global) -> Result<Value, CliError> {
-    let Some(reference) = &global.agent_card else {
-        return Err(CliError::usage(
-            "no agent: pass -a/--agent-card <host|url|file> (or set A2ACLI_AGENT_CARD)",
-        ));
-    };
-    let invalid = |why: String| CliError::local("A2ACLI_ERR_CARD_INVALID", exit::FAILURE, why);
-    let (bytes, source) = match CardRef::parse(reference)? {
-        CardRef::File(path) => {
-            let bytes = std::fs::read(&path).map_err(|e| {
-                CliError::local(
-                    "A2ACLI_ERR_CARD_NOT_FOUND",
-                    exit::UNREACHABLE,
-                    format!("cannot read the card file {path}: {e}"),
-                )
-            })?;
-            (bytes, path)
-        }
-        card_ref @ (CardRef::Base(_) | CardRef::Url(_)) => {
-            let url = match card_ref {
-                CardRef::Base(url) if !url.ends_with(a2a_client::AGENT_CARD_PATH) => {
-                    format!("{}{}", url.trim_end_matches('/'), a2a_client::AGENT_CARD_PATH)
-                }
-                CardRef::Base(url) | CardRef::Url(url) | CardRef::File(url) => url,
-            };
-            let client = reqwest::Client::builder()
-                .danger_accept_invalid_certs(global.insecure)
-                .timeout(global.timeout.unwrap_or(std::time::Duration::from_secs(30)))
-                .build()
-                .map_err(|e| CliError::internal(format!("cannot build the HTTP client: {e}")))?;
-            let unreachable = |e: String| CliError::local("A2ACLI_ERR_UNREACHABLE", exit::UNREACHABLE, e);
-            let response = client
-                .get(&url)
-                .header(reqwest::header::ACCEPT, "application/json")
-                .send()
-                .await
-                .map_err(|e| unreachable(format!("GET {url}: {e}")))?;
-            if !response.status().is_success() {
-                return Err(CliError::local(
-                    "A2ACLI_ERR_CARD_NOT_FOUND",
-                    exit::UNREACHABLE,
-                    format!("GET {url}: HTTP {}", response.status()),
-                ));
-            }
-            let bytes = response.bytes().await.map_err(|e| unreachable(format!("GET {url}: {e}")))?;
-            (bytes.to_vec(), url)
-        }
-    };
-    serde_json::from_slice(&bytes)
-        .map_err(|e| invalid(format!("the agent card at {source} is not JSON: {e}")))
 }

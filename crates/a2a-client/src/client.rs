@@ -133,9 +133,12 @@ pub struct ClientBuilder {
     wrap: Option<WrapBinding>,
 }
 
+/// A decorator of binding clients ([`ClientBuilder::wrap_binding`]).
+type WrapFn = dyn Fn(Arc<dyn A2aService>, &Selected) -> Arc<dyn A2aService> + Send + Sync;
+
 /// What [`ClientBuilder::wrap_binding`] configured.
 #[derive(Clone)]
-struct WrapBinding(Arc<dyn Fn(Arc<dyn A2aService>, &Selected) -> Arc<dyn A2aService> + Send + Sync>);
+struct WrapBinding(Arc<WrapFn>);
 
 impl fmt::Debug for WrapBinding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
