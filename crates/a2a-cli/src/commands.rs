@@ -399,6 +399,8 @@ impl Run<'_> {
         let mut task: Option<Task> = None;
         let mut last_message: Option<Message> = None;
         let mut spinner = None;
+        let mut resubscribed = false;
+        let mut announced = false;
         loop {
             let next = match deadline {
                 None => events.next().await,
@@ -422,7 +424,25 @@ impl Run<'_> {
                     }
                 },
             };
-            let Some(event) = next else { break };
+            let Some(event) = next else {
+                // `send --stream` and `follow_task` end at an interrupted state (spec 3.1.2); with
+                // --wait-auth the task is followed on by a plain subscription, which goes through
+                // AUTH_REQUIRED to a terminal state (when it ends earlier, polling takes over).
+                let waiting = task.as_ref().filter(|t| t.state() == TaskState::AuthRequired);
+                if let (Some(waiting), false) = (waiting, resubscribed) {
+                    if self.global.wait_auth && capability(agent, |c| c.streaming) {
+                        resubscribed = true;
+                        let request = SubscribeToTaskRequest { id: waiting.id.clone(), ..Default::default() };
+                        let ctx = Self::ctx();
+                        let call = agent.client.subscribe_to_task(&ctx, request);
+                        if let Ok(more) = self.call(agent, deadline, Operation::SubscribeToTask, call).await {
+                            events = more;
+                            continue;
+                        }
+                    }
+                }
+                break;
+            };
             let event = match event {
                 Ok(event) => event,
                 Err(error) => {
@@ -443,11 +463,14 @@ impl Run<'_> {
                 self.out.line(&to_json(&event)?);
             }
             let state = apply(&mut task, &mut last_message, &event);
-            if state == Some(TaskState::AuthRequired) && self.global.wait_auth && !stream {
+            if state == Some(TaskState::AuthRequired) && self.global.wait_auth && !announced {
                 if let Some(task) = &task {
                     drop(spinner.take());
                     self.announce_auth(task);
+                    announced = true;
                 }
+            } else if state != Some(TaskState::AuthRequired) {
+                announced = false;
             }
             if stream && !self.out.json() {
                 drop(spinner.take());
@@ -596,9 +619,10 @@ impl Run<'_> {
         ));
     }
 
-    /// Follows a task by `SubscribeToTask` (resubscribing when the stream drops) until it
-    /// reaches a state where the wait stops; `None` when the stream ends first (the caller
-    /// polls on).
+    /// Follows a task by `SubscribeToTask` until it reaches a state where the wait stops; `None`
+    /// when the stream ends first (the caller polls on). The plain subscription, not
+    /// `Client::follow_task`: that one ends at an interrupted state, this wait goes through
+    /// AUTH_REQUIRED (the agent's subscription stream ends only at a terminal state).
     async fn follow_quietly(
         &self,
         agent: &Agent,
@@ -607,7 +631,7 @@ impl Run<'_> {
     ) -> Result<Option<Task>, CliError> {
         let request = SubscribeToTaskRequest { id: id.to_owned(), ..Default::default() };
         let ctx = Self::ctx();
-        let call = agent.client.follow_task(&ctx, request);
+        let call = agent.client.subscribe_to_task(&ctx, request);
         let mut events = match self.call(agent, deadline, Operation::SubscribeToTask, call).await {
             Ok(events) => events,
             // E.g. the task ended between the poll and the subscription: polling tells.

@@ -101,6 +101,44 @@ fn text_field(text: &str, label: &str) -> String {
         .to_owned()
 }
 
+/// The child's stderr, line by line as it comes (read by a task of its own, so that the pipe
+/// never fills).
+fn stderr_lines(child: &mut tokio::process::Child) -> tokio::sync::mpsc::UnboundedReceiver<String> {
+    use tokio::io::AsyncBufReadExt;
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    tokio::spawn(async move {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// The lines up to and including the first containing `needle` (30 s at most).
+async fn until(lines: &mut tokio::sync::mpsc::UnboundedReceiver<String>, needle: &str) -> String {
+    let mut seen = String::new();
+    while !seen.contains(needle) {
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.recv()).await.unwrap();
+        let line = line.unwrap_or_else(|| panic!("stderr ended before {needle:?}:\n{seen}"));
+        seen.push_str(&line);
+        seen.push('\n');
+    }
+    seen
+}
+
+/// The rest of the lines, once the child has exited.
+async fn rest(mut lines: tokio::sync::mpsc::UnboundedReceiver<String>) -> String {
+    let mut rest = String::new();
+    while let Some(line) = lines.recv().await {
+        rest.push_str(&line);
+        rest.push('\n');
+    }
+    rest
+}
+
 /// `GET url`: the status and the body.
 async fn get(url: &str) -> (u16, String) {
     let response = reqwest::get(url).await.unwrap();
@@ -135,20 +173,12 @@ async fn auth_required_stops_and_wait_auth_follows_the_task_once_authorized() {
     // Streaming card: `--wait-auth` subscribes; the agent continues by itself once the URL is
     // visited (spec 7.6.1), no follow-up message.
     let (id, approve) = authorize(&url, "jsonrpc").await;
-    let args = ["task", "get", "-a", &url, "--wait", "--wait-auth", "-o", "json", &id];
+    let args = ["task", "get", "-a", &url, "--wait", "--wait-auth", "--debug", "-o", "json", &id];
     let home = tempdir("wait");
     let mut child = command(&args, &home).spawn().unwrap();
     // The wait is on (it has announced the authorization on stderr) before the approval.
-    let mut err = tokio::io::BufReader::new(child.stderr.take().unwrap());
-    let mut seen = String::new();
-    while !seen.contains("waiting until it is authorized") {
-        use tokio::io::AsyncBufReadExt;
-        let mut line = String::new();
-        let n =
-            tokio::time::timeout(Duration::from_secs(30), err.read_line(&mut line)).await.unwrap().unwrap();
-        assert!(n > 0, "stderr ended before the wait announced itself: {seen}");
-        seen.push_str(&line);
-    }
+    let mut err = stderr_lines(&mut child);
+    let seen = until(&mut err, "waiting until it is authorized").await;
     assert!(seen.contains(&approve), "{seen}");
     let (status, body) = get(&approve).await;
     assert_eq!(status, 200, "{body}");
@@ -157,6 +187,8 @@ async fn auth_required_stops_and_wait_auth_follows_the_task_once_authorized() {
     let task = json(&output);
     assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{task}");
     assert_eq!(task["artifacts"][0]["parts"][0]["text"], "Authorized and done");
+    let rest = rest(err).await;
+    assert!(rest.contains("debug: SubscribeToTask over JSONRPC"), "followed by its subscription:\n{rest}");
     assert_eq!(get(&approve).await.0, 404, "the code is one-time");
 
     // Polling (gRPC, and a card without streaming is covered by the same loop): approved first,
@@ -383,5 +415,43 @@ async fn debug_logs_the_grpc_messages_with_their_metadata_and_no_credential() {
     // Without --debug, nothing.
     let output = cli(&["send", "-a", &url, "--transport", "grpc", "hello"]).await;
     assert!(!stderr(&output).contains("wire:"), "{}", stderr(&output));
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn send_stream_wait_auth_follows_through_the_authorization() {
+    let server = start().await;
+    let url = server.url();
+    // One command: the stream stops at AUTH_REQUIRED (spec 3.1.2), --wait-auth resubscribes and
+    // the approval, visited while it waits, lets the task complete live.
+    let args = ["send", "-a", &url, "--stream", "--wait-auth", "-o", "json", "authorize"];
+    let home = tempdir("stream-auth");
+    let mut child = command(&args, &home).spawn().unwrap();
+    let mut err = stderr_lines(&mut child);
+    let seen = until(&mut err, "waiting until it is authorized").await;
+    let approve = seen
+        .split_whitespace()
+        .find(|w| w.starts_with(&format!("{url}/demo/authorize/")))
+        .unwrap_or_else(|| panic!("no approval URL in {seen}"))
+        .to_owned();
+    assert_eq!(get(&approve).await.0, 200);
+    let output = finish(child, &args).await;
+    code(&output, 0);
+    let lines: Vec<Value> = stdout(&output).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let states: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| {
+            l["statusUpdate"]["status"]["state"].as_str().or(l["task"]["status"]["state"].as_str())
+        })
+        .collect();
+    assert!(states.contains(&"TASK_STATE_AUTH_REQUIRED"), "{states:?}");
+    assert_eq!(states.last(), Some(&"TASK_STATE_COMPLETED"), "{states:?}");
+    // Live events after the approval (the artifact as it was produced), not a poll's result.
+    assert!(
+        lines.iter().any(|l| l["artifactUpdate"]["artifact"]["parts"][0]["text"] == "Authorized and done"),
+        "{lines:?}"
+    );
+    let rest = rest(err).await;
+    assert!(!rest.contains("polling it instead"), "{rest}");
     server.shutdown().await.unwrap();
 }
