@@ -145,12 +145,21 @@ fn is_name(name: &str) -> bool {
     !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
-/// The card reference `-a reference` stands for: a catalog entry's, or `reference` itself.
+/// Whether `-a reference` may name a catalog entry (then the catalog is read): `catalog:NAME`,
+/// or a bare name other than `localhost`.
+pub(crate) fn may_name(reference: &str) -> bool {
+    reference.starts_with(PREFIX) || (is_name(reference) && reference != "localhost")
+}
+
+/// The card reference `-a reference` stands for: a catalog entry's, `None` for `reference`
+/// itself.
 pub(crate) fn resolve(reference: &str, catalog: Option<&Catalog>) -> Result<Option<String>, CliError> {
+    if !may_name(reference) {
+        return Ok(None);
+    }
     let (name, explicit) = match reference.strip_prefix(PREFIX) {
         Some(name) => (name, true),
-        None if is_name(reference) && reference != "localhost" => (reference, false),
-        None => return Ok(None),
+        None => (reference, false),
     };
     let Some(catalog) = catalog else {
         if explicit {

@@ -98,7 +98,7 @@ fn run(cli: &Cli, matches: &ArgMatches, out: &Out, loaded: &config::Loaded) -> R
         let mut global = cli.global.clone();
         if let Some(reference) = &cli.global.agent_card {
             // Only a catalog name needs the catalog read.
-            if reference.starts_with("catalog:") || looks_like_name(reference) {
+            if catalog::may_name(reference) {
                 let catalog = catalog::load(cli.global.catalog.as_deref()).await?;
                 if let Some(card) = catalog::resolve(reference, catalog.as_ref())? {
                     out.debug(format_args!("-a {reference}: the catalog's entry {card}"));
@@ -127,11 +127,6 @@ fn run(cli: &Cli, matches: &ArgMatches, out: &Out, loaded: &config::Loaded) -> R
             Command::Completion { .. } | Command::Config { .. } | Command::Catalog { .. } => Ok(()),
         }
     })
-}
-
-/// Whether `-a reference` could be a catalog name (SPEC.md §10.1): letters, digits, `-`, `_`.
-fn looks_like_name(reference: &str) -> bool {
-    !reference.is_empty() && reference.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 /// `catalog list`: the catalog's entries (text: one block per agent; JSON: one document).
