@@ -239,6 +239,10 @@ pub(crate) async fn connect(
         // gRPC's own TLS connection (the HTTP client above has it already).
         builder = builder.root_certificate(ca);
     }
+    if global.debug {
+        // gRPC messages in the wire log (reqwest's shows the HTTP bindings').
+        builder = builder.wrap_binding(crate::wire::GrpcLog::wrap);
+    }
     let builder = builder
         .protocol_version(version)
         .bindings(binding_order(&global.transport, card))

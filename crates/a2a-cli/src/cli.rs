@@ -45,12 +45,17 @@ pub(crate) struct Cli {
 }
 
 /// Options every command accepts.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub(crate) struct Global {
     /// The agent: a host or origin (the well-known card path is appended), a full card URL, or a
     /// local card file (`file://...` or a path).
+    /// Also a catalog entry: `catalog:NAME`, or a bare NAME found in the catalog.
     #[arg(short = 'a', long, global = true, env = "A2ACLI_AGENT_CARD", value_name = "REF")]
     pub(crate) agent_card: Option<String>,
+    /// The agent catalog (a JSON file or http(s) URL mapping names to card references) that
+    /// `-a NAME` / `-a catalog:NAME` reads. Default: ~/.config/a2a-cli/catalog.json if it exists.
+    #[arg(long, global = true, env = "A2ACLI_CATALOG", value_name = "PATH|URL")]
+    pub(crate) catalog: Option<String>,
     /// Output format: `text` (labelled lines) or `json` (the protocol's own types).
     #[arg(short = 'o', long, global = true, env = "A2ACLI_OUTPUT", default_value = "text")]
     pub(crate) output: Format,
@@ -119,6 +124,12 @@ pub(crate) struct Global {
     /// are always redacted).
     #[arg(long, global = true)]
     pub(crate) debug: bool,
+    /// When a wait reaches AUTH_REQUIRED, show what the agent asks (its status message, e.g. an
+    /// approval URL) and keep following the task until it leaves AUTH_REQUIRED (authorize out of
+    /// band meanwhile): by subscribing when the card declares streaming, else by polling. Without
+    /// it, a wait stops at AUTH_REQUIRED with the commands to go on.
+    #[arg(long, global = true)]
+    pub(crate) wait_auth: bool,
 }
 
 /// `-o/--output`.
@@ -200,6 +211,11 @@ pub(crate) enum Command {
         #[arg(long, value_name = "SCENARIO")]
         only: Vec<String>,
     },
+    /// The agent catalog `-a NAME` reads (`--catalog`, or ~/.config/a2a-cli/catalog.json).
+    Catalog {
+        #[command(subcommand)]
+        command: CatalogCommand,
+    },
     /// Configuration (read-only).
     Config {
         #[command(subcommand)]
@@ -255,6 +271,13 @@ pub(crate) enum WebhookCommand {
         #[arg(long)]
         until_terminal: bool,
     },
+}
+
+/// `catalog ...`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum CatalogCommand {
+    /// List the catalog's agents: name, card reference, description.
+    List,
 }
 
 /// `config ...`.

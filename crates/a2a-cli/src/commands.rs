@@ -70,6 +70,24 @@ impl Run<'_> {
     pub(crate) async fn card(&self, command: &CardCommand) -> Result<(), CliError> {
         let CardCommand::Get { validate, extended, verify_keys } = command;
         let keys = verify_keys.as_deref().map(agent::read_trusted_keys).transpose()?;
+        // --validate checks the document as served, before it is read into a card (a wrong type
+        // or an unknown enum value would stop the reading at the first problem).
+        let mut report = None;
+        if *validate && !*extended {
+            let document = crate::validate::fetch_document(self.global).await?;
+            let mut checked = crate::validate::card(&document);
+            if !checked.problems.is_empty() {
+                for note in &checked.notes {
+                    self.out.note(note);
+                }
+                // The rest of the problems, when the document still reads as a card.
+                if let Ok(card) = <a2a_proto::v1::AgentCard as a2a_v03::V03>::from_v03(&document) {
+                    checked.problems.extend(card_problems(&card));
+                }
+                return Err(invalid_card(&checked.problems));
+            }
+            report = Some(checked);
+        }
         let (reference, card) = agent::resolve_card_verified(self.global, self.out, keys.as_ref()).await?;
         let card = if *extended {
             let extended = self.extended_card(reference.clone(), &card).await?;
@@ -93,15 +111,23 @@ impl Run<'_> {
             self.out.note("the agent card's signature verifies with a key of --verify-keys");
         }
         if *validate {
-            let problems = card_problems(&card);
-            if !problems.is_empty() {
-                return Err(CliError::local(
-                    "A2ACLI_ERR_CARD_INVALID",
-                    exit::FAILURE,
-                    format!("the agent card is not a valid A2A 1.0 card: {}", problems.join("; ")),
-                ));
+            let mut report = match report {
+                Some(report) => report,
+                // The extended card came over the binding: its ProtoJSON is checked.
+                None => crate::validate::card(
+                    &a2a_proto::json::to_value(&card).map_err(|e| CliError::internal(e.to_string()))?,
+                ),
+            };
+            report.problems.extend(card_problems(&card));
+            for note in &report.notes {
+                self.out.note(note);
             }
-            self.out.note("the agent card has every field A2A 1.0 requires");
+            if !report.problems.is_empty() {
+                return Err(invalid_card(&report.problems));
+            }
+            self.out.note(
+                "the agent card is a valid A2A 1.0 AgentCard: every field known, of its type, and every field A2A 1.0 requires",
+            );
         }
         // The card is also what selects the transport (SPEC.md §10.1): say which one.
         let selected = match agent::connect(self.global, reference, &card, self.out).await {
@@ -290,12 +316,24 @@ impl Run<'_> {
     ) -> Result<Task, CliError> {
         let interval = self.global.poll_interval.max(Duration::from_millis(10));
         let mut delay = interval.min(Duration::from_millis(200));
-        if settled(task.state()) {
+        if self.stops(task.state()) {
             return Ok(task);
         }
-        let _spinner = self.out.spinner(format!("{} {}", task.id, state_name(task.state())));
+        let mut spinner = Some(self.out.spinner(format!("{} {}", task.id, state_name(task.state()))));
         let mut first = true;
+        let mut announced = false;
         loop {
+            if task.state() == TaskState::AuthRequired && !std::mem::replace(&mut announced, true) {
+                drop(spinner.take());
+                self.announce_auth(&task);
+                // SPEC.md §12.3, spec 7.6.2: follow the task by its stream when there is one (the
+                // agent may continue by itself once authorized), else keep polling.
+                if capability(agent, |c| c.streaming) {
+                    if let Some(done) = self.follow_quietly(agent, &task.id, deadline).await? {
+                        return Ok(done);
+                    }
+                }
+            }
             let sleep =
                 match deadline {
                     Some(deadline) => {
@@ -325,8 +363,11 @@ impl Run<'_> {
                         e
                     }
                 })?;
-            if settled(task.state()) {
+            if self.stops(task.state()) {
                 return Ok(task);
+            }
+            if task.state() != TaskState::AuthRequired {
+                announced = false;
             }
             if std::mem::take(&mut first) {
                 // Still running after the first poll: the identifiers now, on stderr, so that an
@@ -358,6 +399,8 @@ impl Run<'_> {
         let mut task: Option<Task> = None;
         let mut last_message: Option<Message> = None;
         let mut spinner = None;
+        let mut resubscribed = false;
+        let mut announced = false;
         loop {
             let next = match deadline {
                 None => events.next().await,
@@ -381,7 +424,25 @@ impl Run<'_> {
                     }
                 },
             };
-            let Some(event) = next else { break };
+            let Some(event) = next else {
+                // `send --stream` and `follow_task` end at an interrupted state (spec 3.1.2); with
+                // --wait-auth the task is followed on by a plain subscription, which goes through
+                // AUTH_REQUIRED to a terminal state (when it ends earlier, polling takes over).
+                let waiting = task.as_ref().filter(|t| t.state() == TaskState::AuthRequired);
+                if let (Some(waiting), false) = (waiting, resubscribed) {
+                    if self.global.wait_auth && capability(agent, |c| c.streaming) {
+                        resubscribed = true;
+                        let request = SubscribeToTaskRequest { id: waiting.id.clone(), ..Default::default() };
+                        let ctx = Self::ctx();
+                        let call = agent.client.subscribe_to_task(&ctx, request);
+                        if let Ok(more) = self.call(agent, deadline, Operation::SubscribeToTask, call).await {
+                            events = more;
+                            continue;
+                        }
+                    }
+                }
+                break;
+            };
             let event = match event {
                 Ok(event) => event,
                 Err(error) => {
@@ -402,6 +463,15 @@ impl Run<'_> {
                 self.out.line(&to_json(&event)?);
             }
             let state = apply(&mut task, &mut last_message, &event);
+            if state == Some(TaskState::AuthRequired) && self.global.wait_auth && !announced {
+                if let Some(task) = &task {
+                    drop(spinner.take());
+                    self.announce_auth(task);
+                    announced = true;
+                }
+            } else if state != Some(TaskState::AuthRequired) {
+                announced = false;
+            }
             if stream && !self.out.json() {
                 drop(spinner.take());
                 self.out.print(&render.event(&event, self.out.verbose()));
@@ -413,7 +483,7 @@ impl Run<'_> {
                     )));
                 }
             }
-            if state.is_some_and(settled) {
+            if state.is_some_and(|s| self.stops(s)) {
                 break;
             }
         }
@@ -442,7 +512,7 @@ impl Run<'_> {
                 )),
             };
         };
-        if !settled(task.state()) {
+        if !self.stops(task.state()) {
             self.out.warn(&format!(
                 "the stream ended while task {} was {}: polling it instead",
                 task.id,
@@ -472,9 +542,26 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// `Resume: <command>` for an interrupted task (SPEC.md §8.2), in text output.
+    /// `Resume: <command>` for an interrupted task (SPEC.md §8.2), in text output. For
+    /// AUTH_REQUIRED (SPEC.md §12.3, spec 7.6.2), first each URL of the agent's status message
+    /// (`Authorize:`, what to visit out of band), then the command that follows the task once
+    /// authorized (`Resume:`) and the one that answers in band (`Reply:`).
     fn resume_hint_line(&self, agent: &Agent, task: &Task) {
-        if task.state().is_interrupted() && !self.out.json() {
+        if task.state() == TaskState::AuthRequired && !self.out.json() {
+            let mut text = String::new();
+            for url in status_urls(task) {
+                text.push_str(&field("Authorize", url));
+            }
+            text.push_str(&field(
+                "Resume",
+                format!("a2a-cli task get -a {} --wait --wait-auth {}", quote(&agent.reference), task.id),
+            ));
+            text.push_str(&field(
+                "Reply",
+                format!("a2a-cli send -a {} --task-id {} '<reply>'", quote(&agent.reference), task.id),
+            ));
+            self.out.print(&text);
+        } else if task.state().is_interrupted() && !self.out.json() {
             self.out.print(&field(
                 "Resume",
                 format!("a2a-cli send -a {} --task-id {} '<reply>'", quote(&agent.reference), task.id),
@@ -489,7 +576,17 @@ impl Run<'_> {
             TaskState::Failed | TaskState::Rejected | TaskState::Canceled => {
                 self.out.warn(&format!("task {} ended {}", task.id, state_name(state)));
             }
-            TaskState::InputRequired | TaskState::AuthRequired => self.out.note(&format!(
+            TaskState::AuthRequired => self.out.note(&format!(
+                "task {} is AUTH_REQUIRED: {}; once authorized, follow it with a2a-cli task get -a {} --wait --wait-auth {} \
+                 (or answer with a2a-cli send -a {} --task-id {} '<reply>')",
+                task.id,
+                status_text(task).unwrap_or_else(|| "the agent gave no details".into()),
+                quote(&agent.reference),
+                task.id,
+                quote(&agent.reference),
+                task.id
+            )),
+            TaskState::InputRequired => self.out.note(&format!(
                 "task {} is {}: answer with a2a-cli send -a {} --task-id {} '<reply>'",
                 task.id,
                 state_name(state),
@@ -504,6 +601,65 @@ impl Run<'_> {
                 task.id
             )),
             _ => {}
+        }
+    }
+
+    /// Where a wait stops: a terminal or interrupted state, except AUTH_REQUIRED with
+    /// `--wait-auth` (SPEC.md §8: without it, a wait never blocks on an authorization).
+    fn stops(&self, state: TaskState) -> bool {
+        settled(state) && !(self.global.wait_auth && state == TaskState::AuthRequired)
+    }
+
+    /// Tells (stderr) what the agent asks for while AUTH_REQUIRED, and that the wait goes on.
+    fn announce_auth(&self, task: &Task) {
+        self.out.note(&format!(
+            "task {} is AUTH_REQUIRED: {}; waiting until it is authorized (--wait-auth)",
+            task.id,
+            status_text(task).unwrap_or_else(|| "the agent gave no details".into())
+        ));
+    }
+
+    /// Follows a task by `SubscribeToTask` until it reaches a state where the wait stops; `None`
+    /// when the stream ends first (the caller polls on). The plain subscription, not
+    /// `Client::follow_task`: that one ends at an interrupted state, this wait goes through
+    /// AUTH_REQUIRED (the agent's subscription stream ends only at a terminal state).
+    async fn follow_quietly(
+        &self,
+        agent: &Agent,
+        id: &str,
+        deadline: Option<Instant>,
+    ) -> Result<Option<Task>, CliError> {
+        let request = SubscribeToTaskRequest { id: id.to_owned(), ..Default::default() };
+        let ctx = Self::ctx();
+        let call = agent.client.subscribe_to_task(&ctx, request);
+        let mut events = match self.call(agent, deadline, Operation::SubscribeToTask, call).await {
+            Ok(events) => events,
+            // E.g. the task ended between the poll and the subscription: polling tells.
+            Err(error) if error.code != "A2ACLI_ERR_TIMEOUT" => {
+                self.out.debug(format_args!("subscribing failed ({}): polling instead", error.code));
+                return Ok(None);
+            }
+            Err(error) => return Err(error),
+        };
+        let _spinner = self.out.spinner(format!("{id} {}", state_name(TaskState::AuthRequired)));
+        let mut task = None;
+        let mut last_message = None;
+        loop {
+            let next = match deadline {
+                None => events.next().await,
+                Some(deadline) => {
+                    tokio::time::timeout_at(deadline.into(), events.next()).await.map_err(|_| {
+                        timeout_error(&format!("waiting for task {id}")).hint(format!(
+                            "a2a-cli task get -a {} --wait --wait-auth {id}",
+                            quote(&agent.reference)
+                        ))
+                    })?
+                }
+            };
+            let Some(Ok(event)) = next else { return Ok(None) };
+            if apply(&mut task, &mut last_message, &event).is_some_and(|s| self.stops(s)) {
+                return Ok(task);
+            }
         }
     }
 
@@ -769,8 +925,8 @@ impl Run<'_> {
     }
 }
 
-/// What a card lacks of what the A2A 1.0 `AgentCard` requires (the proto's REQUIRED fields, and
-/// security requirements naming declared schemes). Empty when valid.
+/// What the schema cannot tell (`crate::validate` checks the rest): every security requirement
+/// names a scheme the card declares (spec 4.5). Empty when valid.
 fn card_problems(card: &a2a_proto::v1::AgentCard) -> Vec<String> {
     let mut problems = Vec::new();
     let mut require = |ok: bool, what: String| {
@@ -778,30 +934,6 @@ fn card_problems(card: &a2a_proto::v1::AgentCard) -> Vec<String> {
             problems.push(what);
         }
     };
-    require(!card.name.trim().is_empty(), "`name` is empty".into());
-    require(!card.description.trim().is_empty(), "`description` is empty".into());
-    require(!card.version.trim().is_empty(), "`version` is empty".into());
-    require(card.capabilities.is_some(), "`capabilities` is missing".into());
-    require(!card.supported_interfaces.is_empty(), "`supportedInterfaces` is empty".into());
-    require(!card.default_input_modes.is_empty(), "`defaultInputModes` is empty".into());
-    require(!card.default_output_modes.is_empty(), "`defaultOutputModes` is empty".into());
-    for (i, interface) in card.supported_interfaces.iter().enumerate() {
-        require(!interface.url.trim().is_empty(), format!("`supportedInterfaces[{i}].url` is empty"));
-        require(
-            !interface.protocol_binding.trim().is_empty(),
-            format!("`supportedInterfaces[{i}].protocolBinding` is empty"),
-        );
-        require(
-            !interface.protocol_version.trim().is_empty(),
-            format!("`supportedInterfaces[{i}].protocolVersion` is empty"),
-        );
-    }
-    for (i, skill) in card.skills.iter().enumerate() {
-        require(!skill.id.trim().is_empty(), format!("`skills[{i}].id` is empty"));
-        require(!skill.name.trim().is_empty(), format!("`skills[{i}].name` is empty"));
-        require(!skill.description.trim().is_empty(), format!("`skills[{i}].description` is empty"));
-        require(!skill.tags.is_empty(), format!("`skills[{i}].tags` is empty"));
-    }
     let requirements =
         card.security_requirements.iter().chain(card.skills.iter().flat_map(|s| &s.security_requirements));
     for name in requirements.flat_map(|r| r.schemes.keys()) {
@@ -895,6 +1027,21 @@ fn capability(agent: &Agent, which: impl Fn(&a2a_proto::v1::AgentCapabilities) -
     agent.client.card().capabilities.as_ref().and_then(which) == Some(true)
 }
 
+/// The text of a task's status message.
+fn status_text(task: &Task) -> Option<String> {
+    let message = task.status.as_ref()?.message.as_ref()?;
+    Some(output::parts_text(&message.parts).trim().to_owned()).filter(|t| !t.is_empty())
+}
+
+/// The `http(s)://` URLs in a task's status message, in order, without trailing punctuation.
+fn status_urls(task: &Task) -> Vec<String> {
+    let text = status_text(task).unwrap_or_default();
+    text.split(|c: char| c.is_whitespace() || "<>\"'`()[]".contains(c))
+        .filter(|word| word.starts_with("http://") || word.starts_with("https://"))
+        .map(|word| word.trim_end_matches(['.', ',', ';', ':', '!', '?']).to_owned())
+        .collect()
+}
+
 /// Terminal or interrupted: where a wait stops (SPEC.md §9.1; UNSPECIFIED is neither).
 fn settled(state: TaskState) -> bool {
     state.is_terminal() || state.is_interrupted()
@@ -902,6 +1049,20 @@ fn settled(state: TaskState) -> bool {
 
 fn timeout_error(what: &str) -> CliError {
     CliError::local("A2ACLI_ERR_TIMEOUT", exit::TIMEOUT, format!("--timeout expired while {what}"))
+}
+
+/// `A2ACLI_ERR_CARD_INVALID` listing every problem `--validate` found.
+fn invalid_card(problems: &[String]) -> CliError {
+    CliError::local(
+        "A2ACLI_ERR_CARD_INVALID",
+        exit::FAILURE,
+        format!(
+            "the agent card is not a valid A2A 1.0 AgentCard ({} problem{}): {}",
+            problems.len(),
+            if problems.len() == 1 { "" } else { "s" },
+            problems.join("; ")
+        ),
+    )
 }
 
 /// A rejected `--task-id` or `--context-id` is an error to surface, never a new task (SPEC.md

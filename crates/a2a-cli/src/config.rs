@@ -128,8 +128,9 @@ fn check_permissions(path: &Path, text: &str, warnings: &mut Vec<String>) {
 fn check_permissions(_: &Path, _: &str, _: &mut Vec<String>) {}
 
 /// The settings `config show` reports: (clap id, environment variable, label).
-const SETTINGS: [(&str, &str, &str); 9] = [
+const SETTINGS: [(&str, &str, &str); 10] = [
     ("agent_card", "A2ACLI_AGENT_CARD", "Agent Card"),
+    ("catalog", "A2ACLI_CATALOG", "Catalog"),
     ("output", "A2ACLI_OUTPUT", "Output"),
     ("transport", "A2ACLI_TRANSPORT", "Transport"),
     ("a2a_version", "A2ACLI_A2A_VERSION", "A2A Version"),

@@ -7,6 +7,7 @@
 
 mod agent;
 mod auth;
+mod catalog;
 mod chat;
 mod cli;
 mod commands;
@@ -14,6 +15,7 @@ mod config;
 mod error;
 mod output;
 mod serve;
+mod validate;
 mod webhook;
 mod wire;
 
@@ -88,8 +90,23 @@ fn run(cli: &Cli, matches: &ArgMatches, out: &Out, loaded: &config::Loaded) -> R
         .build()
         .map_err(|e| CliError::internal(format!("cannot start the async runtime: {e}")))?;
     agent::warn_insecure(&cli.global, out);
-    let run = Run { global: &cli.global, out };
     runtime.block_on(async {
+        if let Command::Catalog { command: cli::CatalogCommand::List } = &cli.command {
+            return catalog_list(&cli.global, out).await;
+        }
+        // SPEC.md §10.1: a catalog entry is resolved to its card reference before anything else.
+        let mut global = cli.global.clone();
+        if let Some(reference) = &cli.global.agent_card {
+            // Only a catalog name needs the catalog read.
+            if catalog::may_name(reference) {
+                let catalog = catalog::load(cli.global.catalog.as_deref()).await?;
+                if let Some(card) = catalog::resolve(reference, catalog.as_ref())? {
+                    out.debug(format_args!("-a {reference}: the catalog's entry {card}"));
+                    global.agent_card = Some(card);
+                }
+            }
+        }
+        let run = Run { global: &global, out };
         match &cli.command {
             Command::Card { command } => run.card(command).await,
             Command::Send(args) => {
@@ -107,9 +124,39 @@ fn run(cli: &Cli, matches: &ArgMatches, out: &Out, loaded: &config::Loaded) -> R
             #[cfg(feature = "conformance")]
             Command::Conformance { only } => conformance(&cli.global, only, out).await,
             Command::Serve { exec, listen, name } => serve::exec(listen, exec, name.as_deref(), out).await,
-            Command::Completion { .. } | Command::Config { .. } => Ok(()),
+            Command::Completion { .. } | Command::Config { .. } | Command::Catalog { .. } => Ok(()),
         }
     })
+}
+
+/// `catalog list`: the catalog's entries (text: one block per agent; JSON: one document).
+async fn catalog_list(global: &cli::Global, out: &Out) -> Result<(), CliError> {
+    let Some(catalog) = catalog::load(global.catalog.as_deref()).await? else {
+        let default = catalog::default_file().map_or_else(String::new, |p| format!("{} ", p.display()));
+        return Err(CliError::usage(format!("no catalog: create {default}or pass --catalog PATH|URL")));
+    };
+    if out.json() {
+        let agents: Vec<serde_json::Value> = catalog
+            .entries
+            .iter()
+            .map(|(name, e)| serde_json::json!({"name": name, "card": e.card, "description": e.description}))
+            .collect();
+        out.document(&serde_json::json!({"catalog": catalog.source, "agents": agents}));
+    } else {
+        let mut text = output::field("Catalog", &catalog.source);
+        for (name, entry) in &catalog.entries {
+            text.push('\n');
+            text.push_str(&output::field("Name", name));
+            text.push_str(&output::field("Card", &entry.card));
+            if let Some(description) = &entry.description {
+                text.push_str(&output::field("Description", description));
+            }
+        }
+        text.push('\n');
+        text.push_str(&output::field("Agents", catalog.entries.len()));
+        out.print(&text);
+    }
+    Ok(())
 }
 
 /// `conformance`: the suite against the agent `-a` names (its origin: the suite reads the card

@@ -28,6 +28,8 @@ async fn serve(
     let server = a2a_server::Server::builder()
         .agent_card(card)
         .executor(executor)
+        // The demo agent's approval URLs (its `authorize` skill); nothing for other agents.
+        .layer(a2a_server::demo::AuthorizeLayer::new())
         .spawn(listener)
         .await
         .map_err(|e| CliError::internal(format!("cannot start the server: {e}")))?;

@@ -13,6 +13,8 @@ async fn start() -> RunningServer {
     Server::builder()
         .agent_card(a2a_server::demo::demo_card())
         .executor(a2a_server::demo::DemoAgent)
+        // The demo's approval URLs (its `authorize` skill, used by the chat test).
+        .layer(a2a_server::demo::AuthorizeLayer::new())
         .push_destination_policy(DestinationPolicy::public_only().allowing(["127.0.0.0/8".parse().unwrap()]))
         .spawn(listener)
         .await
@@ -1358,6 +1360,16 @@ async fn chat_needs_a_terminal_and_carries_the_conversation_on_one() {
     screen_after("your next line answers it").await;
     tmux(&["send-keys", "-t", "c", "Ada", "Enter"]);
     screen_after("agent> Hello, Ada!").await;
+    // AUTH_REQUIRED (A2ACLI_AUTH_011): the agent's message with its approval URL, and the next
+    // line answers in band: `deny` rejects the task.
+    tmux(&["send-keys", "-t", "c", "authorize", "Enter"]);
+    let screen = screen_after("is AUTH_REQUIRED: your next line answers it").await;
+    assert!(
+        screen.contains(&format!("agent> Authorization required: open {url}/demo/authorize/")),
+        "{screen}"
+    );
+    tmux(&["send-keys", "-t", "c", "deny", "Enter"]);
+    screen_after("is REJECTED]").await;
     tmux(&["send-keys", "-t", "c", "", "Enter"]);
     let screen = screen_after("CHAT-EXIT-").await;
     tmux(&["kill-server"]);

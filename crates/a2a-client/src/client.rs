@@ -205,6 +205,20 @@ pub struct ClientBuilder {
     credentials: Credentials,
     /// Extra trusted CA certificates (PEM), [`ClientBuilder::root_certificate`].
     roots: Vec<Vec<u8>>,
+    wrap: Option<WrapBinding>,
+}
+
+/// A decorator of binding clients ([`ClientBuilder::wrap_binding`]).
+type WrapFn = dyn Fn(Arc<dyn A2aService>, &Selected) -> Arc<dyn A2aService> + Send + Sync;
+
+/// What [`ClientBuilder::wrap_binding`] configured.
+#[derive(Clone)]
+struct WrapBinding(Arc<WrapFn>);
+
+impl fmt::Debug for WrapBinding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("WrapBinding(..)")
+    }
 }
 
 /// Verifies the card document `card` with `keys` (spec 8.4.3), adding the key sets of its `jku`s
@@ -614,9 +628,37 @@ impl ClientBuilder {
         self.card_keys.as_ref().map(|keys| (Arc::clone(keys), self.http.clone().unwrap_or_default()))
     }
 
+    /// Wraps the binding client of every [`Client`] built from here on, under the client's own
+    /// behaviour (tenant, default service parameters, retries, resubscription): `wrap` sees
+    /// each call the binding makes, with the call's final [`CallContext`] (whose parameters are
+    /// the request's metadata) and the request as sent, and each response or event as received.
+    /// For observation (a2a-cli's `--debug` logs gRPC messages this way) or a decorator of one's
+    /// own; it must keep the [`A2aService`] contract.
+    pub fn wrap_binding(
+        mut self,
+        wrap: impl Fn(Arc<dyn A2aService>, &Selected) -> Arc<dyn A2aService> + Send + Sync + 'static,
+    ) -> Self {
+        self.wrap = Some(WrapBinding(Arc::new(wrap)));
+        self
+    }
+
+    /// The binding client for `selected`, wrapped by [`wrap_binding`](Self::wrap_binding).
+    fn build(
+        &self,
+        selected: &Selected,
+        presentation: &Presentation,
+        grpc_tls: bool,
+    ) -> Result<Arc<dyn A2aService>> {
+        let binding = self.build_binding(selected, presentation, grpc_tls)?;
+        Ok(match &self.wrap {
+            Some(wrap) => (wrap.0)(binding, selected),
+            None => binding,
+        })
+    }
+
     /// The binding client for `selected`.
     #[cfg_attr(not(any(feature = "jsonrpc", feature = "rest", feature = "grpc")), allow(unused_variables))]
-    fn build(
+    fn build_binding(
         &self,
         selected: &Selected,
         presentation: &Presentation,

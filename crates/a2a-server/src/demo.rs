@@ -11,13 +11,25 @@
 //! | `fail`             | `FAILED` with an explanation                                              |
 //! | `reject`           | `REJECTED` with an explanation                                            |
 //! | `file` + file parts | `COMPLETED`, one artifact: a line `N bytes, sha256 HEX, TYPE` per file part with bytes (what the agent read; `FAILED` without one) |
+//! | `authorize`        | `AUTH_REQUIRED` with a one-time approval URL on this server (needs [`AuthorizeLayer`]); a `GET` of it continues the task to `COMPLETED`, a message `deny` on the task ends it `REJECTED` |
 
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::Mutex;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use a2a_core::{AgentExecutor, RequestContext, Result, TaskUpdater};
-use a2a_proto::v1::{part::Content, AgentCapabilities, AgentCard, AgentProvider, AgentSkill, Artifact, Part};
+use a2a_proto::v1::{
+    part::Content, AgentCapabilities, AgentCard, AgentProvider, AgentSkill, Artifact, Part, TaskState,
+};
 use async_trait::async_trait;
+use axum::body::Body;
+use axum::response::{IntoResponse, Response};
+use futures::future::BoxFuture;
+use http::{Request, StatusCode};
 use sha2::{Digest as _, Sha256};
+use tokio::sync::oneshot;
 
 /// The demo agent.
 #[derive(Debug, Clone, Copy, Default)]
@@ -35,6 +47,13 @@ impl AgentExecutor for DemoAgent {
         let mut words = text.split_whitespace();
         let command = words.next().unwrap_or("").to_ascii_lowercase();
         let rest = words.collect::<Vec<_>>().join(" ");
+        // A message to a task waiting for authorization (spec 7.6.1: agents SHOULD accept
+        // messages while AUTH_REQUIRED, to negotiate or refuse): `deny` refuses it.
+        if let Some(task) = &ctx.task {
+            if task.state() == TaskState::AuthRequired {
+                return authorization_reply(&ctx, &updater, &command).await;
+            }
+        }
         // A message continuing an input-required task answers the question.
         if let Some(task) = &ctx.task {
             if task.state().is_interrupted() {
@@ -92,6 +111,7 @@ impl AgentExecutor for DemoAgent {
                     .fail(Some(updater.agent_text("This task failed on purpose (demo skill `fail`)")))
                     .await
             }
+            "authorize" => authorize(&ctx, &updater).await,
             "reject" => {
                 updater.reject(Some(updater.agent_text("I will not do that (demo skill `reject`)"))).await
             }
@@ -111,6 +131,199 @@ impl AgentExecutor for DemoAgent {
                 updater.complete(None).await
             }
         }
+    }
+}
+
+/// The service parameter through which [`AuthorizeLayer`] tells the agent the origin the request
+/// reached (the approval URL is built on it). The layer overwrites whatever a client sent.
+pub const ORIGIN_PARAM: &str = "x-a2a-demo-origin";
+
+/// The path under which [`AuthorizeLayer`] serves the approval URLs: `GET {origin}{path}{code}`.
+pub const AUTHORIZE_PATH: &str = "/demo/authorize/";
+
+/// How long an authorization request waits before the task fails.
+const AUTHORIZE_TTL: Duration = Duration::from_secs(600);
+
+/// What ends a wait for authorization.
+#[derive(Debug)]
+enum Decision {
+    Approved,
+    Denied,
+}
+
+/// Pending authorizations: one-time code → the waiting execution, and task id → code (for `deny`).
+#[derive(Default)]
+struct Pending {
+    by_code: HashMap<String, (String, oneshot::Sender<Decision>)>,
+    by_task: HashMap<String, String>,
+}
+
+static PENDING: Mutex<Option<Pending>> = Mutex::new(None);
+
+fn pending<T>(f: impl FnOnce(&mut Pending) -> T) -> T {
+    let mut guard = PENDING.lock().unwrap_or_else(|e| e.into_inner());
+    f(guard.get_or_insert_with(Pending::default))
+}
+
+/// Takes the pending authorization of `code` (one use only).
+fn take_code(code: &str) -> Option<oneshot::Sender<Decision>> {
+    pending(|p| {
+        let (task, sender) = p.by_code.remove(code)?;
+        p.by_task.remove(&task);
+        Some(sender)
+    })
+}
+
+/// Takes the pending authorization of a task.
+fn take_task(task_id: &str) -> Option<oneshot::Sender<Decision>> {
+    pending(|p| {
+        let code = p.by_task.remove(task_id)?;
+        p.by_code.remove(&code).map(|(_, sender)| sender)
+    })
+}
+
+/// The `authorize` skill (spec 7.6.1): the task goes `AUTH_REQUIRED` with a status message that
+/// says what to do and carries a one-time approval URL on this server; the execution stays
+/// alive, so that the approval (a `GET` of the URL, out of band) continues the task to
+/// `COMPLETED` without a follow-up message, as 7.6.1 allows. A `deny` message on the task
+/// ([`authorization_reply`]) rejects it; after [`AUTHORIZE_TTL`] it fails.
+async fn authorize(ctx: &RequestContext, updater: &TaskUpdater) -> Result<()> {
+    let Some(origin) = ctx.call.params.get(ORIGIN_PARAM).map(str::to_owned) else {
+        let why = "This server does not serve the demo's approval URLs (a2a_server::demo::AuthorizeLayer)";
+        return updater.fail(Some(updater.agent_text(why))).await;
+    };
+    let code = uuid::Uuid::new_v4().simple().to_string();
+    let (sender, decision) = oneshot::channel();
+    pending(|p| {
+        p.by_code.insert(code.clone(), (ctx.task_id.clone(), sender));
+        p.by_task.insert(ctx.task_id.clone(), code.clone());
+    });
+    let url = format!("{}{AUTHORIZE_PATH}{code}", origin.trim_end_matches('/'));
+    let text = format!(
+        "Authorization required: open {url} to approve (one use), or reply `deny` to refuse. \
+         The task continues by itself once approved."
+    );
+    if let Err(error) = updater.require_auth(Some(updater.agent_text(text))).await {
+        take_code(&code);
+        return Err(error);
+    }
+    let decision = tokio::select! {
+        () = updater.cancelled() => None,
+        () = tokio::time::sleep(AUTHORIZE_TTL) => None,
+        decision = decision => decision.ok(),
+    };
+    let expired = take_code(&code).is_some();
+    match decision {
+        Some(Decision::Approved) => {
+            updater.start_work(Some(updater.agent_text("Authorized; continuing"))).await?;
+            updater
+                .add_artifact(Artifact::new(vec![Part::text("Authorized and done")]).with_name("authorize"))
+                .await?;
+            updater.complete(Some(updater.agent_text("Authorized and done"))).await
+        }
+        // The `deny` message's own execution ends the task.
+        Some(Decision::Denied) => Ok(()),
+        None if expired && !updater.is_cancelled() => {
+            updater.fail(Some(updater.agent_text("Authorization was not given in time"))).await
+        }
+        None => Ok(()),
+    }
+}
+
+/// A message to a task waiting for authorization: `deny` rejects it (and ends the wait of the
+/// execution that asked); anything else asks again, with the same URL.
+async fn authorization_reply(ctx: &RequestContext, updater: &TaskUpdater, command: &str) -> Result<()> {
+    if command == "deny" {
+        if let Some(sender) = take_task(&ctx.task_id) {
+            let _ = sender.send(Decision::Denied);
+        }
+        return updater.reject(Some(updater.agent_text("Authorization denied: the task is rejected"))).await;
+    }
+    let previous = ctx.task.as_ref().and_then(|t| t.status.as_ref()).and_then(|s| s.message.clone());
+    let mut again = previous.unwrap_or_else(|| updater.agent_text("Authorization required"));
+    again.message_id = a2a_proto::new_id();
+    updater.require_auth(Some(again)).await
+}
+
+/// A tower layer serving the demo agent's approval URLs (`GET {AUTHORIZE_PATH}{code}`) and
+/// telling the agent the origin each request reached ([`ORIGIN_PARAM`]). Add it to a server
+/// running [`DemoAgent`] with [`ServerBuilder::layer`](crate::ServerBuilder::layer); without it
+/// the `authorize` skill fails its task. The URL is a capability: a random one-time code, no other
+/// authentication (a demo). The origin is the request's `Host` (or HTTP/2 authority) with
+/// `http://`, `https://` after [`https`](Self::https).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AuthorizeLayer {
+    https: bool,
+}
+
+impl AuthorizeLayer {
+    /// The layer, approval URLs over `http://`.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Approval URLs over `https://` (the server serves TLS).
+    pub fn https(mut self, https: bool) -> Self {
+        self.https = https;
+        self
+    }
+}
+
+impl<S> tower::Layer<S> for AuthorizeLayer {
+    type Service = Authorize<S>;
+
+    fn layer(&self, inner: S) -> Authorize<S> {
+        Authorize { inner, https: self.https }
+    }
+}
+
+/// The service of [`AuthorizeLayer`].
+#[derive(Debug, Clone)]
+pub struct Authorize<S> {
+    inner: S,
+    https: bool,
+}
+
+impl<S> tower::Service<Request<Body>> for Authorize<S>
+where
+    S: tower::Service<Request<Body>, Error = Infallible> + Clone + Send + 'static,
+    S::Response: IntoResponse,
+    S::Future: Send + 'static,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, std::result::Result<Response, Infallible>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<std::result::Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: Request<Body>) -> Self::Future {
+        if let Some(code) = request.uri().path().strip_prefix(AUTHORIZE_PATH) {
+            let response = if request.method() != http::Method::GET {
+                (StatusCode::METHOD_NOT_ALLOWED, "GET this URL to approve\n").into_response()
+            } else if let Some(sender) = take_code(code) {
+                let _ = sender.send(Decision::Approved);
+                (StatusCode::OK, "Approved: the task continues.\n").into_response()
+            } else {
+                (StatusCode::NOT_FOUND, "No pending authorization with this code (used, denied or expired)\n")
+                    .into_response()
+            };
+            return Box::pin(async move { Ok(response) });
+        }
+        let host = request.uri().authority().map(|a| a.as_str().to_owned()).or_else(|| {
+            request.headers().get(http::header::HOST).and_then(|h| h.to_str().ok()).map(str::to_owned)
+        });
+        let scheme = if self.https || request.uri().scheme_str() == Some("https") { "https" } else { "http" };
+        let headers = request.headers_mut();
+        headers.remove(ORIGIN_PARAM);
+        if let Some(value) = host.and_then(|h| http::HeaderValue::from_str(&format!("{scheme}://{h}")).ok()) {
+            headers.insert(ORIGIN_PARAM, value);
+        }
+        // The inner service was polled ready: use it, leave a fresh clone in its place.
+        let clone = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, clone);
+        Box::pin(async move { Ok(inner.call(request).await?.into_response()) })
     }
 }
 
@@ -183,6 +396,13 @@ pub fn demo_card() -> AgentCard {
             skill("reply", "Direct reply", "Answers with a Message instead of a Task.", &["reply hi"]),
             skill("fail", "Failure", "Ends the task FAILED.", &["fail"]),
             skill("reject", "Rejection", "Ends the task REJECTED.", &["reject"]),
+            skill(
+                "authorize",
+                "In-task authorization",
+                "Asks for authorization (auth-required) with a one-time approval URL on this server: \
+                 visiting it completes the task; a message `deny` on the task rejects it (spec 7.6).",
+                &["authorize"],
+            ),
             AgentSkill {
                 // Binary and text files (spec 4.4.5: a skill's input modes override the card's
                 // defaults; the server accepts what any skill accepts). Other media types stay

@@ -547,6 +547,9 @@ async fn main() -> anyhow::Result<()> {
         }
         _ => None,
     };
+    // The demo agent's approval URLs (skill `authorize`, spec 7.6): outermost, a capability URL
+    // that needs no credential.
+    builder = builder.layer(a2a_server::demo::AuthorizeLayer::new().https(tls.is_some()));
     if let Some(tls) = &tls {
         builder = builder.tls(tls.clone());
         reload_on_sighup(tls.clone());
