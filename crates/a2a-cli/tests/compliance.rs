@@ -356,7 +356,18 @@ async fn card_get_validate_checks_the_document_against_the_agent_card_message() 
 
 #[tokio::test(flavor = "multi_thread")]
 async fn debug_logs_the_grpc_messages_with_their_metadata_and_no_credential() {
-    let server = start().await;
+    // A card that declares a bearer scheme (not enforced here): the CLI sends the token only to
+    // a card that accepts one, and the log must show its place, never its value.
+    let mut card = a2a_server::demo::demo_card();
+    card.security_schemes.insert(
+        "bearer".into(),
+        a2a_proto::v1::SecurityScheme {
+            scheme: Some(a2a_proto::v1::security_scheme::Scheme::HttpAuthSecurityScheme(
+                a2a_proto::v1::HttpAuthSecurityScheme { scheme: "Bearer".into(), ..Default::default() },
+            )),
+        },
+    );
+    let server = start_with(card).await;
     let url = server.url();
     let secret = "s3cr3t-b3arer";
     let output = cli(&[
