@@ -336,3 +336,58 @@ async fn the_reference_server_serves_tenants_from_flags() {
         assert!(matches!(err, Error::Unauthenticated { .. }), "{binding:?}: {err:?}");
     }
 }
+
+/// ListTasks counts and pages only the caller's tasks (spec 13.1: filtered before paging and
+/// counting), and a page token replayed by another principal, or at another tenant, reads only
+/// that caller's own tasks: the token carries no authority.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_counts_and_pages_only_the_callers_tasks_and_replayed_tokens_reveal_nothing() {
+    use std::collections::HashSet;
+    let server = server().await;
+    let url = server.url();
+    let (mut alices, mut bobs, mut carols) = (HashSet::new(), HashSet::new(), HashSet::new());
+    let ctx = CallContext::v1();
+    let list = |page_token: &str| ListTasksRequest {
+        page_size: Some(1),
+        page_token: page_token.into(),
+        ..Default::default()
+    };
+    for binding in BINDINGS {
+        let alice = client(&format!("{url}/acme"), binding, Some("k-alice")).await;
+        let bob = client(&format!("{url}/acme"), binding, Some("k-bob")).await;
+        let carol = client(&format!("{url}/globex"), binding, Some("k-carol")).await;
+        for _ in 0..2 {
+            alices.insert(task_of(&alice, "hello").await.id);
+        }
+        bobs.insert(task_of(&bob, "hello").await.id);
+        carols.insert(task_of(&carol, "hello").await.id);
+
+        let first = alice.list_tasks(&ctx, list("")).await.unwrap();
+        assert_eq!(first.total_size, alices.len() as i32, "{binding:?}: alice's count");
+        assert!(first.tasks.iter().all(|t| alices.contains(&t.id)), "{binding:?}");
+        assert!(!first.next_page_token.is_empty(), "{binding:?}: more pages");
+        let second = alice.list_tasks(&ctx, list(&first.next_page_token)).await.unwrap();
+        assert!(second.tasks.iter().all(|t| alices.contains(&t.id)), "{binding:?}");
+
+        for (who, other, own) in [("bob", &bob, &bobs), ("carol", &carol, &carols)] {
+            let mut token = first.next_page_token.clone();
+            let mut seen = Vec::new();
+            loop {
+                let page = match other.list_tasks(&ctx, list(&token)).await {
+                    Ok(page) => page,
+                    // A token another caller cannot use may also be refused outright.
+                    Err(Error::InvalidParams { .. }) => break,
+                    Err(error) => panic!("{binding:?} {who}: {error:?}"),
+                };
+                assert_eq!(page.total_size, own.len() as i32, "{binding:?} {who}: counts only its own");
+                seen.extend(page.tasks.into_iter().map(|t| t.id));
+                if page.next_page_token.is_empty() {
+                    break;
+                }
+                token = page.next_page_token;
+            }
+            assert!(seen.iter().all(|id| own.contains(id)), "{binding:?} {who} read another's task: {seen:?}");
+        }
+    }
+    server.shutdown().await.unwrap();
+}
