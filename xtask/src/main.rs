@@ -7,8 +7,8 @@
 //!   gRPC clients generated from `proto/` (`stubs`).
 //! - `conformance [--url URL]`: the cross-binding conformance suite, against the reference server
 //!   or any A2A agent (see `docs/conformance.md`).
-//! - `interop [--bless] [--line 1.0|0.3]`: the official SDKs (their 1.x and 0.3 lines) against
-//!   our server and our client against theirs (see `docs/interop.md`).
+//! - `interop [--bless] [--line 1.0|0.3] [--card-signing]`: the official SDKs (their 1.x and 0.3
+//!   lines) against our server and our client against theirs (see `docs/interop.md`).
 //! - `stubs`: gRPC clients generated from `proto/` in other languages against the
 //!   reference server (see `docs/grpc-stubs.md`).
 //! - `bench [--quick] [--url URL]`: the benchmark harness (`crates/a2a-bench`).

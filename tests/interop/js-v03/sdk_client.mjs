@@ -6,10 +6,10 @@
 // Resolves the agent card from URL with the SDK's resolver (the card must read as a 0.3 card), lets
 // the SDK's ClientFactory pick the binding's interface from `url` / `preferredTransport` /
 // `additionalInterfaces`, runs every 0.3 operation of the matrix and asserts on what comes back.
-// Prints one `INTEROP` line per check (../js/lib.mjs); exits 1 if any check failed. With
+// Prints one `interop` record per check (../js/lib.mjs); exits 1 if any check failed. With
 // `--webhook http://HOST:PORT` (a running webhook.mjs of this directory) it also sends a task whose
-// push notifications go to `/webhook/<binding label>` there, and prints
-// `PUSH-TASK<TAB>binding<TAB>label<TAB>task id` for the runner.
+// push notifications go to `/webhook/<binding label>` there, and prints a `push-task` record for
+// the runner.
 
 import { createHash, randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -25,7 +25,7 @@ import {
 } from '@a2a-js/sdk/client';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 
-import { DEMO_SKILLS, expect, runChecks, withTimeout } from '../js/lib.mjs';
+import { DEMO_SKILLS, expect, record, runChecks, withTimeout } from '../js/lib.mjs';
 
 const BINDINGS = { jsonrpc: 'JSONRPC', rest: 'HTTP+JSON', grpc: 'GRPC' };
 const LABELS = Object.fromEntries(Object.entries(BINDINGS).map(([label, binding]) => [binding, label]));
@@ -323,7 +323,7 @@ class Checks {
     };
     const task = await this.sendTask(params('stream 3', {}, configuration));
     expect(task.status.state === 'completed', `state ${task.status.state}`);
-    console.log(['PUSH-TASK', this.binding, LABELS[this.binding], task.id].join('\t'));
+    record('push-task', { binding: this.binding, task_id: task.id });
   }
 }
 

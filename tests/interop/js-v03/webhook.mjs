@@ -7,20 +7,21 @@
 // @a2a-js/sdk 0.3's DefaultPushNotificationSender posts). The SDK's 0.3 types are TypeScript only
 // (no runtime parser), so the receiver checks the members its `Task` type requires: `kind: "task"`,
 // `id`, `contextId`, `status.state` one of the 0.3 states (lower-kebab), and `kind` on every part.
-// Each notification is recorded as one tab-separated line on stdout, in the format of
-// ../python/webhook_v03.py:
+// Each notification is recorded as one `push` record on stdout (../js/lib.mjs), with the fields of
+// ../python/webhook_v03.py's:
 //
-//     PUSH<TAB>label<TAB>task id<TAB>task<TAB>state<TAB>artifact text<TAB>Authorization<TAB>X-A2A-Notification-Token
+//     {"record":"push","label":"rest","task_id":"...","kind":"task","state":"completed",
+//      "text":"chunk 0\nchunk 1\nchunk 2\n","authorization":null,"token":"..."}
 //
-// A body that is not such a Task is answered 400 and recorded as `PUSH-ERROR<TAB>label<TAB>error`.
+// A body that is not such a Task is answered 400 and recorded as a `push-error` record.
 
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 
+import { record } from '../js/lib.mjs';
+
 const STATES = new Set(['submitted', 'working', 'input-required', 'completed', 'canceled', 'failed', 'rejected', 'auth-required', 'unknown']);
 const PART_KINDS = new Set(['text', 'file', 'data']);
-
-const clean = (text) => text.replaceAll('\\', '\\\\').replaceAll('\n', '\\n').replaceAll('\t', '\\t');
 
 /** [task id, state, artifact text] of a 0.3 push body; throws if it is not a 0.3 Task. */
 function describe(body) {
@@ -37,23 +38,23 @@ function describe(body) {
     .filter((p) => p.kind === 'text')
     .map((p) => p.text)
     .join('');
-  return [body.id, body.status.state, clean(text)];
+  return [body.id, body.status.state, text];
 }
 
 const server = createServer(async (req, res) => {
   const match = /^\/webhook\/([^/]+)$/.exec(req.url ?? '');
-  const label = match?.[1] ?? '-';
+  const label = match?.[1] ?? null;
   const chunks = [];
   for await (const chunk of req) chunks.push(chunk);
   try {
     if (req.method !== 'POST' || !match) throw new Error(`unexpected ${req.method} ${req.url}`);
     const [taskId, state, text] = describe(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-    const authorization = req.headers['authorization'] ?? '';
-    const token = req.headers['x-a2a-notification-token'] ?? '';
-    console.log(['PUSH', label, taskId, 'task', state, text, authorization, token].join('\t'));
+    const authorization = req.headers['authorization'] ?? null;
+    const token = req.headers['x-a2a-notification-token'] ?? null;
+    record('push', { label, task_id: taskId, kind: 'task', state, text, authorization, token });
     res.writeHead(200).end();
   } catch (err) {
-    console.log(['PUSH-ERROR', label, clean(`${err?.name}: ${err?.message}`)].join('\t'));
+    record('push-error', { label, error: `${err?.name}: ${err?.message}` });
     res.writeHead(400).end();
   }
 });

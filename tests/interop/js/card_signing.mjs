@@ -54,10 +54,10 @@ async function verify() {
       return key;
     })(card);
   } catch (err) {
-    report('-', values.op, 'fail', `${err?.name ?? 'Error'}: ${err?.message ?? err}`);
+    report(null, values.op, 'fail', `${err?.name ?? 'Error'}: ${err?.message ?? err}`);
     return 1;
   }
-  report('-', values.op, 'pass');
+  report(null, values.op, 'pass');
   return 0;
 }
 

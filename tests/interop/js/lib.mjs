@@ -1,11 +1,14 @@
 // Shared helpers for the interop programs written with the official JS SDK (@a2a-js/sdk).
 //
-// Every program reports each matrix cell it checks as one tab-separated line on stdout:
+// Every program reports what the runner needs as records, one JSON object per line on stdout, the
+// type `Record` of tests/interop/records (read strictly: a missing or unknown member is an error).
+// Each matrix cell a program checks is one `interop` record:
 //
-//     INTEROP<TAB>binding<TAB>op<TAB>pass|fail<TAB>detail
+//     {"record":"interop","binding":"GRPC","op":"card","outcome":"pass","detail":""}
 //
-// (binding as in the card: JSONRPC, HTTP+JSON, GRPC). `cargo xtask interop` (xtask/src/interop.rs) collects these lines
-// into the matrix of docs/interop.md; a program exits non-zero when any of its checks failed.
+// (binding as in the card: JSONRPC, HTTP+JSON, GRPC; null for the signed-card cells; outcome pass
+// or fail, detail why it failed). `cargo xtask interop` (xtask/src/interop/) collects them into the
+// matrix of docs/interop.md; a program exits non-zero when any of its checks failed.
 
 /** The demo-skill convention shared by every agent in the matrix (docs/interop.md). */
 export const DEMO_SKILLS = new Set(['echo', 'stream', 'ask', 'wait', 'reply', 'fail', 'reject']);
@@ -23,9 +26,14 @@ export function textOf(parts) {
     .join('');
 }
 
-/** Prints one matrix cell for the runner. */
+/** Prints one record for the runner: `{"record": kind, ...fields}` on one line. */
+export function record(kind, fields) {
+  console.log(JSON.stringify({ record: kind, ...fields }));
+}
+
+/** Prints one matrix cell for the runner (result: pass or fail; detail on one line). */
 export function report(binding, op, result, detail = '') {
-  console.log(['INTEROP', binding, op, result, detail.split(/\s+/).join(' ').trim()].join('\t'));
+  record('interop', { binding, op, outcome: result, detail: detail.split(/\s+/).join(' ').trim() });
 }
 
 /** Rejects when `promise` has not settled after `ms` milliseconds. */

@@ -4,11 +4,11 @@
 //     node sdk_client.mjs --url http://127.0.0.1:PORT --binding jsonrpc|rest|grpc [--webhook URL]
 //
 // Resolves the agent card from URL, creates the SDK client for the binding from the card, runs every
-// operation of the matrix and asserts on what comes back. Prints one `INTEROP` line per check
+// operation of the matrix and asserts on what comes back. Prints one `interop` record per check
 // (see lib.mjs); exits 1 if any check failed. With `--webhook http://HOST:PORT` (a running
 // webhook.mjs) it also sends a task whose push notifications go to `/webhook/<binding label>` there,
-// and prints `PUSH-TASK<TAB>binding<TAB>label<TAB>task id` for the runner to match with what the
-// receiver got.
+// and prints a `push-task` record (`{"record":"push-task","binding":...,"task_id":...}`) for the
+// runner to match with what the receiver got.
 
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -29,7 +29,7 @@ import {
   UnsupportedOperationError,
 } from '@a2a-js/sdk/errors';
 
-import { DEMO_SKILLS, expect, runChecks, textOf, withTimeout } from './lib.mjs';
+import { DEMO_SKILLS, expect, record, runChecks, textOf, withTimeout } from './lib.mjs';
 
 const BINDINGS = { jsonrpc: 'JSONRPC', rest: 'HTTP+JSON', grpc: 'GRPC' };
 const LABELS = Object.fromEntries(Object.entries(BINDINGS).map(([label, binding]) => [binding, label]));
@@ -352,7 +352,7 @@ class Checks {
     };
     const task = await this.sendTask(request);
     expect(task.status.state === TaskState.TASK_STATE_COMPLETED, `state ${stateName(task.status.state)}`);
-    console.log(['PUSH-TASK', this.binding, LABELS[this.binding], task.id].join('\t'));
+    record('push-task', { binding: this.binding, task_id: task.id });
   }
 
   async errorTaskNotFound() {

@@ -6,11 +6,12 @@
 // ready. Every `POST /webhook/LABEL` body is parsed with the SDK's `StreamResponse.fromJSON` (spec
 // 4.3.3: the push payload is a StreamResponse) and must serialize back (`toJSON`) to the same JSON,
 // so a field the SDK does not know, or a value it reads differently, is an error. Each notification
-// is recorded as one tab-separated line on stdout, in the format of webhook.py:
+// is recorded as one `push` record on stdout (lib.mjs), with the fields of webhook.py's:
 //
-//     PUSH<TAB>label<TAB>task id<TAB>kind<TAB>summary<TAB>Authorization<TAB>X-A2A-Notification-Token
+//     {"record":"push","label":"rest","task_id":"...","kind":"artifactUpdate","state":null,
+//      "text":"chunk 1\n","append":true,"last_chunk":false,"authorization":"Bearer ...","token":"..."}
 //
-// A body that does not parse is answered 400 and recorded as `PUSH-ERROR<TAB>label<TAB>error`.
+// A body that does not parse is answered 400 and recorded as a `push-error` record.
 
 import { createServer } from 'node:http';
 import { once } from 'node:events';
@@ -18,28 +19,38 @@ import { isDeepStrictEqual } from 'node:util';
 
 import { StreamResponse, TaskState } from '@a2a-js/sdk';
 
-const clean = (text) => text.replaceAll('\\', '\\\\').replaceAll('\n', '\\n').replaceAll('\t', '\\t');
+import { record } from './lib.mjs';
+
 const textOf = (parts) =>
   (parts ?? [])
     .filter((p) => p.content?.$case === 'text')
     .map((p) => p.content.value)
     .join('');
 
-/** [task id, kind, summary] of a parsed payload. */
+/** The `push` record's fields of a parsed payload (task_id, kind, state, text, flags). */
 function describe(event) {
   const payload = event.payload;
   switch (payload?.$case) {
     case 'task':
-      return [payload.value.id, 'task', TaskState[payload.value.status?.state]];
+      return { task_id: payload.value.id, kind: 'task', state: TaskState[payload.value.status?.state] };
     case 'statusUpdate':
-      return [payload.value.taskId, 'statusUpdate', TaskState[payload.value.status?.state]];
+      return {
+        task_id: payload.value.taskId,
+        kind: 'statusUpdate',
+        state: TaskState[payload.value.status?.state],
+      };
     case 'artifactUpdate': {
       const update = payload.value;
-      const flags = `${update.append ? 'append' : ''}|${update.lastChunk ? 'lastChunk' : ''}`;
-      return [update.taskId, 'artifactUpdate', `${clean(textOf(update.artifact?.parts))}|${flags}`];
+      return {
+        task_id: update.taskId,
+        kind: 'artifactUpdate',
+        text: textOf(update.artifact?.parts),
+        append: Boolean(update.append),
+        last_chunk: Boolean(update.lastChunk),
+      };
     }
     case 'message':
-      return [payload.value.taskId, 'message', clean(textOf(payload.value.parts))];
+      return { task_id: payload.value.taskId, kind: 'message', text: textOf(payload.value.parts) };
     default:
       throw new Error('the StreamResponse has no payload');
   }
@@ -47,7 +58,7 @@ function describe(event) {
 
 const server = createServer(async (req, res) => {
   const match = /^\/webhook\/([^/]+)$/.exec(req.url ?? '');
-  const label = match?.[1] ?? '-';
+  const label = match?.[1] ?? null;
   const chunks = [];
   for await (const chunk of req) chunks.push(chunk);
   try {
@@ -58,13 +69,12 @@ const server = createServer(async (req, res) => {
     if (!isDeepStrictEqual(back, json)) {
       throw new Error(`does not round-trip through the SDK's StreamResponse: ${JSON.stringify(json)} -> ${JSON.stringify(back)}`);
     }
-    const [taskId, kind, summary] = describe(event);
-    const authorization = req.headers['authorization'] ?? '';
-    const token = req.headers['x-a2a-notification-token'] ?? '';
-    console.log(['PUSH', label, taskId, kind, summary, authorization, token].join('\t'));
+    const authorization = req.headers['authorization'] ?? null;
+    const token = req.headers['x-a2a-notification-token'] ?? null;
+    record('push', { label, ...describe(event), authorization, token });
     res.writeHead(200).end();
   } catch (err) {
-    console.log(['PUSH-ERROR', label, clean(`${err?.name}: ${err?.message}`)].join('\t'));
+    record('push-error', { label, error: `${err?.name}: ${err?.message}` });
     res.writeHead(400).end();
   }
 });

@@ -7,7 +7,7 @@
         Reads the card at CARD_URL (our server's, signed with `--card-signing-key`) into a2a-sdk's
         AgentCard and verifies it with `create_signature_verifier`; reports the cell OP.
 
-Cells are reported as in common.py (binding `-`: signatures do not depend on the binding).
+Cells are reported as in common.py (binding null: signatures do not depend on the binding).
 """
 
 from __future__ import annotations
@@ -66,9 +66,9 @@ def verify(url: str, key: str, kid: str, op: str) -> int:
 
         create_signature_verifier(key_provider, algorithms=['ES256'])(card)
     except Exception as err:  # noqa: BLE001 - every failure becomes the reported cell
-        report('-', op, 'fail', f'{type(err).__name__}: {err}')
+        report(None, op, 'fail', f'{type(err).__name__}: {err}')
         return 1
-    report('-', op, 'pass')
+    report(None, op, 'pass')
     return 0
 
 

@@ -1,15 +1,20 @@
 """Shared helpers for the interop programs written with the official Python SDK (a2a-sdk).
 
-Every program reports each matrix cell it checks as one tab-separated line on stdout:
+Every program reports what the runner needs as records, one JSON object per line on stdout, the
+type `Record` of tests/interop/records (the Rust side reads them strictly: a missing or unknown
+member is an error). Each matrix cell a program checks is one `interop` record:
 
-    INTEROP<TAB>binding<TAB>op<TAB>pass|fail<TAB>detail
+    {"record": "interop", "binding": "GRPC", "op": "card", "outcome": "pass", "detail": ""}
 
-(binding as in the card: JSONRPC, HTTP+JSON, GRPC). `cargo xtask interop` (xtask/src/interop.rs) collects these lines into
-the matrix of docs/interop.md; a program exits non-zero when any of its checks failed.
+(binding as in the card: JSONRPC, HTTP+JSON, GRPC; null for the signed-card cells, which have
+none; outcome pass or fail, detail why it failed). `cargo xtask interop` (xtask/src/interop/)
+collects them into the matrix of docs/interop.md; a program exits non-zero when any of its checks
+failed.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import traceback
 
@@ -30,10 +35,14 @@ def expect(condition: bool, what: str) -> None:
         raise CheckFailed(what)
 
 
-def report(binding: str, op: str, result: str, detail: str = '') -> None:
-    """Prints one matrix cell for the runner."""
-    detail = ' '.join(detail.split())
-    print(f'INTEROP\t{binding}\t{op}\t{result}\t{detail}', flush=True)
+def record(name: str, /, **fields: object) -> None:
+    """Prints one record for the runner: `{"record": name, **fields}` on one line."""
+    print(json.dumps({'record': name, **fields}), flush=True)
+
+
+def report(binding: str | None, op: str, result: str, detail: str = '') -> None:
+    """Prints one matrix cell for the runner (result: pass or fail; detail on one line)."""
+    record('interop', binding=binding, op=op, outcome=result, detail=' '.join(detail.split()))
 
 
 async def run_checks(binding: str, checks: list[tuple[str, Callable[[], Awaitable[None]]]]) -> int:

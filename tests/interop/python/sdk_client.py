@@ -5,8 +5,9 @@
 Resolves the agent card from URL, creates the SDK client for the binding from the card (the SDK
 picks the interface), runs every operation of the matrix (docs/interop.md) and asserts on what
 comes back. With `--webhook http://HOST:PORT` (a running webhook.py) it also sends a task whose
-push notifications go to `/webhook/<binding label>` there, and prints
-`PUSH-TASK<TAB>binding<TAB>label<TAB>task id` for the runner to match with what the receiver got. Prints one `INTEROP` line per check (common.py); exits 1 if any check failed.
+push notifications go to `/webhook/<binding label>` there, and prints a `push-task` record
+(`{"record": "push-task", "binding": ..., "task_id": ...}`) for the runner to match with what the
+receiver got. Prints one `interop` record per check (common.py); exits 1 if any check failed.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from a2a.types import (
     UnsupportedOperationError,
 )
 
-from common import DEMO_SKILLS, expect, run_checks
+from common import DEMO_SKILLS, expect, record, run_checks
 
 BINDINGS = {'jsonrpc': 'JSONRPC', 'rest': 'HTTP+JSON', 'grpc': 'GRPC'}
 LABELS = {binding: label for label, binding in BINDINGS.items()}
@@ -389,7 +390,7 @@ class Checks:
             task.status.state == TaskState.TASK_STATE_COMPLETED,
             f'state {state_name(task.status.state)}, want COMPLETED',
         )
-        print(f'PUSH-TASK\t{self.binding}\t{LABELS[self.binding]}\t{task.id}', flush=True)
+        record('push-task', binding=self.binding, task_id=task.id)
 
     async def error_task_not_found(self) -> None:
         try:

@@ -9,8 +9,8 @@ Resolves the agent card from URL with the SDK's `A2ACardResolver` (the card must
 `preferredTransport` / `additionalInterfaces`, runs every 0.3 operation of the matrix
 (docs/interop.md, "The 0.3 line") and asserts on what comes back. With `--webhook` (a running
 webhook_v03.py) it also sends a task whose push notifications go to `/webhook/<label>` there and
-prints `PUSH-TASK<TAB>binding<TAB>label<TAB>task id` for the runner. Prints one `INTEROP` line per
-check (common.py); exits 1 if any check failed.
+prints a `push-task` record for the runner. Prints one `interop` record per check (common.py);
+exits 1 if any check failed.
 
 a2a-sdk 0.3's `Client` has no ListTaskPushNotificationConfig or DeleteTaskPushNotificationConfig
 (its transports implement set and get only), so the `push-config-list-delete` cell is not run here
@@ -57,7 +57,7 @@ from a2a.types import (
     TransportProtocol,
 )
 
-from common import DEMO_SKILLS, expect, run_checks
+from common import DEMO_SKILLS, expect, record, run_checks
 
 BINDINGS = {'jsonrpc': 'JSONRPC', 'rest': 'HTTP+JSON', 'grpc': 'GRPC'}
 LABELS = {binding: label for label, binding in BINDINGS.items()}
@@ -397,7 +397,7 @@ class Checks:
         finally:
             await client.close()
         expect(task.status.state == TaskState.completed, f'state {task.status.state.value}, want completed')
-        print(f'PUSH-TASK\t{self.binding}\t{LABELS[self.binding]}\t{task.id}', flush=True)
+        record('push-task', binding=self.binding, task_id=task.id)
 
 
 def timed(coro_fn, *args):

@@ -4,15 +4,19 @@
 
 Listens on 127.0.0.1 (a free port) and prints `webhook listening on http://127.0.0.1:PORT` when
 ready. Every `POST /webhook/LABEL` body is parsed strictly (unknown fields are errors) as the SDK's
-`StreamResponse` (spec 4.3.3: the push payload is a StreamResponse) and recorded as one
-tab-separated line on stdout, for `cargo xtask interop` to assert on:
+`StreamResponse` (spec 4.3.3: the push payload is a StreamResponse) and recorded as one `push`
+record on stdout (common.py; `Notification` in tests/interop/records), for `cargo xtask interop` to
+assert on:
 
-    PUSH<TAB>label<TAB>task id<TAB>kind<TAB>summary<TAB>Authorization<TAB>X-A2A-Notification-Token
+    {"record": "push", "label": "rest", "task_id": "...", "kind": "artifactUpdate", "state": null,
+     "text": "chunk 1\\n", "append": true, "last_chunk": false,
+     "authorization": "Bearer ...", "token": "..."}
 
-kind is the payload's field (task, message, statusUpdate, artifactUpdate); summary is the state
-(TASK_STATE_...) of a task or status update, or the text of an artifact chunk with its flags
-(`text|append|lastChunk`, newlines shown as \\n). A body that does not parse is answered 400 and
-recorded as `PUSH-ERROR<TAB>label<TAB>error`.
+kind is the payload's field (task, message, statusUpdate, artifactUpdate); state the state
+(TASK_STATE_...) of a task or status update; text that of an artifact chunk (with its flags) or a
+message; authorization and token the `Authorization` and `X-A2A-Notification-Token` headers (null
+when not sent). A body that does not parse is answered 400 and recorded as
+`{"record": "push-error", "label": ..., "error": ...}` (label null for another path).
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ from google.protobuf.json_format import ParseDict
 
 from a2a.types import StreamResponse, TaskState
 
+from common import record
+
 KINDS = {
     'task': 'task',
     'message': 'message',
@@ -34,26 +40,28 @@ KINDS = {
 }
 
 
-def clean(text: str) -> str:
-    return text.replace('\\', '\\\\').replace('\n', '\\n').replace('\t', '\\t')
-
-
-def describe(event: StreamResponse) -> tuple[str, str, str]:
-    """(task id, kind, summary) of a parsed payload."""
+def describe(event: StreamResponse) -> dict[str, object]:
+    """The `push` record's fields of a parsed payload (task_id, kind, state, text, flags)."""
     field = event.WhichOneof('payload')
     if field == 'task':
-        return event.task.id, 'task', TaskState.Name(event.task.status.state)
+        return {'task_id': event.task.id, 'kind': 'task', 'state': TaskState.Name(event.task.status.state)}
     if field == 'status_update':
         update = event.status_update
-        return update.task_id, 'statusUpdate', TaskState.Name(update.status.state)
+        state = TaskState.Name(update.status.state)
+        return {'task_id': update.task_id, 'kind': 'statusUpdate', 'state': state}
     if field == 'artifact_update':
         update = event.artifact_update
         text = ''.join(p.text for p in update.artifact.parts if p.HasField('text'))
-        flags = f'{"append" if update.append else ""}|{"lastChunk" if update.last_chunk else ""}'
-        return update.task_id, 'artifactUpdate', f'{clean(text)}|{flags}'
+        return {
+            'task_id': update.task_id,
+            'kind': 'artifactUpdate',
+            'text': text,
+            'append': update.append,
+            'last_chunk': update.last_chunk,
+        }
     if field == 'message':
         text = ''.join(p.text for p in event.message.parts if p.HasField('text'))
-        return event.message.task_id, 'message', clean(text)
+        return {'task_id': event.message.task_id, 'kind': 'message', 'text': text}
     raise ValueError('the StreamResponse has no payload')
 
 
@@ -66,15 +74,15 @@ class Handler(BaseHTTPRequestHandler):
             if not label:
                 raise ValueError(f'unexpected path {self.path}')
             event = ParseDict(json.loads(body), StreamResponse())
-            task_id, kind, summary = describe(event)
+            fields = describe(event)
         except Exception as err:  # noqa: BLE001 - every bad payload is recorded and refused
-            print(f'PUSH-ERROR\t{label or "-"}\t{clean(f"{type(err).__name__}: {err}")}', flush=True)
+            record('push-error', label=label or None, error=f'{type(err).__name__}: {err}')
             self.send_response(400)
             self.end_headers()
             return
-        authorization = self.headers.get('Authorization', '')
-        token = self.headers.get('X-A2A-Notification-Token', '')
-        print(f'PUSH\t{label}\t{task_id}\t{kind}\t{summary}\t{authorization}\t{token}', flush=True)
+        authorization = self.headers.get('Authorization')
+        token = self.headers.get('X-A2A-Notification-Token')
+        record('push', label=label, **fields, authorization=authorization, token=token)
         self.send_response(200)
         self.send_header('Content-Length', '0')
         self.end_headers()

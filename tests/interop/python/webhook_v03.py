@@ -6,14 +6,15 @@ Listens on 127.0.0.1 (a free port) and prints `webhook listening on http://127.0
 ready. In A2A 0.3 a push notification is the Task itself in the 0.3 JSON form (0.3 spec 9.5; what
 a2a-sdk 0.3's `BasePushNotificationSender` posts): every `POST /webhook/LABEL` body must be an
 object with `kind: "task"` that a2a-sdk 0.3's `Task` model validates (lower-kebab states such as
-`completed`, `kind` discriminators on parts). Each notification is recorded as one tab-separated
-line on stdout, for `cargo xtask interop`:
+`completed`, `kind` discriminators on parts). Each notification is recorded as one `push` record
+on stdout (common.py), for `cargo xtask interop`:
 
-    PUSH<TAB>label<TAB>task id<TAB>task<TAB>state<TAB>artifact text<TAB>Authorization<TAB>X-A2A-Notification-Token
+    {"record": "push", "label": "rest", "task_id": "...", "kind": "task", "state": "completed",
+     "text": "chunk 0\\nchunk 1\\nchunk 2\\n", "authorization": null, "token": "..."}
 
-(state as the body spells it, e.g. `completed`; artifact text is the text of all the task's
-artifacts, newlines shown as \\n). A body that is not such a Task is answered 400 and recorded as
-`PUSH-ERROR<TAB>label<TAB>error`.
+(state as the body spells it; text is the text of all the task's artifacts; authorization and
+token the `Authorization` and `X-A2A-Notification-Token` headers, null when not sent). A body that
+is not such a Task is answered 400 and recorded as a `push-error` record.
 """
 
 from __future__ import annotations
@@ -25,9 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from a2a.types import Task, TextPart
 
-
-def clean(text: str) -> str:
-    return text.replace('\\', '\\\\').replace('\n', '\\n').replace('\t', '\\t')
+from common import record
 
 
 def describe(body: object) -> tuple[str, str, str]:
@@ -43,7 +42,7 @@ def describe(body: object) -> tuple[str, str, str]:
         for part in artifact.parts
         if isinstance(part.root, TextPart)
     )
-    return task.id, task.status.state.value, clean(text)
+    return task.id, task.status.state.value, text
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -56,14 +55,23 @@ class Handler(BaseHTTPRequestHandler):
                 raise ValueError(f'unexpected path {self.path}')
             task_id, state, text = describe(json.loads(body))
         except Exception as err:  # noqa: BLE001 - every bad payload is recorded and refused
-            print(f'PUSH-ERROR\t{label or "-"}\t{clean(f"{type(err).__name__}: {err}")}', flush=True)
+            record('push-error', label=label or None, error=f'{type(err).__name__}: {err}')
             self.send_response(400)
             self.send_header('Content-Length', '0')
             self.end_headers()
             return
-        authorization = self.headers.get('Authorization', '')
-        token = self.headers.get('X-A2A-Notification-Token', '')
-        print(f'PUSH\t{label}\t{task_id}\ttask\t{state}\t{text}\t{authorization}\t{token}', flush=True)
+        authorization = self.headers.get('Authorization')
+        token = self.headers.get('X-A2A-Notification-Token')
+        record(
+            'push',
+            label=label,
+            task_id=task_id,
+            kind='task',
+            state=state,
+            text=text,
+            authorization=authorization,
+            token=token,
+        )
         self.send_response(200)
         self.send_header('Content-Length', '0')
         self.end_headers()

@@ -13,14 +13,18 @@ use std::process::Command;
 
 use anyhow::Context as _;
 
-use super::{peer_command, run_program, Peer, Service, Versions};
+use super::install::Versions;
+use super::known::Known;
+use super::peers::{peer_command, Peer};
+use super::process::{run_program, Service};
+use super::records::{self, Outcome, Record};
 
 /// The test keys (P-256, ES256) of `crates/a2a-card-sign/tests/data/keys`.
 const KEYS: &str = "crates/a2a-card-sign/tests/data/keys";
 
-/// The cells: name and what it checks. Every cell must pass for every peer, except those of
-/// [`KNOWN_FAILURES`].
-const CELLS: [(&str, &str); 5] = [
+/// The cells: name and what it checks. Every cell must pass for every peer, except the known
+/// failures (`card_signing` in `docs/interop-known-failures.json`).
+pub(super) const CELLS: [(&str, &str); 5] = [
     (
         "their-signature",
         "a card the SDK signed (ES256) verifies with ours (`a2a-cli card get --verify-keys`)",
@@ -39,32 +43,6 @@ const CELLS: [(&str, &str); 5] = [
     ),
     ("our-signature-union", "our union card (`--card-form union`, the default) with the SDK's verifier"),
 ];
-
-/// Cells that must fail at the pinned versions: (peer, cell, why, shown under the table).
-const KNOWN_FAILURES: &[(&str, &str, &str)] = &[
-    ("python", "our-signature-union", UNION),
-    ("js", "our-signature-union", UNION),
-    (
-        "js",
-        "their-signature-empty-description",
-        "@a2a-js/sdk 1.3.0 signs `canonicalizeAgentCard(card)`, which round-trips the card through \
-         its generated `AgentCard.toJSON` and so drops `description: \"\"` (a proto default), yet \
-         `generateAgentCardSignature` returns the card as given, with the field. Spec 8.4.1 keeps \
-         a REQUIRED field at its default, so the card served does not match what was signed; only \
-         a verifier that drops REQUIRED defaults too (its own) accepts it. a2a-sdk drops the field \
-         as well (`_clean_empty`), but serves the card without it, so its cell passes.",
-    ),
-];
-
-const UNION: &str = "by construction: our union card's signature covers the document served, 0.3 \
-    members (`url`, `preferredTransport`, ...) included; the SDK reads the card into its 1.0 \
-    `AgentCard`, which drops them, and canonicalizes what is left. A 1.0 verifier of the union card \
-    needs the document as received; serve `--card-form v1` to SDK clients that verify \
-    (docs/security.md).";
-
-fn known_failure(peer: &str, cell: &str) -> Option<&'static str> {
-    KNOWN_FAILURES.iter().find(|(p, c, _)| *p == peer && *c == cell).map(|(_, _, why)| *why)
-}
 
 /// The outcome of each (peer, cell).
 pub(super) type Outcomes = Vec<(&'static str, &'static str, Result<(), String>)>;
@@ -130,16 +108,7 @@ pub(super) fn run(
             let name = format!("{}-verify-{cell}", peer.name);
             let output =
                 run_program(&name, &mut peer_command(*peer, *python, &dir, "card_signing", &args), logs)?;
-            let reported = output.lines.iter().find_map(|line| {
-                let fields: Vec<_> = line.split('\t').collect();
-                match fields[..] {
-                    ["INTEROP", "-", op, result, ref detail @ ..] if op == cell => {
-                        Some(if result == "pass" { Ok(()) } else { Err(detail.join(" ")) })
-                    }
-                    _ => None,
-                }
-            });
-            let outcome = reported.unwrap_or_else(|| Err("the SDK's verifier reported nothing".into()));
+            let outcome = verified(cell, &output.lines);
             outcomes.push((peer.name, cell, outcome));
         }
         server.stop();
@@ -147,17 +116,38 @@ pub(super) fn run(
     Ok(outcomes)
 }
 
+/// The outcome a verifier program reported for `cell`: its one [`Record::Interop`] of no binding
+/// (spec 8.4.3 checks are the SDK's). Another record, or a line that is not one, fails the cell.
+fn verified(cell: &str, lines: &[String]) -> Result<(), String> {
+    let read = records::read(lines);
+    if let Some(garbled) = read.garbled.first() {
+        return Err(format!("the SDK's verifier printed {garbled}"));
+    }
+    match &read.records[..] {
+        [Record::Interop { binding: None, op, outcome, detail }] if op == cell => match outcome {
+            Outcome::Pass => Ok(()),
+            Outcome::Fail => Err(detail.clone()),
+        },
+        [] => Err("the SDK's verifier reported nothing".into()),
+        other => Err(format!("the SDK's verifier reported {other:?}, want one record of {cell}")),
+    }
+}
+
 /// Compares the outcomes with the expectations: (passed, failed, report lines).
-pub(super) fn evaluate(peers: &[(Peer, Option<&Path>)], outcomes: &Outcomes) -> (usize, usize, String) {
+pub(super) fn evaluate(
+    peers: &[(Peer, Option<&Path>)],
+    known: &Known,
+    outcomes: &Outcomes,
+) -> (usize, usize, String) {
     let (mut passed, mut failed, mut report) = (0, 0, String::new());
     for (peer, _) in peers {
         for (cell, _) in CELLS {
             let outcome = outcomes.iter().find(|(p, c, _)| *p == peer.name && *c == cell).map(|(_, _, o)| o);
-            let problem = match (known_failure(peer.name, cell), outcome) {
+            let problem = match (known.signing_failure(peer.name, cell), outcome) {
                 (None, Some(Ok(()))) | (Some(_), Some(Err(_))) => None,
                 (None, Some(Err(why))) => Some(format!("FAILED: {why}")),
                 (Some(_), Some(Ok(()))) => {
-                    Some("known failure now passes: update KNOWN_FAILURES and the docs".into())
+                    Some(format!("known failure now passes: update {} and the docs", super::known::PATH))
                 }
                 (_, None) => Some("not run".into()),
             };
@@ -174,7 +164,12 @@ pub(super) fn evaluate(peers: &[(Peer, Option<&Path>)], outcomes: &Outcomes) -> 
 }
 
 /// The table for docs/interop.md: a row per cell, a column per peer.
-pub(super) fn render(peers: &[(Peer, Option<&Path>)], versions: &Versions, outcomes: &Outcomes) -> String {
+pub(super) fn render(
+    peers: &[(Peer, Option<&Path>)],
+    versions: &Versions,
+    known: &Known,
+    outcomes: &Outcomes,
+) -> String {
     let mut out = String::from("| cell | checks |");
     for (peer, _) in peers {
         let _ = write!(out, " {} {} |", peer.package, versions.of(peer.name));
@@ -187,7 +182,7 @@ pub(super) fn render(peers: &[(Peer, Option<&Path>)], versions: &Versions, outco
         let _ = write!(out, "| `{cell}` | {what} |");
         for (peer, _) in peers {
             let outcome = outcomes.iter().find(|(p, c, _)| *p == peer.name && *c == cell).map(|(_, _, o)| o);
-            let result = match (known_failure(peer.name, cell), outcome) {
+            let result = match (known.signing_failure(peer.name, cell), outcome) {
                 (None, Some(Ok(()))) => "pass".to_owned(),
                 (Some(note), Some(Err(_))) => {
                     let index = notes.iter().position(|n| *n == note).unwrap_or_else(|| {
@@ -212,10 +207,11 @@ pub(super) fn render(peers: &[(Peer, Option<&Path>)], versions: &Versions, outco
 
 #[cfg(test)]
 mod tests {
+    use super::super::results::tests::known;
     use super::*;
 
     fn peers() -> Vec<(Peer, Option<&'static Path>)> {
-        super::super::PEERS.into_iter().filter(|p| p.name == "js").map(|p| (p, None)).collect()
+        super::super::peers::PEERS.into_iter().filter(|p| p.name == "js").map(|p| (p, None)).collect()
     }
 
     fn outcomes(union: Result<(), String>) -> Outcomes {
@@ -234,13 +230,32 @@ mod tests {
 
     #[test]
     fn known_failures_must_fail_and_the_rest_pass() {
-        let (passed, failed, report) = evaluate(&peers(), &outcomes(Err("refused".into())));
+        let known = known();
+        let (passed, failed, report) = evaluate(&peers(), &known, &outcomes(Err("refused".into())));
         assert_eq!((passed, failed), (5, 0), "{report}");
-        let (passed, failed, report) = evaluate(&peers(), &outcomes(Ok(())));
+        let (passed, failed, report) = evaluate(&peers(), &known, &outcomes(Ok(())));
         assert_eq!((passed, failed), (4, 1));
         assert!(report.contains("js our-signature-union: known failure now passes"), "{report}");
-        let (_, failed, report) = evaluate(&peers(), &Vec::new());
+        let (_, failed, report) = evaluate(&peers(), &known, &Vec::new());
         assert_eq!(failed, CELLS.len());
         assert!(report.contains("not run"), "{report}");
+    }
+
+    #[test]
+    fn a_verifier_reports_exactly_one_record_of_its_cell() {
+        let line = |op: &str, outcome, detail: &str| Record::interop(None, op, outcome, detail).to_line();
+        assert_eq!(verified("our-signature", &[line("our-signature", Outcome::Pass, "")]), Ok(()));
+        assert_eq!(
+            verified("our-signature", &[line("our-signature", Outcome::Fail, "JWS: bad signature")]),
+            Err("JWS: bad signature".to_owned())
+        );
+        assert!(verified("our-signature", &[]).unwrap_err().contains("reported nothing"));
+        assert!(verified("our-signature", &[line("our-signature-union", Outcome::Pass, "")]).is_err());
+        let twice = [line("our-signature", Outcome::Pass, ""), line("our-signature", Outcome::Pass, "")];
+        assert!(verified("our-signature", &twice).is_err());
+        let bound = Record::interop(Some("GRPC"), "our-signature", Outcome::Pass, "").to_line();
+        assert!(verified("our-signature", &[bound]).is_err(), "signatures have no binding");
+        let old = "INTEROP\t-\tour-signature\tpass\t".to_owned();
+        assert!(verified("our-signature", &[old]).unwrap_err().contains("not a record"));
     }
 }

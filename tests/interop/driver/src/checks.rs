@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use a2a_core::{A2aService, CallContext, Error};
+use a2a_interop_records::{Operation, OPERATIONS, OPERATIONS_V03};
 use a2a_proto::v1::{
     part::Content, send_message_response, stream_response::Payload, AgentCard, AuthenticationInfo,
     CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
@@ -20,63 +21,12 @@ use a2a_proto::v1::{
 use anyhow::{bail, ensure, Context as _};
 use futures::{StreamExt as _, TryStreamExt as _};
 
-use crate::webhook::{Record, Webhook};
+use crate::webhook::{Notification, Webhook};
 use crate::{Protocol, Sending, TokenWithAuth};
 
-/// Every operation of the matrix, in the order they run (and appear in `docs/interop.md`).
-pub(crate) const OPERATIONS: [&str; 22] = [
-    "card",
-    "extended-card",
-    "send-task",
-    "send-message",
-    "send-return-immediately",
-    "multi-turn",
-    "send-fail",
-    "send-reject",
-    "stream",
-    "stream-message",
-    "get-history",
-    "list",
-    "cancel",
-    "subscribe",
-    "push-config",
-    "error-task-not-found",
-    "error-not-cancelable",
-    "error-terminal-send",
-    "error-subscribe-terminal",
-    "error-invalid-params",
-    "push-send",
-    "push-delivery",
-];
-
-/// The operations of the 0.3 line, in the order they run (and appear in `docs/interop.md`): those
-/// of the 0.3 SDK clients plus `push-delivery`. 1.0-only checks (`list`, the terminal-task errors
-/// and invalid params of 1.0's validation example) have no 0.3 counterpart.
-pub(crate) const OPERATIONS_V03: [&str; 20] = [
-    "card",
-    "extended-card",
-    "send-task",
-    "send-message",
-    "send-non-blocking",
-    "multi-turn",
-    "send-fail",
-    "send-reject",
-    "stream",
-    "stream-message",
-    "get-history",
-    "cancel",
-    "resubscribe",
-    "push-config",
-    "push-config-list-delete",
-    "error-task-not-found",
-    "error-not-cancelable",
-    "file",
-    "push-send",
-    "push-delivery",
-];
-
-/// The operations run when speaking `protocol`.
-pub(crate) fn operations(protocol: Protocol) -> &'static [&'static str] {
+/// The operations run when speaking `protocol`: the matrix's (`a2a_interop_records`, which xtask
+/// renders the matrix from), in the order they run.
+pub(crate) fn operations(protocol: Protocol) -> &'static [Operation] {
     match protocol {
         Protocol::V1_0 => &OPERATIONS,
         Protocol::V0_3 => &OPERATIONS_V03,
@@ -189,7 +139,7 @@ impl Checks {
         }
     }
 
-    /// Runs the check named `op` (one of [`OPERATIONS`]).
+    /// Runs the check named `op` (one of [`OPERATIONS`] or [`OPERATIONS_V03`]).
     pub(crate) async fn run(&self, op: &str) -> anyhow::Result<()> {
         match op {
             "card" => self.card_resolution(),
@@ -755,7 +705,7 @@ impl Checks {
     async fn push_delivery(&self) -> anyhow::Result<()> {
         let task_id = self.push_task.lock().await.clone().context("push-send did not create a task")?;
         let is_terminal =
-            |records: &[&Record]| records.iter().any(|r| r.state().is_some_and(TaskState::is_terminal));
+            |records: &[&Notification]| records.iter().any(|r| r.state().is_some_and(TaskState::is_terminal));
         let checked = self
             .webhook
             .wait_for(self.label(), PUSH_TIMEOUT, is_terminal, |records| match self.protocol {
@@ -768,7 +718,7 @@ impl Checks {
 }
 
 fn check_notifications(
-    records: &[&Record],
+    records: &[&Notification],
     task_id: &str,
     token_with_auth: TokenWithAuth,
 ) -> anyhow::Result<()> {
@@ -811,7 +761,11 @@ fn check_notifications(
 /// (the webhook refuses anything else), of that task, with the config's token in
 /// `X-A2A-Notification-Token` (0.3 spec 9.5) and `Authorization` as the peer is known to send it;
 /// the last one `COMPLETED` with the whole streamed artifact.
-fn check_notifications_v03(records: &[&Record], task_id: &str, authorization: Sending) -> anyhow::Result<()> {
+fn check_notifications_v03(
+    records: &[&Notification],
+    task_id: &str,
+    authorization: Sending,
+) -> anyhow::Result<()> {
     let kinds: Vec<_> = records.iter().map(|r| r.kind()).collect();
     eprintln!("0.3 push notifications received: {kinds:?}");
     let mut last = None;
@@ -859,8 +813,8 @@ mod tests {
 
     use super::*;
 
-    fn record(payload: StreamResponse, token: Option<&str>) -> Record {
-        Record {
+    fn record(payload: StreamResponse, token: Option<&str>) -> Notification {
+        Notification {
             label: "rest".into(),
             authorization: Some(PUSH_AUTHORIZATION.into()),
             token: token.map(|t| ("x-a2a-notification-token".into(), t.into())),
@@ -888,14 +842,14 @@ mod tests {
         .into()
     }
 
-    fn delivery(token: Option<&str>) -> Vec<Record> {
+    fn delivery(token: Option<&str>) -> Vec<Notification> {
         let mut events = vec![status(TaskState::Working)];
         events.extend((0..3).map(chunk));
         events.push(status(TaskState::Completed));
         events.into_iter().map(|e| record(e, token)).collect()
     }
 
-    fn check(records: &[Record], token_with_auth: TokenWithAuth) -> anyhow::Result<()> {
+    fn check(records: &[Notification], token_with_auth: TokenWithAuth) -> anyhow::Result<()> {
         check_notifications(&records.iter().collect::<Vec<_>>(), "t1", token_with_auth)
     }
 

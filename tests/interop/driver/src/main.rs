@@ -16,11 +16,13 @@
 //! with a2a-sdk 0.3, which reads file bytes only in that encoding): the card is read as a 0.3 card
 //! (`a2a_v03`'s `AgentCard::from_v03`), each client is built for the card's 0.3 interface with
 //! `with_protocol_version(ProtocolVersion::V0_3)`, and the operations are those of the 0.3 line
-//! ([`checks::OPERATIONS_V03`]: the 0.3 SDK clients' list; `ListTasks` and the other 1.0-only
+//! ([`a2a_interop_records::OPERATIONS_V03`]: the 0.3 SDK clients' list; `ListTasks` and the other 1.0-only
 //! checks have no 0.3 counterpart). The webhook then expects 0.3 push bodies (the Task in 0.3 JSON).
 //!
-//! Each cell is one tab-separated line on stdout, the format of the other interop programs:
-//! `INTEROP<TAB>binding<TAB>op<TAB>pass|fail<TAB>detail`. The exit code is 1 if any cell failed.
+//! Each cell is one JSON line on stdout, an `interop` record of `a2a_interop_records` as the other
+//! interop programs print it:
+//! `{"record":"interop","binding":"GRPC","op":"card","outcome":"pass","detail":""}`. The exit code
+//! is 1 if any cell failed.
 
 mod checks;
 mod webhook;
@@ -31,6 +33,7 @@ use std::time::Duration;
 
 use a2a_core::{A2aService, ProtocolVersion};
 use a2a_grpc::GrpcClient;
+use a2a_interop_records::{Outcome, Record};
 use a2a_jsonrpc::JsonRpcClient;
 use a2a_proto::v1::{AgentCard, AgentInterface};
 use a2a_rest::RestClient;
@@ -148,7 +151,7 @@ async fn main() -> ExitCode {
         Err(err) => {
             // Without a card no operation can run: every cell fails, with the reason.
             for binding in BINDINGS {
-                for op in operations {
+                for op in operations.iter().map(|o| o.name) {
                     report(binding, op, Err(&err));
                 }
             }
@@ -167,7 +170,7 @@ async fn main() -> ExitCode {
         let client = match client_for(&card, binding, args.protocol, args.v03_file_bytes.into()) {
             Ok(client) => client,
             Err(err) => {
-                for op in operations {
+                for op in operations.iter().map(|o| o.name) {
                     report(binding, op, Err(&err));
                 }
                 failed = true;
@@ -182,7 +185,7 @@ async fn main() -> ExitCode {
             args.protocol,
             (args.push_token_with_auth, args.push_authorization),
         );
-        for op in operations {
+        for op in operations.iter().map(|o| o.name) {
             let outcome = match tokio::time::timeout(CHECK_TIMEOUT, checks.run(op)).await {
                 Ok(outcome) => outcome,
                 Err(_) => Err(anyhow::anyhow!("timed out after {CHECK_TIMEOUT:?}")),
@@ -200,14 +203,15 @@ async fn main() -> ExitCode {
 
 /// Prints one matrix cell (and the failure's cause chain on stderr).
 fn report(binding: &str, op: &str, outcome: Result<(), &anyhow::Error>) {
-    match outcome {
-        Ok(()) => println!("INTEROP\t{binding}\t{op}\tpass\t"),
+    let record = match outcome {
+        Ok(()) => Record::interop(Some(binding), op, Outcome::Pass, ""),
         Err(err) => {
             let detail = format!("{err:#}").split_whitespace().collect::<Vec<_>>().join(" ");
             eprintln!("check {binding} {op} FAILED: {err:?}");
-            println!("INTEROP\t{binding}\t{op}\tfail\t{detail}");
+            Record::interop(Some(binding), op, Outcome::Fail, &detail)
         }
-    }
+    };
+    println!("{}", record.to_line());
 }
 
 /// The agent card, parsed with our ProtoJSON rules (spec 8.2: the well-known URI); a 0.3 card

@@ -25,7 +25,7 @@ const TOKEN_HEADERS: [&str; 2] = ["x-a2a-notification-token", "a2a-notification-
 
 /// One notification as received.
 #[derive(Debug)]
-pub(crate) struct Record {
+pub(crate) struct Notification {
     /// The last path segment: which check the notification belongs to.
     pub(crate) label: String,
     /// The `Authorization` header.
@@ -36,7 +36,7 @@ pub(crate) struct Record {
     pub(crate) payload: Result<StreamResponse, String>,
 }
 
-impl Record {
+impl Notification {
     /// The task state a task snapshot or status update carries.
     pub(crate) fn state(&self) -> Option<TaskState> {
         match self.payload.as_ref().ok()?.payload.as_ref()? {
@@ -63,7 +63,7 @@ impl Record {
 #[derive(Debug)]
 pub(crate) struct Webhook {
     url: String,
-    records: watch::Receiver<Vec<Record>>,
+    records: watch::Receiver<Vec<Notification>>,
 }
 
 impl Webhook {
@@ -88,8 +88,8 @@ impl Webhook {
         &self,
         label: &str,
         timeout: Duration,
-        done: impl Fn(&[&Record]) -> bool,
-        inspect: impl FnOnce(&[&Record]) -> T,
+        done: impl Fn(&[&Notification]) -> bool,
+        inspect: impl FnOnce(&[&Notification]) -> T,
     ) -> anyhow::Result<T> {
         let mut records = self.records.clone();
         let waited = tokio::time::timeout(timeout, async {
@@ -109,12 +109,12 @@ impl Webhook {
     }
 }
 
-fn of_label<'a>(all: &'a [Record], label: &str) -> Vec<&'a Record> {
+fn of_label<'a>(all: &'a [Notification], label: &str) -> Vec<&'a Notification> {
     all.iter().filter(|r| r.label == label).collect()
 }
 
 async fn receive(
-    State((records, protocol)): State<(watch::Sender<Vec<Record>>, Protocol)>,
+    State((records, protocol)): State<(watch::Sender<Vec<Notification>>, Protocol)>,
     Path(label): Path<String>,
     headers: HeaderMap,
     body: Bytes,
@@ -126,7 +126,7 @@ async fn receive(
         Protocol::V0_3 => parse_v03(&body),
     };
     let status = if payload.is_ok() { StatusCode::OK } else { StatusCode::BAD_REQUEST };
-    let record = Record { label, authorization: header("authorization"), token, payload };
+    let record = Notification { label, authorization: header("authorization"), token, payload };
     records.send_modify(|all| all.push(record));
     status
 }
