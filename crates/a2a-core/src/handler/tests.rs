@@ -1164,6 +1164,47 @@ async fn an_executor_can_resume_what_a_restart_interrupted() {
     assert_eq!(task.artifacts[0].parts[0].as_text(), Some("resumed"));
 }
 
+/// Tenant agents (`HandlerBuilder::tenant`): a task left running is recovered by the executor of
+/// the tenant it belongs to, and a request reaches only its tenant's agent and tasks.
+#[tokio::test]
+async fn each_tenant_s_tasks_are_recovered_and_served_by_its_own_agent() {
+    use crate::store::memory::InMemoryTaskStore;
+    let store = Arc::new(InMemoryTaskStore::new());
+    let acme = Scope { tenant: "acme".into(), owner: None };
+    store.create(&acme, &stored("acme-task", TaskState::Working)).await.unwrap();
+    store.create(&Scope::default(), &stored("main-task", TaskState::Working)).await.unwrap();
+    let h = DefaultRequestHandler::builder(card(true, false), Scripted)
+        .tenant("acme", TenantAgent::new(card(true, false), Resuming))
+        .task_store(store)
+        .build()
+        .unwrap();
+    assert_eq!(h.recover().await.unwrap(), 2);
+    let in_tenant = |tenant: &str, id: &str| GetTaskRequest {
+        tenant: tenant.into(),
+        id: id.into(),
+        ..Default::default()
+    };
+    let task = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            let task = h.get_task(&ctx(), in_tenant("acme", "acme-task")).await.unwrap();
+            if task.state().is_terminal() {
+                return task;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("acme's executor resumes its task");
+    assert_eq!(task.state(), TaskState::Completed, "resumed by acme's agent, not failed by the default one");
+    let main = h.get_task(&ctx(), in_tenant("", "main-task")).await.unwrap();
+    assert_eq!(main.state(), TaskState::Failed, "the default agent's restart policy");
+    let crossing = h.get_task(&ctx(), in_tenant("", "acme-task")).await.unwrap_err();
+    assert!(matches!(crossing, Error::TaskNotFound { .. }), "{crossing:?}");
+    let unknown = h.get_task(&ctx(), in_tenant("globex", "acme-task")).await.unwrap_err();
+    assert!(matches!(unknown, Error::InvalidParams { .. }), "no agent at globex: {unknown:?}");
+    assert!(h.tenant_card("acme").is_some() && h.tenant_card("globex").is_none());
+}
+
 /// A store that stores the first artifact update, then never answers: what a database write
 /// looks like to a caller that gives up on it after it was committed.
 struct StallsAfterFirstArtifact {
