@@ -121,7 +121,18 @@ pub(crate) async fn resolve_card_verified(
                 builder = builder.card_keys(keys.clone());
             }
             let fetched = match card_ref {
-                CardRef::Url(_) => builder.fetch_card_at(url).await,
+                CardRef::Url(_) => match builder.fetch_card_at(url).await {
+                    // A URL with a path that holds no card may be an agent's base URL (a tenant's
+                    // agent is at `/{tenant}/.well-known/agent-card.json`, docs/tenants.md): the
+                    // well-known path under it is tried before giving up.
+                    Err(Error::Transport { reason })
+                        if reason.contains(": HTTP 404") && !url.ends_with(".json") =>
+                    {
+                        out.debug(format_args!("no card at {url}; trying the well-known path under it"));
+                        builder.fetch_card(url).await.map_err(|_| Error::Transport { reason })
+                    }
+                    other => other,
+                },
                 _ => builder.fetch_card(url).await,
             };
             fetched.map_err(|error| card_error(&error, &reference))?

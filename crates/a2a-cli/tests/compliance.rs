@@ -466,3 +466,36 @@ async fn send_stream_wait_auth_follows_through_the_authorization() {
     assert!(!rest.contains("polling it instead"), "{rest}");
     server.shutdown().await.unwrap();
 }
+
+/// `-a http://host/acme`, the base URL of an agent served at a tenant (its card at
+/// `/acme/.well-known/agent-card.json`, docs/tenants.md): the URL itself holds no card, so the
+/// well-known path under it is read, and every call carries the tenant; the task is not the main
+/// agent's.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_agent_served_at_a_tenant_is_reached_from_its_base_url() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let mut acme_card = a2a_server::demo::demo_card();
+    acme_card.name = "Acme agent".into();
+    let server = Server::builder()
+        .agent_card(a2a_server::demo::demo_card())
+        .executor(a2a_server::demo::DemoAgent)
+        .tenant("acme", a2a_server::TenantAgent::new(acme_card, a2a_server::demo::DemoAgent))
+        .spawn(listener)
+        .await
+        .unwrap();
+    let url = server.url();
+    let acme = format!("{url}/acme");
+    let card = json(&cli(&["card", "get", "-a", &acme, "-o", "json"]).await);
+    assert_eq!(card["name"], "Acme agent");
+    for transport in ["jsonrpc", "http+json", "grpc"] {
+        let output = cli(&["send", "-a", &acme, "--transport", transport, "-o", "json", "hello"]).await;
+        code(&output, 0);
+        let id = json(&output)["task"]["id"].as_str().unwrap().to_owned();
+        code(&cli(&["task", "get", "-a", &acme, "--transport", transport, &id]).await, 0);
+        let elsewhere = cli(&["task", "get", "-a", &url, "--transport", transport, &id]).await;
+        assert!(stderr(&elsewhere).contains("TaskNotFound"), "{transport}: {}", stderr(&elsewhere));
+    }
+    let missing = cli(&["card", "get", "-a", &format!("{url}/initech")]).await;
+    code(&missing, 3);
+    server.shutdown().await.unwrap();
+}
