@@ -601,20 +601,10 @@ fn read_value(text: &str) -> (String, &str) {
     }
 }
 
-/// What the binding clients append to an `Unauthenticated` reason for each `WWW-Authenticate`
-/// value of the answer: ` [WWW-Authenticate: <value>]`.
-const CHALLENGE_MARKER: &str = " [WWW-Authenticate: ";
-
-/// The `WWW-Authenticate` values a binding client kept in an `Unauthenticated` reason.
+/// The `WWW-Authenticate` values a binding client kept in an `Unauthenticated` reason
+/// (`a2a_core::Error::with_challenges`), parsed.
 pub(crate) fn challenges_in(reason: &str) -> Vec<Challenge> {
-    let mut out = Vec::new();
-    let mut parts = reason.split(CHALLENGE_MARKER);
-    parts.next();
-    for part in parts {
-        let value = part.strip_suffix(']').unwrap_or(part);
-        out.extend(Challenge::parse(value));
-    }
-    out
+    a2a_core::error::challenges_in(reason).into_iter().flat_map(Challenge::parse).collect()
 }
 
 /// An agent's refusal of a call as unauthenticated (HTTP 401, gRPC `UNAUTHENTICATED`, JSON-RPC

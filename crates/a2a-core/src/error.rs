@@ -195,7 +195,43 @@ pub struct ErrorInfo {
     pub metadata: BTreeMap<String, String>,
 }
 
+/// What a client appends to an `Unauthenticated` reason for each `WWW-Authenticate` value of the
+/// answer (RFC 9110 11.6.1): ` [WWW-Authenticate: <value>]`. [`Error::with_challenges`] writes it,
+/// [`Error::challenges`] reads it back: one format, whichever binding saw the answer.
+const CHALLENGE_MARKER: &str = " [WWW-Authenticate: ";
+
+/// The `WWW-Authenticate` values kept in an `Unauthenticated` error's `reason`
+/// ([`Error::with_challenges`]), in order.
+pub fn challenges_in(reason: &str) -> Vec<&str> {
+    reason.split(CHALLENGE_MARKER).skip(1).map(|part| part.strip_suffix(']').unwrap_or(part)).collect()
+}
+
 impl Error {
+    /// This error with `challenges` (the `WWW-Authenticate` values of the HTTP answer) kept in
+    /// its reason when it is `Unauthenticated`, so a caller can see how to authenticate
+    /// ([`challenges`](Self::challenges)); any other error as it is.
+    #[must_use]
+    pub fn with_challenges(self, challenges: &[String]) -> Self {
+        match self {
+            Error::Unauthenticated { mut reason } if !challenges.is_empty() => {
+                for challenge in challenges {
+                    reason.push_str(CHALLENGE_MARKER);
+                    reason.push_str(challenge);
+                    reason.push(']');
+                }
+                Error::Unauthenticated { reason }
+            }
+            other => other,
+        }
+    }
+
+    /// The `WWW-Authenticate` values [`with_challenges`](Self::with_challenges) kept in an
+    /// `Unauthenticated` error, in order; empty for any other error.
+    pub fn challenges(&self) -> Vec<&str> {
+        let Error::Unauthenticated { reason } = self else { return Vec::new() };
+        challenges_in(reason)
+    }
+
     /// Invalid parameters with a single violation.
     pub fn invalid_param(field: impl Into<String>, description: impl Into<String>) -> Self {
         Error::InvalidParams {
@@ -425,6 +461,18 @@ fn string_map(value: Option<&Value>) -> BTreeMap<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn challenges_are_kept_in_an_unauthenticated_reason_and_read_back() {
+        let values =
+            vec![r#"Bearer realm="a2a", error="invalid_token""#.to_owned(), "Basic realm=\"a2a\"".to_owned()];
+        let error = Error::Unauthenticated { reason: "401 Unauthorized".into() }.with_challenges(&values);
+        assert_eq!(error.challenges(), values.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(error.to_string().starts_with("unauthenticated: 401 Unauthorized ["), "{error}");
+        let other = Error::internal("x").with_challenges(&values);
+        assert!(other.challenges().is_empty() && matches!(other, Error::Internal { .. }));
+        assert!(Error::Unauthenticated { reason: "no challenge".into() }.challenges().is_empty());
+    }
 
     #[test]
     fn invalid_params_read_well_with_and_without_a_field() {

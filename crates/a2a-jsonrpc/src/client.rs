@@ -129,7 +129,7 @@ impl JsonRpcClient {
         let body =
             response.bytes().await.map_err(|e| self.transport("reading the response of", method, &e))?;
         if !status.is_success() {
-            return Err(with_challenges(http_error(status, &body, id, self.read_error()), &challenges));
+            return Err(http_error(status, &body, id, self.read_error()).with_challenges(&challenges));
         }
         envelope::parse_response(&body, id, self.read_error()).map(ToOwned::to_owned)
     }
@@ -169,7 +169,7 @@ impl JsonRpcClient {
         let body =
             response.bytes().await.map_err(|e| self.transport("reading the response of", method, &e))?;
         if !status.is_success() {
-            return Err(with_challenges(http_error(status, &body, id, self.read_error()), &challenges));
+            return Err(http_error(status, &body, id, self.read_error()).with_challenges(&challenges));
         }
         envelope::parse_response(&body, id, self.read_error())?;
         Err(Error::Transport {
@@ -243,7 +243,7 @@ impl fmt::Debug for JsonRpcClient {
     }
 }
 
-/// The `WWW-Authenticate` values of an answer (RFC 9110 11.6.1), for [`with_challenges`].
+/// The `WWW-Authenticate` values of an answer (RFC 9110 11.6.1), for [`Error::with_challenges`].
 fn challenges(response: &reqwest::Response) -> Vec<String> {
     response
         .headers()
@@ -252,21 +252,6 @@ fn challenges(response: &reqwest::Response) -> Vec<String> {
         .filter_map(|v| v.to_str().ok())
         .map(str::to_owned)
         .collect()
-}
-
-/// An `Unauthenticated` error with the answer's challenges appended to its reason, each as
-/// ` [WWW-Authenticate: <value>]` (what `a2a_client::Client::refusal` reads back); any other
-/// error as it is.
-fn with_challenges(error: Error, challenges: &[String]) -> Error {
-    match error {
-        Error::Unauthenticated { mut reason } if !challenges.is_empty() => {
-            for challenge in challenges {
-                reason.push_str(&format!(" [WWW-Authenticate: {challenge}]"));
-            }
-            Error::Unauthenticated { reason }
-        }
-        other => other,
-    }
 }
 
 /// The error of a non-2xx answer: its JSON-RPC error object if it has one, else by status.

@@ -272,7 +272,7 @@ impl RestClient {
         if status.is_success() {
             Ok(bytes)
         } else {
-            Err(with_challenges(error::from_status_body(status, &bytes), &challenges))
+            Err(error::from_status_body(status, &bytes).with_challenges(&challenges))
         }
     }
 }
@@ -284,13 +284,13 @@ async fn open_stream(response: reqwest::Response) -> Result<EventStream> {
         let challenges = challenges(&response);
         let bytes =
             response.bytes().await.map_err(|err| transport_error("reading the response failed", &err))?;
-        return Err(with_challenges(error::from_status_body(status, &bytes), &challenges));
+        return Err(error::from_status_body(status, &bytes).with_challenges(&challenges));
     }
     check_event_stream(&response)?;
     Ok(sse::decode(response))
 }
 
-/// The `WWW-Authenticate` values of an answer (RFC 9110 11.6.1), for [`with_challenges`].
+/// The `WWW-Authenticate` values of an answer (RFC 9110 11.6.1), for [`Error::with_challenges`].
 fn challenges(response: &reqwest::Response) -> Vec<String> {
     response
         .headers()
@@ -299,21 +299,6 @@ fn challenges(response: &reqwest::Response) -> Vec<String> {
         .filter_map(|v| v.to_str().ok())
         .map(str::to_owned)
         .collect()
-}
-
-/// An `Unauthenticated` error with the answer's challenges appended to its reason, each as
-/// ` [WWW-Authenticate: <value>]` (what `a2a_client::Client::refusal` reads back); any other
-/// error as it is.
-fn with_challenges(error: Error, challenges: &[String]) -> Error {
-    match error {
-        Error::Unauthenticated { mut reason } if !challenges.is_empty() => {
-            for challenge in challenges {
-                reason.push_str(&format!(" [WWW-Authenticate: {challenge}]"));
-            }
-            Error::Unauthenticated { reason }
-        }
-        other => other,
-    }
 }
 
 /// An error unless `response` is `text/event-stream`.
