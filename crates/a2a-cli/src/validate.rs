@@ -24,9 +24,6 @@ use serde_json::Value;
 use crate::agent::CardRef;
 use crate::error::{exit, CliError};
 
-/// The normative proto, for its `REQUIRED` annotations (spec 5.7).
-const A2A_PROTO: &str = include_str!("../../../proto/a2a.proto");
-
 /// How a field's value is written in ProtoJSON.
 #[derive(Debug, Clone)]
 enum Kind {
@@ -174,22 +171,7 @@ fn kind_of(field: &prost_types::FieldDescriptorProto) -> Kind {
 
 /// `(message, field)` pairs annotated `[(google.api.field_behavior) = REQUIRED]` in a2a.proto.
 fn required_fields() -> HashSet<(String, String)> {
-    let mut out = HashSet::new();
-    let mut message = None;
-    for line in A2A_PROTO.lines() {
-        let code = line.split("//").next().unwrap_or_default();
-        if let Some(rest) = code.strip_prefix("message ") {
-            message = rest.split_whitespace().next().map(str::to_owned);
-        } else if code.starts_with('}') {
-            message = None;
-        } else if code.contains("(google.api.field_behavior) = REQUIRED") {
-            let declaration = code.split('=').next().unwrap_or_default();
-            if let (Some(message), Some(field)) = (&message, declaration.split_whitespace().last()) {
-                out.insert((message.clone(), field.to_owned()));
-            }
-        }
-    }
-    out
+    a2a_proto::required_fields().into_iter().map(|(m, f)| (m.to_owned(), f.to_owned())).collect()
 }
 
 /// What `--validate` found: problems (the card is invalid) and notes (tolerated extras).

@@ -98,8 +98,49 @@ pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!("generated/a2a_descriptor.
 /// The protobuf package of A2A 1.0.
 pub const PACKAGE: &str = "lf.a2a.v1";
 
+/// `proto/a2a.proto`, the normative source the types are generated from (the descriptor set
+/// above carries no options, so what only the source says is read from here).
+pub const A2A_PROTO_SOURCE: &str = include_str!("../../../proto/a2a.proto");
+
+/// The `(message, field)` pairs annotated `[(google.api.field_behavior) = REQUIRED]` in
+/// [`A2A_PROTO_SOURCE`] (spec 5.7: a REQUIRED field must be present), e.g. `("AgentCard",
+/// "name")`: what validators check and ProtoJSON writers must never leave out. The file declares
+/// its messages at the top level, one field per line.
+pub fn required_fields() -> std::collections::HashSet<(&'static str, &'static str)> {
+    let mut out = std::collections::HashSet::new();
+    let mut message = None;
+    for line in A2A_PROTO_SOURCE.lines() {
+        let code = line.split("//").next().unwrap_or_default();
+        if let Some(rest) = code.strip_prefix("message ") {
+            message = rest.split_whitespace().next();
+        } else if code.starts_with('}') {
+            message = None;
+        } else if code.contains("(google.api.field_behavior) = REQUIRED") {
+            let declaration = code.split('=').next().unwrap_or_default();
+            if let (Some(message), Some(field)) = (message, declaration.split_whitespace().last()) {
+                out.insert((message, field));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_required_fields_are_read_from_the_proto() {
+        let required = super::required_fields();
+        assert!(
+            required.len() > 50,
+            "a2a.proto annotates about 60 fields REQUIRED, found {}",
+            required.len()
+        );
+        for pair in [("AgentCard", "name"), ("Message", "parts"), ("Task", "id"), ("AgentInterface", "url")] {
+            assert!(required.contains(&pair), "{pair:?}");
+        }
+        assert!(!required.contains(&("Message", "metadata")), "an optional field");
+    }
+
     use prost::Message as _;
 
     #[cfg(feature = "v0_3")]

@@ -11,9 +11,6 @@ use prost::Message as _;
 use prost_types::field_descriptor_proto::{Label, Type};
 use prost_types::{DescriptorProto, FieldDescriptorProto};
 
-/// The normative proto, for its `REQUIRED` annotations (spec 5.7).
-const A2A_PROTO: &str = include_str!("../../../../proto/a2a.proto");
-
 /// How one field's value is written in ProtoJSON.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Kind {
@@ -184,24 +181,10 @@ fn kind_of(field: &FieldDescriptorProto) -> Kind {
     }
 }
 
-/// `(message, field)` pairs annotated `REQUIRED` in `proto/a2a.proto`. The file declares its
-/// messages at the top level, one field per line.
+/// `(message, field)` pairs annotated `REQUIRED` in `proto/a2a.proto`, as the crate reads them.
 fn required_fields() -> HashSet<(String, String)> {
-    let mut out = HashSet::new();
-    let mut message = None;
-    for line in A2A_PROTO.lines() {
-        let code = line.split("//").next().unwrap_or_default();
-        if let Some(rest) = code.strip_prefix("message ") {
-            message = rest.split_whitespace().next().map(str::to_owned);
-        } else if code.starts_with('}') {
-            message = None;
-        } else if code.contains("(google.api.field_behavior) = REQUIRED") {
-            let declaration = code.split('=').next().unwrap_or_default();
-            let field = declaration.split_whitespace().last().expect("a field name before `=`");
-            let message = message.clone().unwrap_or_else(|| panic!("REQUIRED outside a message: {line}"));
-            out.insert((message, field.to_owned()));
-        }
-    }
+    let out: HashSet<(String, String)> =
+        a2a_proto::required_fields().into_iter().map(|(m, f)| (m.to_owned(), f.to_owned())).collect();
     assert!(out.len() > 50, "a2a.proto annotates about 60 fields REQUIRED, found {}", out.len());
     out
 }
