@@ -1,8 +1,12 @@
 //! The built `a2a-cli` binary, run as a subprocess against the reference server started in this
 //! process on 127.0.0.1:0 (the demo agent): every command, both output formats, the exit codes.
 
+mod common;
+
 use std::process::Output;
 use std::time::Duration;
+
+use common::*;
 
 use a2a_core::push::DestinationPolicy;
 use a2a_server::{RunningServer, Server};
@@ -21,95 +25,8 @@ async fn start() -> RunningServer {
         .unwrap()
 }
 
-/// Runs `a2a-cli args...` with a clean environment (no `A2ACLI_*`, no colour); fails the test if it
-/// does not end within a minute.
-async fn cli(args: &[&str]) -> Output {
-    cli_with_stdin(args, None).await
-}
-
 async fn cli_with_stdin(args: &[&str], stdin: Option<&str>) -> Output {
     cli_in(args, stdin, &[], None).await
-}
-
-/// `cli`, with `env` set and in `dir` (the test's directory when `None`).
-async fn cli_in(
-    args: &[&str],
-    stdin: Option<&str>,
-    env: &[(&str, &str)],
-    dir: Option<&std::path::Path>,
-) -> Output {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_a2a-cli"));
-    command.args(args).env("NO_COLOR", "1").kill_on_drop(true);
-    for (name, _) in std::env::vars() {
-        if name.starts_with("A2ACLI_") {
-            command.env_remove(name);
-        }
-    }
-    // No configuration file of the machine's: an empty working and configuration directory
-    // unless the test gives its own.
-    let empty = quiet_dir();
-    command.env("XDG_CONFIG_HOME", &empty).env("HOME", &empty);
-    command.envs(env.iter().copied());
-    command.current_dir(dir.unwrap_or(&empty));
-    command.stdin(if stdin.is_some() { std::process::Stdio::piped() } else { std::process::Stdio::null() });
-    command.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
-    let mut child = command.spawn().expect("the a2a-cli binary runs");
-    if let Some(input) = stdin {
-        use tokio::io::AsyncWriteExt;
-        let mut pipe = child.stdin.take().unwrap();
-        // A command that exits without reading its input closes the pipe: not the test's concern.
-        let _ = pipe.write_all(input.as_bytes()).await;
-    }
-    tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
-        .await
-        .unwrap_or_else(|_| panic!("a2a-cli {args:?} hung"))
-        .unwrap()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).unwrap()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).unwrap()
-}
-
-#[track_caller]
-fn code(output: &Output, expected: i32) {
-    assert_eq!(
-        output.status.code(),
-        Some(expected),
-        "exit status\nstdout:\n{}\nstderr:\n{}",
-        stdout(output),
-        stderr(output)
-    );
-}
-
-/// The single JSON document on stdout.
-#[track_caller]
-fn json(output: &Output) -> Value {
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!("stdout is not one JSON document ({e}):\n{}\nstderr:\n{}", stdout(output), stderr(output))
-    })
-}
-
-/// The JSON Lines on stdout: each line one complete object.
-#[track_caller]
-fn lines(output: &Output) -> Vec<Value> {
-    stdout(output)
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("not a JSON line ({e}): {line}")))
-        .collect()
-}
-
-/// A `Label: value` field of text output (the first one).
-#[track_caller]
-fn text_field(text: &str, label: &str) -> String {
-    let prefix = format!("{label}: ");
-    text.lines()
-        .find_map(|line| line.strip_prefix(&prefix))
-        .unwrap_or_else(|| panic!("no {label:?} field in:\n{text}"))
-        .to_owned()
 }
 
 /// A port nothing listens on (bound, then released).
@@ -142,7 +59,7 @@ async fn card_get_from_an_origin_a_full_url_and_a_file() {
     // A bare host:port (http for loopback) and a local file.
     let output = cli(&["card", "get", "-a", &url["http://".len()..]]).await;
     code(&output, 0);
-    let dir = tempdir();
+    let dir = tempdir("dir");
     let path = dir.join("card.json");
     std::fs::write(&path, serde_json::to_vec(&card).unwrap()).unwrap();
     let output = cli(&["card", "get", "-a", path.to_str().unwrap()]).await;
@@ -250,7 +167,7 @@ async fn an_agent_without_streaming_falls_back_to_one_json_line() {
     let url = server.url();
     let mut card = json(&cli(&["card", "get", "-a", &url, "-o", "json"]).await);
     card["capabilities"]["streaming"] = Value::Bool(false);
-    let dir = tempdir();
+    let dir = tempdir("dir");
     let path = dir.join("no-streaming.json");
     std::fs::write(&path, serde_json::to_vec(&card).unwrap()).unwrap();
     let output = cli(&["send", "-a", path.to_str().unwrap(), "-o", "json", "--stream", "stream 2"]).await;
@@ -540,7 +457,7 @@ async fn errors_carry_their_name_and_exit_status() {
     code(&output, 3);
     assert_eq!(json(&output)["error"]["code"], "A2ACLI_ERR_CARD_NOT_FOUND");
     // A card file that is not a card: exit 1.
-    let dir = tempdir();
+    let dir = tempdir("dir");
     let bad = dir.join("bad.json");
     std::fs::write(&bad, "[1, 2]").unwrap();
     let output = cli(&["card", "get", "-a", bad.to_str().unwrap(), "-o", "json"]).await;
@@ -607,7 +524,7 @@ async fn transport_version_and_credentials_are_chosen_by_flags() {
     // A preferred interface that is down is passed over for the next one that answers.
     let mut card = json(&cli(&["card", "get", "-a", &url, "-o", "json"]).await);
     card["supportedInterfaces"][0]["url"] = Value::String(format!("http://127.0.0.1:{}", dead_port()));
-    let dir = tempdir();
+    let dir = tempdir("dir");
     let path = dir.join("first-down.json");
     std::fs::write(&path, serde_json::to_vec(&card).unwrap()).unwrap();
     let output = cli(&["send", "-a", path.to_str().unwrap(), "--debug", "fallback"]).await;
@@ -681,29 +598,6 @@ async fn help_version_and_completions() {
     }
 }
 
-/// An empty directory for the runs' working and configuration directory.
-fn quiet_dir() -> std::path::PathBuf {
-    let path = std::env::temp_dir().join(format!("a2a-cli-test-empty-{}", std::process::id()));
-    std::fs::create_dir_all(&path).unwrap();
-    path
-}
-
-/// A fresh directory under the system temp dir, removed when dropped.
-struct TempDir(std::path::PathBuf);
-
-impl std::ops::Deref for TempDir {
-    type Target = std::path::Path;
-    fn deref(&self) -> &std::path::Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// SPEC.md §10.1 (A2ACLI_CARD_GET_004), spec 8.4.3: `card get --verify-keys` verifies the card's
 /// JWS signatures with trusted keys, from an agent or a file, and refuses a card that does not
 /// verify (exit 1, A2ACLI_ERR_CARD_INVALID); an unreadable key file is a usage error.
@@ -742,7 +636,7 @@ async fn card_get_verify_keys_verifies_the_signature_and_refuses_a_card_that_doe
     assert!(json(&output)["error"]["message"].as_str().unwrap().contains("not signed"));
 
     // A card file: verified as written; one changed after signing is refused.
-    let dir = tempdir();
+    let dir = tempdir("dir");
     let document =
         reqwest::get(format!("{url}/.well-known/agent-card.json")).await.unwrap().text().await.unwrap();
     let path = dir.join("signed.json");
@@ -761,14 +655,6 @@ async fn card_get_verify_keys_verifies_the_signature_and_refuses_a_card_that_doe
         cli(&["card", "get", "-a", &url, "--verify-keys", path.to_str().unwrap(), "-o", "json"]).await;
     code(&output, 2);
     assert_eq!(json(&output)["error"]["code"], "A2ACLI_ERR_USAGE");
-}
-
-fn tempdir() -> TempDir {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let path = std::env::temp_dir().join(format!("a2a-cli-test-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&path).unwrap();
-    TempDir(path)
 }
 
 /// Whether `tmux` runs here. Under CI (`CI` set, as `.ci/run` runs, which installs tmux) a
@@ -900,7 +786,7 @@ async fn subscribe_resumes_after_a_dropped_stream() {
     let url = server.url();
     let output = cli(&["send", "-a", &url, "-o", "json", "--async", "wait 2"]).await;
     let id = json(&output)["task"]["id"].as_str().unwrap().to_owned();
-    let dir = tempdir();
+    let dir = tempdir("dir");
     let card = card_file(&dir, cutting_proxy(server.addr(), Duration::from_millis(500)).await);
     let output = cli(&["task", "subscribe", "-a", &card, "-o", "json", "--stream", &id]).await;
     code(&output, 0);
@@ -914,7 +800,7 @@ async fn subscribe_resumes_after_a_dropped_stream() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_stream_that_drops_falls_back_to_polling() {
     let server = start().await;
-    let dir = tempdir();
+    let dir = tempdir("dir");
     let card = card_file(&dir, cutting_proxy(server.addr(), Duration::from_millis(500)).await);
     let output =
         cli(&["send", "-a", &card, "-o", "json", "--stream", "--poll-interval", "200ms", "wait 2"]).await;
@@ -987,7 +873,7 @@ async fn start_guarded() -> (String, Value) {
 #[tokio::test(flavor = "multi_thread")]
 async fn credentials_reach_the_agent_per_its_declared_scheme_and_refusals_exit_4() {
     let (_url, served) = start_guarded().await;
-    let dir = tempdir();
+    let dir = tempdir("dir");
     let write = |name: &str, schemes: Value| {
         let mut card = served.clone();
         card["securitySchemes"] = schemes;
@@ -1057,7 +943,7 @@ async fn the_interface_s_tenant_goes_with_every_request() {
     for interface in card["supportedInterfaces"].as_array_mut().unwrap() {
         interface["tenant"] = Value::String("acme".into());
     }
-    let dir = tempdir();
+    let dir = tempdir("dir");
     let path = dir.join("tenant.json");
     std::fs::write(&path, serde_json::to_vec(&card).unwrap()).unwrap();
     let tenant_card = path.to_str().unwrap();
@@ -1078,7 +964,7 @@ async fn version_1_0_by_default_and_0_3_only_when_asked() {
     let url = server.url();
     let mut card = json(&cli(&["card", "get", "-a", &url, "-o", "json"]).await);
     card["supportedInterfaces"].as_array_mut().unwrap().retain(|i| i["protocolVersion"] == "0.3");
-    let dir = tempdir();
+    let dir = tempdir("dir");
     let path = dir.join("legacy.json");
     std::fs::write(&path, serde_json::to_vec(&card).unwrap()).unwrap();
     let legacy = path.to_str().unwrap();
@@ -1138,7 +1024,7 @@ async fn the_same_error_on_every_transport_and_no_state_is_written() {
         assert_eq!(error["a2aCode"], "TASK_NOT_FOUND", "{transport}");
     }
     // Stateless: a run writes nothing, in the working directory or the home directory.
-    let dir = tempdir();
+    let dir = tempdir("dir");
     let home = dir.to_str().unwrap();
     let output =
         cli_in(&["send", "-a", &url, "ask"], None, &[("HOME", home), ("XDG_CONFIG_HOME", home)], Some(&dir))
@@ -1197,7 +1083,7 @@ async fn task_download_saves_the_artifacts() {
     let url = server.url();
     let output = cli(&["send", "-a", &url, "-o", "json", "stream 3"]).await;
     let id = json(&output)["task"]["id"].as_str().unwrap().to_owned();
-    let dir = tempdir();
+    let dir = tempdir("dir");
     let target = dir.join("out");
     let output = cli(&["task", "download", "-a", &url, "--dir", target.to_str().unwrap(), &id]).await;
     code(&output, 0);
@@ -1214,7 +1100,7 @@ async fn task_download_saves_the_artifacts() {
 async fn settings_come_from_flags_then_the_environment_then_env_files() {
     let server = start().await;
     let url = server.url();
-    let dir = tempdir();
+    let dir = tempdir("dir");
     let project = dir.join("project");
     let nested = project.join("sub");
     let config_home = dir.join("config");
@@ -1510,7 +1396,7 @@ async fn card_get_extended_fetches_the_extended_card_through_declared_schemes_on
     // A card that declares a bearer scheme: the token goes with the request.
     let mut card = json(&cli(&["card", "get", "-a", &url, "-o", "json"]).await);
     card["securitySchemes"] = serde_json::json!({"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}});
-    let dir = tempdir();
+    let dir = tempdir("dir");
     let path = dir.join("bearer.json");
     std::fs::write(&path, serde_json::to_vec(&card).unwrap()).unwrap();
     let output =
@@ -1635,7 +1521,7 @@ async fn token_endpoint() -> String {
 async fn auth_login_keeps_a_client_credentials_token_and_later_calls_use_it() {
     let (_url, served) = start_guarded().await;
     let token_url = format!("{}/token", token_endpoint().await);
-    let dir = tempdir();
+    let dir = tempdir("dir");
     let mut card = served.clone();
     card["securitySchemes"] = serde_json::json!({
         "oauth": {"oauth2SecurityScheme": {"flows": {"clientCredentials": {"tokenUrl": token_url, "scopes": {}}}}}
@@ -1696,7 +1582,7 @@ async fn auth_login_keeps_a_client_credentials_token_and_later_calls_use_it() {
 async fn auth_login_without_a_secret_is_the_device_code_flow() {
     let (_url, served) = start_guarded().await;
     let oauth = token_endpoint().await;
-    let dir = tempdir();
+    let dir = tempdir("dir");
     let mut card = served.clone();
     card["securitySchemes"] = serde_json::json!({
         "oauth": {"oauth2SecurityScheme": {"flows": {"deviceCode": {
@@ -1733,7 +1619,7 @@ async fn auth_login_without_a_secret_is_the_device_code_flow() {
 async fn auth_login_with_openid_connect_uses_its_discovered_token_endpoint() {
     let (_url, served) = start_guarded().await;
     let issuer = token_endpoint().await;
-    let dir = tempdir();
+    let dir = tempdir("dir");
     let mut card = served.clone();
     card["securitySchemes"] = serde_json::json!({
         "oidc": {"openIdConnectSecurityScheme": {"openIdConnectUrl": format!("{issuer}/.well-known/openid-configuration")}}

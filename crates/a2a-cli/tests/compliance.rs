@@ -3,10 +3,12 @@
 //! (A2ACLI_CARD_GET_005), `--debug` on gRPC (A2ACLI_OUT_007) and `card get --validate`
 //! (A2ACLI_CARD_GET_002).
 
-use std::process::Output;
+mod common;
+
 use std::time::Duration;
 
 use a2a_server::{RunningServer, Server};
+use common::*;
 use serde_json::Value;
 
 /// The demo agent with its approval URLs (`AuthorizeLayer`), all three bindings.
@@ -23,82 +25,6 @@ async fn start_with(card: a2a_proto::v1::AgentCard) -> RunningServer {
 
 async fn start() -> RunningServer {
     start_with(a2a_server::demo::demo_card()).await
-}
-
-/// A fresh empty directory (working and configuration directory of a run).
-fn tempdir(tag: &str) -> std::path::PathBuf {
-    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("a2a-cli-compliance-{tag}-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// `a2a-cli args...` with a clean environment (no `A2ACLI_*`, no colour, `home` as `HOME` and
-/// `XDG_CONFIG_HOME` and working directory).
-fn command(args: &[&str], home: &std::path::Path) -> tokio::process::Command {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_a2a-cli"));
-    command.args(args).env("NO_COLOR", "1").kill_on_drop(true);
-    for (name, _) in std::env::vars() {
-        if name.starts_with("A2ACLI_") {
-            command.env_remove(name);
-        }
-    }
-    command.env("XDG_CONFIG_HOME", home).env("HOME", home).current_dir(home);
-    command.stdin(std::process::Stdio::null());
-    command.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
-    command
-}
-
-async fn finish(child: tokio::process::Child, args: &[&str]) -> Output {
-    tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
-        .await
-        .unwrap_or_else(|_| panic!("a2a-cli {args:?} hung"))
-        .unwrap()
-}
-
-async fn cli_home(args: &[&str], home: &std::path::Path) -> Output {
-    finish(command(args, home).spawn().unwrap(), args).await
-}
-
-async fn cli(args: &[&str]) -> Output {
-    cli_home(args, &tempdir("run")).await
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).unwrap()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).unwrap()
-}
-
-#[track_caller]
-fn code(output: &Output, expected: i32) {
-    assert_eq!(
-        output.status.code(),
-        Some(expected),
-        "exit status\nstdout:\n{}\nstderr:\n{}",
-        stdout(output),
-        stderr(output)
-    );
-}
-
-#[track_caller]
-fn json(output: &Output) -> Value {
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!("stdout is not one JSON document ({e}):\n{}\nstderr:\n{}", stdout(output), stderr(output))
-    })
-}
-
-#[track_caller]
-fn text_field(text: &str, label: &str) -> String {
-    let prefix = format!("{label}: ");
-    text.lines()
-        .find_map(|line| line.strip_prefix(&prefix))
-        .unwrap_or_else(|| panic!("no {label:?} field in:\n{text}"))
-        .to_owned()
 }
 
 /// The child's stderr, line by line as it comes (read by a task of its own, so that the pipe

@@ -2,33 +2,13 @@
 //! `a2a-cli` against the reference server (demo agent) behind authenticators, on every binding
 //! that can carry the credential.
 
-use std::process::Output;
-use std::time::Duration;
+mod common;
+
+use common::*;
 
 use a2a_proto::v1::{security_scheme::Scheme, HttpAuthSecurityScheme, SecurityRequirement, SecurityScheme};
 use a2a_server::auth::{ApiKeys, KeyLocation};
 use a2a_server::Server;
-
-async fn cli(args: &[&str]) -> Output {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_a2a-cli"));
-    command.args(args).env("NO_COLOR", "1").kill_on_drop(true);
-    for (name, _) in std::env::vars() {
-        if name.starts_with("A2ACLI_") {
-            command.env_remove(name);
-        }
-    }
-    let empty = tempfile::tempdir().unwrap();
-    command.env("XDG_CONFIG_HOME", empty.path()).env("HOME", empty.path()).current_dir(empty.path());
-    command.stdin(std::process::Stdio::null());
-    tokio::time::timeout(Duration::from_secs(60), command.output())
-        .await
-        .unwrap_or_else(|_| panic!("a2a-cli {args:?} hung"))
-        .unwrap()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_api_key_goes_in_the_query_parameter_the_card_names() {

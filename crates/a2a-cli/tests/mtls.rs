@@ -4,9 +4,10 @@
 //! every binding: a certificate of that CA is its CN's principal (tasks isolated per
 //! certificate), no certificate is no connection.
 
+mod common;
+
+use common::*;
 use std::path::Path;
-use std::process::Output;
-use std::time::Duration;
 
 use a2a_server::auth::ClientCertificates;
 use a2a_server::tls::TlsConfig;
@@ -14,7 +15,6 @@ use a2a_server::Server;
 use rcgen::{
     BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
 };
-use serde_json::Value;
 
 type Ca = CertifiedIssuer<'static, KeyPair>;
 
@@ -42,33 +42,6 @@ fn certificate(ca: &Ca, dir: &Path, prefix: &str, client: Option<&str>) -> (Stri
     std::fs::write(&cert_path, cert.pem()).unwrap();
     std::fs::write(&key_path, key.serialize_pem()).unwrap();
     (cert_path.to_str().unwrap().to_owned(), key_path.to_str().unwrap().to_owned())
-}
-
-async fn cli(args: &[&str]) -> Output {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_a2a-cli"));
-    command.args(args).env("NO_COLOR", "1").kill_on_drop(true);
-    for (name, _) in std::env::vars() {
-        if name.starts_with("A2ACLI_") {
-            command.env_remove(name);
-        }
-    }
-    let empty = tempfile::tempdir().unwrap();
-    command.env("XDG_CONFIG_HOME", empty.path()).env("HOME", empty.path()).current_dir(empty.path());
-    command.stdin(std::process::Stdio::null());
-    tokio::time::timeout(Duration::from_secs(60), command.output())
-        .await
-        .unwrap_or_else(|_| panic!("a2a-cli {args:?} hung"))
-        .unwrap()
-}
-
-fn json(output: &Output) -> Value {
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}: {} / {}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    })
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
