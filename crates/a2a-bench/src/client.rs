@@ -4,9 +4,11 @@
 
 use std::sync::Arc;
 
-use a2a_core::{A2aService, CallContext};
+use a2a_client::ClientBuilder;
+use a2a_core::{A2aService, CallContext, ProtocolVersion, AGENT_CARD_PATH};
 use a2a_proto::v1::{
-    AgentCard, Message, SendMessageConfiguration, SendMessageRequest, StreamResponse, Task, TaskState,
+    AgentCard, AgentInterface, Message, SendMessageConfiguration, SendMessageRequest, StreamResponse, Task,
+    TaskState,
 };
 use anyhow::{bail, Context as _};
 use futures::StreamExt;
@@ -38,12 +40,22 @@ pub(crate) fn serialize_name<S: serde::Serializer>(
     serializer.serialize_str(binding.name())
 }
 
-/// Where each binding of one server is served.
+/// Where each binding of one server is served: the interface of each (its URL and tenant).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Endpoints {
-    jsonrpc: Option<String>,
-    rest: Option<String>,
-    grpc: Option<String>,
+    jsonrpc: Option<AgentInterface>,
+    rest: Option<AgentInterface>,
+    grpc: Option<AgentInterface>,
+}
+
+/// A 1.0 interface of `binding` at `url`, without a tenant (the ceilings have no card).
+fn interface(binding: Binding, url: String) -> AgentInterface {
+    AgentInterface {
+        url,
+        protocol_binding: binding.protocol_binding().into(),
+        protocol_version: ProtocolVersion::V1_0.as_str().into(),
+        tenant: String::new(),
+    }
 }
 
 impl Endpoints {
@@ -51,22 +63,18 @@ impl Endpoints {
     pub(crate) fn ceiling(http: &str, grpc: &str) -> Self {
         let grpc = grpc.trim_start_matches("http://").to_owned();
         Endpoints {
-            jsonrpc: Some(format!("{}/", http.trim_end_matches('/'))),
-            rest: Some(http.into()),
-            grpc: Some(grpc),
+            jsonrpc: Some(interface(Binding::JsonRpc, format!("{}/", http.trim_end_matches('/')))),
+            rest: Some(interface(Binding::Rest, http.into())),
+            grpc: Some(interface(Binding::Grpc, grpc)),
         }
     }
 
-    /// The 1.x interfaces the agent card at `base_url` declares.
+    /// The 1.x interfaces the agent card at `base_url` + [`AGENT_CARD_PATH`] declares (fetched
+    /// and read by a2a-client).
     pub(crate) async fn discover(base_url: &str) -> anyhow::Result<(Self, AgentCard)> {
-        let url = format!("{}/.well-known/agent-card.json", base_url.trim_end_matches('/'));
-        let body = reqwest::get(&url)
-            .await
-            .and_then(reqwest::Response::error_for_status)
-            .with_context(|| format!("fetching the agent card at {url}"))?
-            .bytes()
-            .await?;
-        let card: AgentCard = a2a_proto::json::from_slice(&body).with_context(|| format!("parsing {url}"))?;
+        let card = ClientBuilder::default().fetch_card(base_url).await.with_context(|| {
+            format!("fetching the agent card at {}{AGENT_CARD_PATH}", base_url.trim_end_matches('/'))
+        })?;
         let mut endpoints = Endpoints::default();
         for interface in &card.supported_interfaces {
             if !interface.protocol_version.is_empty() && !interface.protocol_version.starts_with("1.") {
@@ -78,29 +86,33 @@ impl Endpoints {
                 b if b == Binding::Grpc.protocol_binding() => &mut endpoints.grpc,
                 _ => continue,
             };
-            slot.get_or_insert_with(|| interface.url.clone());
+            slot.get_or_insert_with(|| interface.clone());
         }
         Ok((endpoints, card))
     }
 
-    /// Where `binding` is served, if it is.
-    pub(crate) fn get(&self, binding: Binding) -> Option<&str> {
+    /// The interface of `binding`, if the server offers one.
+    fn interface(&self, binding: Binding) -> Option<&AgentInterface> {
         match binding {
-            Binding::JsonRpc => self.jsonrpc.as_deref(),
-            Binding::Rest => self.rest.as_deref(),
-            Binding::Grpc => self.grpc.as_deref(),
+            Binding::JsonRpc => self.jsonrpc.as_ref(),
+            Binding::Rest => self.rest.as_ref(),
+            Binding::Grpc => self.grpc.as_ref(),
         }
     }
 
-    /// A new client (its own connection pool) for `binding`. Call it inside the runtime that
-    /// will drive the client: connections belong to the runtime they were opened in.
+    /// Where `binding` is served, if it is.
+    pub(crate) fn get(&self, binding: Binding) -> Option<&str> {
+        self.interface(binding).map(|interface| interface.url.as_str())
+    }
+
+    /// A new client (its own connection pool) for `binding`, in 1.0, with the interface's
+    /// tenant ([`ClientBuilder::binding_client`]). Call it inside the runtime that will drive
+    /// the client: connections belong to the runtime they were opened in.
     pub(crate) fn client(&self, binding: Binding) -> anyhow::Result<Arc<dyn A2aService>> {
-        let Some(url) = self.get(binding) else { bail!("the server offers no {} interface", binding.name()) };
-        Ok(match binding {
-            Binding::JsonRpc => Arc::new(a2a_jsonrpc::JsonRpcClient::new(url)),
-            Binding::Rest => Arc::new(a2a_rest::RestClient::new(url)?),
-            Binding::Grpc => Arc::new(a2a_grpc::GrpcClient::connect_lazy(url)?),
-        })
+        let Some(interface) = self.interface(binding) else {
+            bail!("the server offers no {} interface", binding.name())
+        };
+        Ok(ClientBuilder::default().binding_client(interface, ProtocolVersion::V1_0)?)
     }
 }
 

@@ -8,10 +8,11 @@ use std::sync::Arc;
 use a2a_core::context::VERSION_PARAM;
 use a2a_core::{A2aService, CallContext, Error, EventStream, ProtocolVersion, Result, ServiceParams};
 use a2a_proto::v1::{
-    AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
-    GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, SendMessageRequest,
-    SendMessageResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
+    AgentCard, AgentInterface, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest,
+    GetExtendedAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse, ListTasksRequest,
+    ListTasksResponse, SendMessageRequest, SendMessageResponse, SubscribeToTaskRequest, Task,
+    TaskPushNotificationConfig,
 };
 use a2a_v03::{ProtoFileBytes, V03};
 use async_trait::async_trait;
@@ -23,10 +24,11 @@ use crate::credentials::{
 };
 use crate::negotiate::{self, Selected};
 use crate::resilience::RetryPolicy;
+use crate::tenant::WithTenant;
 
 /// The well-known path of the agent card (spec 8.2), appended to the base URL by
-/// [`ClientBuilder::connect`].
-pub const AGENT_CARD_PATH: &str = "/.well-known/agent-card.json";
+/// [`ClientBuilder::connect`]: `a2a_core::AGENT_CARD_PATH`.
+pub use a2a_core::AGENT_CARD_PATH;
 
 /// An A2A agent, reached over the interface negotiated from its card: an [`A2aService`] like the
 /// binding clients it delegates to, so application code does not change with the binding or the
@@ -640,6 +642,69 @@ impl ClientBuilder {
     ) -> Self {
         self.wrap = Some(WrapBinding(Arc::new(wrap)));
         self
+    }
+
+    /// The binding client for exactly `interface` (an interface of an agent's card, or one made
+    /// by hand) speaking `version`: the one way this workspace builds a client for a given
+    /// interface and version without negotiation (the conformance suite, the interop driver and
+    /// the benchmarks call it).
+    ///
+    /// It is the raw client [`from_card`](Self::from_card) builds underneath a [`Client`]: this
+    /// builder's [HTTP client](Self::http_client), [root certificates](Self::root_certificate)
+    /// and client certificate ([`Credentials::certificate`]), [0.3 file bytes
+    /// encoding](Self::v03_file_bytes) and [`wrap_binding`](Self::wrap_binding) apply; nothing
+    /// else does: no negotiation (the binding is `interface.protocolBinding`, the version
+    /// `version`, whatever `interface.protocolVersion` says), no retries, no [default
+    /// parameters](Self::service_params), no credentials presented, and each call's
+    /// [`CallContext`] reaches the binding unchanged (its `A2A-Version`, if it has one, is the one
+    /// sent: spec 3.6 errors can be provoked on purpose).
+    ///
+    /// Requests whose `tenant` is empty carry `interface.tenant` on every binding (spec 8.3.2,
+    /// [`WithTenant`](crate::WithTenant)); the decorator sits above `wrap_binding`, which sees the
+    /// request as sent. A gRPC interface given as a bare `host:port` is plaintext (there is no
+    /// card here to tell it is served over TLS): give `https://host:port` for TLS.
+    ///
+    /// A gRPC client is built on the current Tokio runtime, so call this inside one.
+    ///
+    /// # Errors
+    /// - [`Error::UnsupportedOperation`]: `interface.protocolBinding` is not a standard binding,
+    ///   or names one this build does not compile in; `version` is 0.3 and the interface has a
+    ///   tenant (0.3 requests have no `tenant` field to carry it);
+    /// - [`Error::InvalidAgentResponse`]: the URL is not usable by the binding;
+    /// - [`Error::Transport`]: an `https` URL while the `tls` feature is off, or gRPC outside a
+    ///   Tokio runtime.
+    pub fn binding_client(
+        &self,
+        interface: &AgentInterface,
+        version: ProtocolVersion,
+    ) -> Result<Arc<dyn A2aService>> {
+        let Some(binding) = Binding::from_protocol_binding(&interface.protocol_binding) else {
+            return Err(Error::UnsupportedOperation {
+                reason: format!(
+                    "the interface's protocolBinding {:?} is not a standard binding (JSONRPC, HTTP+JSON, GRPC)",
+                    interface.protocol_binding
+                ),
+            });
+        };
+        if !crate::binding::is_available(binding) {
+            return Err(Error::UnsupportedOperation {
+                reason: format!("the {binding} binding is not compiled into a2a-client (its feature is off)"),
+            });
+        }
+        if version == ProtocolVersion::V0_3 && !interface.tenant.is_empty() {
+            return Err(Error::UnsupportedOperation {
+                reason: format!(
+                    "the {binding} interface at {} has tenant {:?}, which A2A 0.3 cannot carry (spec 8.3.2)",
+                    interface.url, interface.tenant
+                ),
+            });
+        }
+        let selected = Selected::chosen(binding, version, interface);
+        let client = self.build(&selected, &Presentation::default(), false)?;
+        Ok(match selected.tenant() {
+            Some(tenant) => Arc::new(WithTenant::new(client, tenant)),
+            None => client,
+        })
     }
 
     /// The binding client for `selected`, wrapped by [`wrap_binding`](Self::wrap_binding).

@@ -31,6 +31,10 @@
 //!   declare; [`Client::unmet_security`] says what the credentials lack, [`Client::refusal`]
 //!   reads an `Unauthenticated` error (the `WWW-Authenticate` challenges, the card's schemes); a
 //!   token source is refreshed once after a refusal and the call repeated once.
+//! - [`ClientBuilder::binding_client`]: the raw binding client for exactly one interface and
+//!   version, without negotiation, retries or default parameters (the caller's [`CallContext`]
+//!   is sent as it is), the interface's tenant on every request ([`WithTenant`]): for probing an
+//!   agent as it is (the conformance suite, the interop driver, the benchmarks).
 //! - [`negotiate`]: the rules. In short: among the card's interfaces whose binding is compiled in
 //!   and allowed and whose version is 1.0 or 0.3, prefer 1.0, then the caller's binding order,
 //!   then the card's order; a pinned version never falls back (spec 3.6.3).
@@ -97,6 +101,7 @@ mod client;
 pub mod credentials;
 pub mod negotiate;
 pub mod resilience;
+mod tenant;
 
 /// How file bytes are sent to 0.3 agents over gRPC and HTTP+JSON
 /// ([`ClientBuilder::v03_file_bytes`]); from `a2a-v03`.
@@ -110,7 +115,8 @@ pub use credentials::{
 };
 pub use negotiate::{Selected, SUPPORTED_VERSIONS};
 pub use resilience::RetryPolicy;
+pub use tenant::WithTenant;
 
 // Lets the docs above link `[`A2aService`]` without spelling the path each time.
 #[cfg(doc)]
-use a2a_core::A2aService;
+use a2a_core::{A2aService, CallContext};

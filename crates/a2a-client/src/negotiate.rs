@@ -44,6 +44,16 @@ pub struct Selected {
 }
 
 impl Selected {
+    /// `interface` (its URL and tenant) over `binding` in `protocol_version`, as the caller
+    /// chose it rather than negotiation.
+    pub(crate) fn chosen(
+        binding: Binding,
+        protocol_version: ProtocolVersion,
+        interface: &AgentInterface,
+    ) -> Self {
+        Selected { binding, protocol_version, url: interface.url.clone(), tenant: interface.tenant.clone() }
+    }
+
     /// The binding.
     pub fn binding(&self) -> Binding {
         self.binding

@@ -4,6 +4,10 @@
 
 use std::fmt;
 
+/// The well-known path of the public agent card (spec 8.2), under an agent's base URL: the one
+/// spelling every crate serves, fetches and reports it by.
+pub const AGENT_CARD_PATH: &str = "/.well-known/agent-card.json";
+
 /// A standard protocol binding, as an `AgentInterface` names it in `protocolBinding` (0.3
 /// cards: `preferredTransport`, `additionalInterfaces[].transport`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

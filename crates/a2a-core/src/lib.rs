@@ -20,7 +20,7 @@ pub mod error;
 pub mod operation;
 pub mod service;
 
-pub use binding::Binding;
+pub use binding::{Binding, AGENT_CARD_PATH};
 pub use context::{CallContext, GrantedScheme, Principal, ProtocolVersion, ServiceParams};
 pub use error::{Error, Result};
 pub use operation::Operation;

@@ -29,8 +29,8 @@ use axum::routing::get;
 use axum::Router;
 use bytes::Bytes;
 
-/// The well-known path of the agent card.
-pub const AGENT_CARD_PATH: &str = "/.well-known/agent-card.json";
+/// The well-known path of the agent card (spec 8.2): `a2a_core::AGENT_CARD_PATH`.
+pub use a2a_core::AGENT_CARD_PATH;
 
 /// How long clients may cache the card.
 const MAX_AGE_SECONDS: u32 = 300;

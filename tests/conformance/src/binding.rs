@@ -4,23 +4,22 @@
 
 use std::sync::Arc;
 
+use a2a_client::ClientBuilder;
 use a2a_core::{A2aService, Error, ProtocolVersion};
-use a2a_grpc::GrpcClient;
-use a2a_jsonrpc::JsonRpcClient;
 use a2a_proto::v1::AgentInterface;
-use a2a_rest::RestClient;
-
-use crate::tenant::WithTenant;
 
 pub use a2a_core::Binding;
 
 /// How the suite connects a client to one of a binding's interfaces.
 pub trait Connect {
-    /// A client for `interface` speaking `version`, setting the interface's tenant on every
-    /// request (spec 8.3.2; 0.3 has no tenants, so a 0.3 client never gets one).
+    /// A raw client for `interface` over this binding speaking `version`
+    /// ([`ClientBuilder::binding_client`]: no negotiation, no retries, no default parameters,
+    /// the scenario's `A2A-Version` sent as it is), setting the interface's tenant on every
+    /// request (spec 8.3.2).
     ///
     /// # Errors
-    /// [`Error::Transport`] if the interface's URL cannot be used by the binding's client.
+    /// Those of [`ClientBuilder::binding_client`]: the interface's URL cannot be used by the
+    /// binding's client, or it is a 0.3 interface with a tenant.
     fn connect(
         self,
         interface: &AgentInterface,
@@ -34,23 +33,12 @@ impl Connect for Binding {
         interface: &AgentInterface,
         version: ProtocolVersion,
     ) -> Result<Arc<dyn A2aService>, Error> {
-        let url = interface.url.trim();
-        let client: Arc<dyn A2aService> = match self {
-            Binding::JsonRpc => Arc::new(JsonRpcClient::new(url).with_protocol_version(version)),
-            Binding::Rest => Arc::new(
-                RestClient::new(url)
-                    .map_err(|e| Error::Transport {
-                        reason: format!("the HTTP+JSON interface URL {url:?} is not a base URL: {e}"),
-                    })?
-                    .with_protocol_version(version),
-            ),
-            Binding::Grpc => Arc::new(GrpcClient::connect_lazy(url)?.with_protocol_version(version)),
+        let interface = AgentInterface {
+            url: interface.url.trim().to_owned(),
+            protocol_binding: self.protocol_binding().to_owned(),
+            ..interface.clone()
         };
-        Ok(if interface.tenant.is_empty() || version == ProtocolVersion::V0_3 {
-            client
-        } else {
-            Arc::new(WithTenant::new(client, interface.tenant.clone()))
-        })
+        ClientBuilder::default().binding_client(&interface, version)
     }
 }
 

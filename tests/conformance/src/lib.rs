@@ -47,7 +47,6 @@ pub mod runner;
 pub mod scenario;
 pub mod scenarios;
 pub mod target;
-pub mod tenant;
 pub mod webhook;
 pub mod wire;
 

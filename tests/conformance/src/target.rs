@@ -14,7 +14,7 @@ use crate::binding::Connect as _;
 use crate::column::Column;
 
 /// The well-known path of the agent card (spec 8.2).
-pub const AGENT_CARD_PATH: &str = "/.well-known/agent-card.json";
+pub use a2a_core::AGENT_CARD_PATH;
 
 /// One column of a target: the interface the card declares for it and a client on it.
 #[derive(Clone)]

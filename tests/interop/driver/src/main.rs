@@ -6,7 +6,8 @@
 //! ```
 //!
 //! Fetches the agent card at `URL/.well-known/agent-card.json`, then for every binding (JSON-RPC,
-//! HTTP+JSON, gRPC) builds our client for the card's interface of that binding and runs the same
+//! HTTP+JSON, gRPC) builds our client for the card's interface of that binding
+//! (`a2a_client::ClientBuilder::binding_client`, the interface's tenant on every binding) and runs the same
 //! operations, with the same assertions, as the official SDKs' clients do against our server
 //! (`tests/interop/python/sdk_client.py`, `tests/interop/js/sdk_client.mjs`), plus a push round
 //! trip: a task whose notifications go to a webhook receiver in this process that parses every
@@ -14,8 +15,8 @@
 //!
 //! With `--protocol 0.3` the agent is a 0.3 agent (`--v03-file-bytes base64-text` for one built
 //! with a2a-sdk 0.3, which reads file bytes only in that encoding): the card is read as a 0.3 card
-//! (`a2a_v03`'s `AgentCard::from_v03`), each client is built for the card's 0.3 interface with
-//! `with_protocol_version(ProtocolVersion::V0_3)`, and the operations are those of the 0.3 line
+//! (`a2a_v03`'s `AgentCard::from_v03`), each client is built for the card's 0.3 interface in
+//! `ProtocolVersion::V0_3`, and the operations are those of the 0.3 line
 //! ([`a2a_interop_records::OPERATIONS_V03`]: the 0.3 SDK clients' list; `ListTasks` and the other 1.0-only
 //! checks have no 0.3 counterpart). The webhook then expects 0.3 push bodies (the Task in 0.3 JSON).
 //!
@@ -31,12 +32,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use a2a_core::{A2aService, ProtocolVersion};
-use a2a_grpc::GrpcClient;
+use a2a_client::ClientBuilder;
+use a2a_core::{A2aService, ProtocolVersion, AGENT_CARD_PATH};
 use a2a_interop_records::{Outcome, Record};
-use a2a_jsonrpc::JsonRpcClient;
 use a2a_proto::v1::{AgentCard, AgentInterface};
-use a2a_rest::RestClient;
 use a2a_v03::ProtoFileBytes;
 use anyhow::Context as _;
 use clap::Parser;
@@ -146,7 +145,7 @@ pub(crate) enum TokenWithAuth {
 async fn main() -> ExitCode {
     let args = Args::parse();
     let operations = checks::operations(args.protocol);
-    let card = match fetch_card(&args.url, args.protocol).await {
+    let card = match fetch_card(&args.url).await {
         Ok(card) => card,
         Err(err) => {
             // Without a card no operation can run: every cell fails, with the reason.
@@ -214,28 +213,14 @@ fn report(binding: &str, op: &str, outcome: Result<(), &anyhow::Error>) {
     println!("{}", record.to_line());
 }
 
-/// The agent card, parsed with our ProtoJSON rules (spec 8.2: the well-known URI); a 0.3 card
-/// with `a2a_v03`'s reader, which gives each 0.3 interface `protocolVersion` 0.3.
-async fn fetch_card(base_url: &str, protocol: Protocol) -> anyhow::Result<AgentCard> {
-    let url = format!("{}/.well-known/agent-card.json", base_url.trim_end_matches('/'));
-    let mut request = reqwest::Client::new().get(&url);
-    if protocol == Protocol::V1_0 {
-        request = request.header("A2A-Version", "1.0");
-    }
-    let response = request
-        .send()
+/// The agent card at `base_url` + [`AGENT_CARD_PATH`] (spec 8.2), fetched and read by
+/// a2a-client (`ClientBuilder::fetch_card`): any form, a 0.3 card through `a2a_v03`'s reader,
+/// which gives each 0.3 interface `protocolVersion` 0.3.
+async fn fetch_card(base_url: &str) -> anyhow::Result<AgentCard> {
+    ClientBuilder::default()
+        .fetch_card(base_url)
         .await
-        .with_context(|| format!("GET {url}"))?
-        .error_for_status()
-        .with_context(|| format!("GET {url}"))?;
-    let body = response.bytes().await.with_context(|| format!("reading {url}"))?;
-    let parsed = match protocol {
-        Protocol::V1_0 => a2a_proto::json::from_slice(&body).map_err(anyhow::Error::from),
-        Protocol::V0_3 => serde_json::from_slice(&body)
-            .map_err(anyhow::Error::from)
-            .and_then(|json| <AgentCard as a2a_v03::V03>::from_v03(&json).map_err(anyhow::Error::from)),
-    };
-    parsed.with_context(|| format!("parsing the agent card from {url}"))
+        .with_context(|| format!("the agent card at {}{AGENT_CARD_PATH}", base_url.trim_end_matches('/')))
 }
 
 /// The card's interface of `binding` in `protocol`'s version.
@@ -251,7 +236,9 @@ fn interface<'a>(
         .with_context(|| format!("the card has no {prefix}x {binding} interface"))
 }
 
-/// Our client for the card's interface of `binding`, speaking `protocol`.
+/// Our client for the card's interface of `binding`, speaking `protocol`
+/// ([`ClientBuilder::binding_client`]: raw, the interface's tenant on every request of every
+/// binding, `file_bytes` for 0.3 file bytes over gRPC and HTTP+JSON).
 fn client_for(
     card: &AgentCard,
     binding: &str,
@@ -259,23 +246,8 @@ fn client_for(
     file_bytes: ProtoFileBytes,
 ) -> anyhow::Result<Arc<dyn A2aService>> {
     let interface = interface(card, binding, protocol)?;
-    let url = interface.url.clone();
-    let version = protocol.version();
-    Ok(match binding {
-        "JSONRPC" => Arc::new(JsonRpcClient::new(url).with_protocol_version(version)),
-        "HTTP+JSON" => Arc::new(
-            RestClient::new(&url)
-                .context("REST interface url")?
-                .with_tenant(&interface.tenant)
-                .with_protocol_version(version)
-                .with_v03_file_bytes(file_bytes),
-        ),
-        "GRPC" => Arc::new(
-            GrpcClient::connect_lazy(url)
-                .context("gRPC interface url")?
-                .with_protocol_version(version)
-                .with_v03_file_bytes(file_bytes),
-        ),
-        other => anyhow::bail!("unknown binding {other}"),
-    })
+    ClientBuilder::default()
+        .v03_file_bytes(file_bytes)
+        .binding_client(interface, protocol.version())
+        .with_context(|| format!("our client for the {binding} interface at {}", interface.url))
 }

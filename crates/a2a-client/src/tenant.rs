@@ -1,5 +1,7 @@
-//! [`WithTenant`]: puts the selected interface's `tenant` into every request (spec 8.3.2 rule 4),
-//! so scenarios never think about tenants.
+//! [`WithTenant`]: puts an interface's `tenant` into every request that has none (spec 8.3.2:
+//! a client that selects an interface with a tenant sends it in every request), on every binding,
+//! so callers never think about tenants. [`ClientBuilder::binding_client`](crate::ClientBuilder::binding_client)
+//! wraps its binding clients in it.
 
 use std::sync::Arc;
 
@@ -12,7 +14,8 @@ use a2a_proto::v1::{
 };
 use async_trait::async_trait;
 
-/// An [`A2aService`] that sets `tenant` on each request that has none, then calls `inner`.
+/// An [`A2aService`] that sets `tenant` on each request whose `tenant` is empty, then calls
+/// `inner`; a request's own tenant is kept. The [`CallContext`] is passed on unchanged.
 #[derive(Clone)]
 pub struct WithTenant {
     inner: Arc<dyn A2aService>,
