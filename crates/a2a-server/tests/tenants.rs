@@ -386,7 +386,10 @@ async fn list_counts_and_pages_only_the_callers_tasks_and_replayed_tokens_reveal
                 }
                 token = page.next_page_token;
             }
-            assert!(seen.iter().all(|id| own.contains(id)), "{binding:?} {who} read another's task: {seen:?}");
+            assert!(
+                seen.iter().all(|id| own.contains(id)),
+                "{binding:?} {who} read another's task: {seen:?}"
+            );
         }
     }
     server.shutdown().await.unwrap();
