@@ -100,12 +100,17 @@ pub trait Answers: Send + Sync + 'static {
         Ok(TaskPushNotificationConfig { id: "cfg-1".into(), ..request })
     }
 
-    /// GetTaskPushNotificationConfig: [`push_config`] with the ids asked for.
+    /// The push config of `task_id` with id `id` that Get and List answer with: [`push_config`].
+    fn push_config(&self, task_id: &str, id: &str) -> TaskPushNotificationConfig {
+        push_config(task_id, id)
+    }
+
+    /// GetTaskPushNotificationConfig: [`Answers::push_config`] with the ids asked for.
     fn get_task_push_notification_config(
         &self,
         request: GetTaskPushNotificationConfigRequest,
     ) -> Result<TaskPushNotificationConfig> {
-        Ok(push_config(&request.task_id, &request.id))
+        Ok(self.push_config(&request.task_id, &request.id))
     }
 
     /// ListTaskPushNotificationConfigs: `cfg-1` and `cfg-2` of the task asked for.
@@ -114,7 +119,10 @@ pub trait Answers: Send + Sync + 'static {
         request: ListTaskPushNotificationConfigsRequest,
     ) -> Result<ListTaskPushNotificationConfigsResponse> {
         Ok(ListTaskPushNotificationConfigsResponse {
-            configs: vec![push_config(&request.task_id, "cfg-1"), push_config(&request.task_id, "cfg-2")],
+            configs: vec![
+                self.push_config(&request.task_id, "cfg-1"),
+                self.push_config(&request.task_id, "cfg-2"),
+            ],
             next_page_token: String::new(),
         })
     }

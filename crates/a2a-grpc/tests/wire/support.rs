@@ -12,10 +12,9 @@ use a2a_grpc::GrpcClient;
 use a2a_proto::v1::grpc::a2a_service_client::A2aServiceClient;
 use a2a_proto::v1::{
     send_message_response, stream_response, AgentCard, Artifact, CancelTaskRequest,
-    DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
-    GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTasksRequest, ListTasksResponse, Message,
-    SendMessageRequest, SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task,
-    TaskArtifactUpdateEvent, TaskPushNotificationConfig, TaskState,
+    DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest, GetTaskRequest, ListTasksRequest,
+    ListTasksResponse, Message, SendMessageRequest, SendMessageResponse, StreamResponse,
+    SubscribeToTaskRequest, Task, TaskArtifactUpdateEvent, TaskPushNotificationConfig, TaskState,
 };
 pub(crate) use a2a_test_support::assert_same_error;
 use a2a_test_support::fixtures::status_update;
@@ -285,21 +284,8 @@ impl Answers for GrpcAnswers {
         Ok(TaskPushNotificationConfig { id: "cfg-new".into(), ..request })
     }
 
-    fn get_task_push_notification_config(
-        &self,
-        request: GetTaskPushNotificationConfigRequest,
-    ) -> Result<TaskPushNotificationConfig> {
-        Ok(push_config(&request.task_id, &request.id))
-    }
-
-    fn list_task_push_notification_configs(
-        &self,
-        request: a2a_proto::v1::ListTaskPushNotificationConfigsRequest,
-    ) -> Result<a2a_proto::v1::ListTaskPushNotificationConfigsResponse> {
-        Ok(a2a_proto::v1::ListTaskPushNotificationConfigsResponse {
-            configs: vec![push_config(&request.task_id, "cfg-1"), push_config(&request.task_id, "cfg-2")],
-            next_page_token: String::new(),
-        })
+    fn push_config(&self, task_id: &str, id: &str) -> TaskPushNotificationConfig {
+        push_config(task_id, id)
     }
 
     fn delete_task_push_notification_config(

@@ -5,10 +5,8 @@ use std::sync::Arc;
 
 use a2a_core::{EventStream, Result};
 use a2a_proto::v1::{
-    AgentCapabilities, AgentCard, Artifact, GetExtendedAgentCardRequest,
-    GetTaskPushNotificationConfigRequest, ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, Message, Part,
-    SendMessageRequest, SendMessageResponse, StreamResponse, SubscribeToTaskRequest,
+    AgentCapabilities, AgentCard, Artifact, GetExtendedAgentCardRequest, ListTasksRequest, ListTasksResponse,
+    Message, Part, SendMessageRequest, SendMessageResponse, StreamResponse, SubscribeToTaskRequest,
     TaskPushNotificationConfig, TaskState,
 };
 pub(crate) use a2a_test_support::fixtures::task;
@@ -59,21 +57,8 @@ impl Answers for RestAnswers {
         Ok(request)
     }
 
-    fn get_task_push_notification_config(
-        &self,
-        request: GetTaskPushNotificationConfigRequest,
-    ) -> Result<TaskPushNotificationConfig> {
-        Ok(push_config(&request.task_id, &request.id))
-    }
-
-    fn list_task_push_notification_configs(
-        &self,
-        request: ListTaskPushNotificationConfigsRequest,
-    ) -> Result<ListTaskPushNotificationConfigsResponse> {
-        Ok(ListTaskPushNotificationConfigsResponse {
-            configs: vec![push_config(&request.task_id, "cfg-1"), push_config(&request.task_id, "cfg-2")],
-            next_page_token: String::new(),
-        })
+    fn push_config(&self, task_id: &str, id: &str) -> TaskPushNotificationConfig {
+        push_config(task_id, id)
     }
 
     fn get_extended_agent_card(&self, _request: GetExtendedAgentCardRequest) -> Result<AgentCard> {
