@@ -17,6 +17,9 @@ use a2a_rest::RestClient;
 use a2a_server::auth::{ApiKeys, KeyLocation};
 use a2a_server::{RunningServer, Server};
 use axum::http::HeaderName;
+use common::{clients_v1 as clients, demo, send, spawn, task_of};
+
+mod common;
 
 async fn server() -> RunningServer {
     let keys = ApiKeys::new("apiKey", KeyLocation::Header(HeaderName::from_static("x-api-key")))
@@ -24,24 +27,12 @@ async fn server() -> RunningServer {
         .key("k-bob", "bob");
     let mut card = a2a_server::demo::demo_card();
     keys.declare_in(&mut card);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    Server::builder()
-        .agent_card(card)
-        .executor(a2a_server::demo::DemoAgent)
-        .push_destination_policy(a2a_core::push::DestinationPolicy::allow_all())
-        .layer(keys.layer())
-        .spawn(listener)
-        .await
-        .unwrap()
-}
-
-async fn clients(server: &RunningServer) -> Vec<(&'static str, Arc<dyn A2aService>)> {
-    let url = server.url();
-    vec![
-        ("JSONRPC", Arc::new(JsonRpcClient::new(format!("{url}/")))),
-        ("HTTP+JSON", Arc::new(RestClient::new(&url).unwrap())),
-        ("GRPC", Arc::new(GrpcClient::connect(url.clone()).await.unwrap())),
-    ]
+    spawn(
+        demo(card)
+            .push_destination_policy(a2a_core::push::DestinationPolicy::allow_all())
+            .layer(keys.layer()),
+    )
+    .await
 }
 
 fn as_key(key: Option<&str>) -> CallContext {
@@ -50,17 +41,6 @@ fn as_key(key: Option<&str>) -> CallContext {
         ctx.params.insert("x-api-key", key);
     }
     ctx
-}
-
-fn send(text: &str) -> SendMessageRequest {
-    SendMessageRequest { message: Some(Message::user_text(text)), ..Default::default() }
-}
-
-async fn task_of(client: &dyn A2aService, ctx: &CallContext, text: &str) -> Task {
-    match client.send_message(ctx, send(text)).await.unwrap().payload {
-        Some(send_message_response::Payload::Task(task)) => task,
-        other => panic!("a task, got {other:?}"),
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

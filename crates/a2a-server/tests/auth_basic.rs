@@ -5,17 +5,17 @@
 //! over by another; and the reference server takes `--basic-user` / `--basic-users-file`.
 
 use a2a_core::{A2aService, CallContext, Error};
-use a2a_proto::v1::{send_message_response, GetTaskRequest, Message, SendMessageRequest, Task, TaskState};
+use a2a_proto::v1::{GetTaskRequest, TaskState};
 use a2a_rest::RestClient;
 use a2a_server::auth::{ApiKeys, BasicUsers, BasicUsersError, KeyLocation};
-use a2a_server::{RunningServer, Server};
+use a2a_server::RunningServer;
 use argon2::password_hash::{PasswordHasher as _, SaltString};
 use axum::http::HeaderName;
 use base64::Engine as _;
 
 mod common;
 
-use common::clients;
+use common::{clients, demo, send, spawn, task_of};
 
 /// An Argon2id PHC hash of `password`, with parameters small enough for tests.
 fn hash(password: &str) -> String {
@@ -36,15 +36,14 @@ fn users() -> BasicUsers {
 async fn server_with(layers: impl FnOnce(&mut a2a_proto::v1::AgentCard) -> Vec<Layer>) -> RunningServer {
     let mut card = a2a_server::demo::demo_card();
     let layers = layers(&mut card);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let mut builder = Server::builder().agent_card(card).executor(a2a_server::demo::DemoAgent);
+    let mut builder = demo(card);
     for layer in layers {
         builder = match layer {
             Layer::Basic(users) => builder.layer(users.layer()),
             Layer::Keys(keys) => builder.layer(keys.layer()),
         };
     }
-    builder.spawn(listener).await.unwrap()
+    spawn(builder).await
 }
 
 enum Layer {
@@ -69,17 +68,6 @@ fn with_authorization(value: &str) -> CallContext {
     let mut ctx = CallContext::v1();
     ctx.params.insert("authorization", value);
     ctx
-}
-
-fn send(text: &str) -> SendMessageRequest {
-    SendMessageRequest { message: Some(Message::user_text(text)), ..Default::default() }
-}
-
-async fn task_of(client: &dyn A2aService, ctx: &CallContext, text: &str) -> Task {
-    match client.send_message(ctx, send(text)).await.unwrap().payload {
-        Some(send_message_response::Payload::Task(task)) => task,
-        other => panic!("a task, got {other:?}"),
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

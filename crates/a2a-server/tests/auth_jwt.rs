@@ -13,10 +13,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use a2a_core::{A2aService, CallContext, Error};
 use a2a_grpc::GrpcClient;
 use a2a_jsonrpc::JsonRpcClient;
-use a2a_proto::v1::{send_message_response, GetTaskRequest, Message, SendMessageRequest, Task, TaskState};
+use a2a_proto::v1::{GetTaskRequest, TaskState};
 use a2a_rest::RestClient;
 use a2a_server::auth::{Jwt, JwtError};
-use a2a_server::{RunningServer, Server};
+use a2a_server::RunningServer;
 use aws_lc_rs::encoding::AsDer as _;
 use aws_lc_rs::signature::KeyPair as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
@@ -26,7 +26,7 @@ use serde_json::{json, Value};
 
 mod common;
 
-use common::clients;
+use common::{clients, demo, send, spawn, task_of};
 
 const AUDIENCE: &str = "https://agent.example.com";
 
@@ -180,14 +180,7 @@ fn json_response(body: &Value) -> impl axum::response::IntoResponse {
 async fn server(jwt: Jwt) -> RunningServer {
     let mut card = a2a_server::demo::demo_card();
     jwt.declare_in(&mut card);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    Server::builder()
-        .agent_card(card)
-        .executor(a2a_server::demo::DemoAgent)
-        .layer(jwt.layer())
-        .spawn(listener)
-        .await
-        .unwrap()
+    spawn(demo(card).layer(jwt.layer())).await
 }
 
 fn bearer(token: &str) -> CallContext {
@@ -196,14 +189,13 @@ fn bearer(token: &str) -> CallContext {
     ctx
 }
 
-fn send(text: &str) -> SendMessageRequest {
-    SendMessageRequest { message: Some(Message::user_text(text)), ..Default::default() }
-}
-
-async fn task_of(client: &dyn A2aService, ctx: &CallContext, text: &str) -> Task {
-    match client.send_message(ctx, send(text)).await.unwrap().payload {
-        Some(send_message_response::Payload::Task(task)) => task,
-        other => panic!("a task, got {other:?}"),
+/// On every binding, a token of `issuer` signed by `key` is accepted, and one of another issuer
+/// refused.
+async fn assert_only_the_issuer_is_accepted(server: &RunningServer, key: &RsaKey, issuer: &str) {
+    for (binding, client) in clients(server).await {
+        task_of(client.as_ref(), &bearer(&sign(key, &claims("alice", issuer))), "hello").await;
+        let other = sign(key, &claims("alice", "https://evil.example.com"));
+        assert_refused(client.as_ref(), binding, "another issuer", &other).await;
     }
 }
 
@@ -523,11 +515,7 @@ async fn openid_connect_takes_the_keys_and_issuer_of_the_discovery_document() {
         format!("{}/.well-known/openid-configuration", idp.url),
         "{card}"
     );
-    for (binding, client) in clients(&server).await {
-        task_of(client.as_ref(), &bearer(&sign(&key, &claims("alice", &idp.url))), "hello").await;
-        let other = sign(&key, &claims("alice", "https://evil.example.com"));
-        assert_refused(client.as_ref(), binding, "another issuer", &other).await;
-    }
+    assert_only_the_issuer_is_accepted(&server, &key, &idp.url).await;
     server.shutdown().await.unwrap();
 
     // A provider whose document names another issuer, or none at all, is refused at startup.
@@ -560,11 +548,7 @@ async fn oauth2_takes_the_keys_issuer_and_flow_of_the_authorization_server_metad
     );
     assert_eq!(scheme["flows"]["clientCredentials"]["tokenUrl"], format!("{}/token", idp.url), "{card}");
     assert!(scheme["flows"]["clientCredentials"]["scopes"]["a2a.tasks"].is_string(), "{card}");
-    for (binding, client) in clients(&server).await {
-        task_of(client.as_ref(), &bearer(&sign(&key, &claims("alice", &idp.url))), "hello").await;
-        let other = sign(&key, &claims("alice", "https://evil.example.com"));
-        assert_refused(client.as_ref(), binding, "another issuer", &other).await;
-    }
+    assert_only_the_issuer_is_accepted(&server, &key, &idp.url).await;
     server.shutdown().await.unwrap();
     // RFC 8414 3.1: an issuer with a path has its metadata at /.well-known/...{path}: here none.
     let error = Jwt::oauth2(&format!("{}/tenant", idp.url)).await.unwrap_err();

@@ -11,15 +11,18 @@ use a2a_core::Error;
 use a2a_core::{A2aService, CallContext};
 use a2a_grpc::GrpcClient;
 use a2a_jsonrpc::JsonRpcClient;
-use a2a_proto::v1::{send_message_response, Message, SendMessageRequest};
-use a2a_proto::v1::{GetTaskRequest, SubscribeToTaskRequest, Task};
+use a2a_proto::v1::send_message_response;
+use a2a_proto::v1::{GetTaskRequest, SubscribeToTaskRequest};
 use a2a_rest::RestClient;
 use a2a_server::auth::ClientCertificates;
 use a2a_server::tls::TlsConfig;
 use a2a_server::{RunningServer, Server};
+use common::{demo, send, spawn, task_of};
 use rcgen::{
     BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
 };
+
+mod common;
 
 type Ca = CertifiedIssuer<'static, KeyPair>;
 
@@ -51,9 +54,17 @@ fn https(ca: &Ca, http1_only: bool) -> reqwest::Client {
 }
 
 async fn grpc(ca: &Ca, url: &str) -> GrpcClient {
-    let tls = tonic::transport::ClientTlsConfig::new()
+    grpc_with(ca, url, None).await
+}
+
+/// A gRPC client over TLS trusting `ca` only, presenting `identity` (certificate, key) if any.
+async fn grpc_with(ca: &Ca, url: &str, identity: Option<&(String, String)>) -> GrpcClient {
+    let mut tls = tonic::transport::ClientTlsConfig::new()
         .ca_certificate(tonic::transport::Certificate::from_pem(ca.pem()))
         .domain_name("localhost");
+    if let Some((cert, key)) = identity {
+        tls = tls.identity(tonic::transport::Identity::from_pem(cert, key));
+    }
     let channel = tonic::transport::Endpoint::from_shared(url.to_owned())
         .unwrap()
         .tls_config(tls)
@@ -65,25 +76,12 @@ async fn grpc(ca: &Ca, url: &str) -> GrpcClient {
 }
 
 async fn tls_server(config: TlsConfig) -> RunningServer {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
-        .executor(a2a_server::demo::DemoAgent)
-        .tls(config)
-        .spawn(listener)
-        .await
-        .unwrap()
+    spawn(demo(a2a_server::demo::demo_card()).tls(config)).await
 }
 
-fn send(text: &str) -> SendMessageRequest {
-    SendMessageRequest { message: Some(Message::user_text(text)), ..Default::default() }
-}
-
+/// A message sent by `client` makes a task.
 async fn sends(client: &dyn A2aService) {
-    match client.send_message(&CallContext::v1(), send("hello")).await.unwrap().payload {
-        Some(send_message_response::Payload::Task(_)) => {}
-        other => panic!("a task, got {other:?}"),
-    }
+    task_of(client, &CallContext::v1(), "hello").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -251,41 +249,11 @@ fn https_as(ca: &Ca, identity: &(String, String)) -> reqwest::Client {
         .unwrap()
 }
 
-async fn grpc_as(ca: &Ca, url: &str, identity: &(String, String)) -> GrpcClient {
-    let tls = tonic::transport::ClientTlsConfig::new()
-        .ca_certificate(tonic::transport::Certificate::from_pem(ca.pem()))
-        .identity(tonic::transport::Identity::from_pem(&identity.0, &identity.1))
-        .domain_name("localhost");
-    let channel = tonic::transport::Endpoint::from_shared(url.to_owned())
-        .unwrap()
-        .tls_config(tls)
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
-    GrpcClient::new(channel)
-}
-
 async fn mtls_server(config: TlsConfig) -> RunningServer {
     let certificates = ClientCertificates::new();
     let mut card = a2a_server::demo::demo_card();
     certificates.declare_in(&mut card);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    Server::builder()
-        .agent_card(card)
-        .executor(a2a_server::demo::DemoAgent)
-        .tls(config)
-        .layer(certificates.layer())
-        .spawn(listener)
-        .await
-        .unwrap()
-}
-
-async fn task_of(client: &dyn A2aService) -> Task {
-    match client.send_message(&CallContext::v1(), send("ask")).await.unwrap().payload {
-        Some(send_message_response::Payload::Task(task)) => task,
-        other => panic!("a task, got {other:?}"),
-    }
+    spawn(demo(card).tls(config).layer(certificates.layer())).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -325,14 +293,14 @@ async fn a_client_certificate_is_its_subjects_principal_on_every_binding() {
                     "HTTP+JSON",
                     Arc::new(RestClient::new(&url).unwrap().with_http_client(https_as(servers, &identity))),
                 ),
-                ("GRPC", Arc::new(grpc_as(servers, &url, &identity).await)),
+                ("GRPC", Arc::new(grpc_with(servers, &url, Some(&identity)).await)),
             ];
             clients
         }
     };
     let (alices, bobs) = (as_whom(&alice).await, as_whom(&bob).await);
     for ((binding, alice), (_, bob)) in alices.iter().zip(&bobs) {
-        let task = task_of(alice.as_ref()).await;
+        let task = task_of(alice.as_ref(), &CallContext::v1(), "ask").await;
         let get = || GetTaskRequest { id: task.id.clone(), ..Default::default() };
         assert!(alice.get_task(&CallContext::v1(), get()).await.is_ok(), "{binding}");
         match bob.get_task(&CallContext::v1(), get()).await {

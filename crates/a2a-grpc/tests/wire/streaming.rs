@@ -56,7 +56,7 @@ async fn a_client_that_drops_its_stream_releases_the_servers_stream() {
     let server = TestServer::start(scripted.clone()).await;
     let client = server.client().await;
 
-    let dropped = scripted.hang_stream_dropped.clone();
+    let dropped = scripted.answers().hang_stream_dropped.clone();
     let released = dropped.notified();
     let mut stream = client.send_streaming_message(&CallContext::v1(), send(HANG)).await.unwrap();
     assert_eq!(stream.next().await.unwrap().unwrap(), streamed_events()[0]);

@@ -1,25 +1,25 @@
-//! What every test here shares: a scripted `A2aService` that answers with canned tasks, streams
-//! and errors and records the `CallContext` of each call; a real server on 127.0.0.1 port 0; the
-//! error cases of spec 5.4 with the status code each must have on the wire.
+//! The gRPC suite's canned answers (over the scripted service shared in `a2a-test-support`),
+//! a real tonic server on 127.0.0.1 port 0, the error cases of spec 5.4 with the status code each
+//! must have on the wire, and the wire's status details.
 
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use a2a_core::error::FieldViolation;
-use a2a_core::{A2aService, CallContext, Error, EventStream, Operation, Result};
+use a2a_core::{Error, EventStream, Result};
 use a2a_grpc::GrpcClient;
 use a2a_proto::v1::grpc::a2a_service_client::A2aServiceClient;
 use a2a_proto::v1::{
     send_message_response, stream_response, AgentCard, Artifact, CancelTaskRequest,
-    DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
-    GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, Message,
-    SendMessageRequest, SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task,
-    TaskArtifactUpdateEvent, TaskPushNotificationConfig, TaskState, TaskStatus, TaskStatusUpdateEvent,
+    DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest, GetTaskRequest, ListTasksRequest,
+    ListTasksResponse, Message, SendMessageRequest, SendMessageResponse, StreamResponse,
+    SubscribeToTaskRequest, Task, TaskArtifactUpdateEvent, TaskPushNotificationConfig, TaskState,
 };
-use async_trait::async_trait;
-use futures::stream::{self, StreamExt};
+pub(crate) use a2a_test_support::assert_same_error;
+use a2a_test_support::fixtures::status_update;
+pub(crate) use a2a_test_support::fixtures::task;
+use a2a_test_support::{events, hang_after, Answers};
 use tokio::sync::{oneshot, Notify};
 use tokio::task::JoinHandle;
 use tokio_stream::wrappers::TcpListenerStream;
@@ -170,32 +170,6 @@ fn rebuild(error: &Error) -> Error {
     }
 }
 
-/// Errors compare by their Debug form (core's `Error` is not `PartialEq`).
-pub(crate) fn assert_same_error(got: &Error, expected: &Error) {
-    assert_eq!(format!("{got:?}"), format!("{expected:?}"));
-}
-
-/// A task in `state`.
-pub(crate) fn task(id: &str, state: TaskState) -> Task {
-    Task {
-        id: id.into(),
-        context_id: "ctx-1".into(),
-        status: Some(TaskStatus { state: state.into(), ..Default::default() }),
-        ..Default::default()
-    }
-}
-
-fn status_update(task_id: &str, state: TaskState) -> StreamResponse {
-    StreamResponse {
-        payload: Some(stream_response::Payload::StatusUpdate(TaskStatusUpdateEvent {
-            task_id: task_id.into(),
-            context_id: "ctx-1".into(),
-            status: Some(TaskStatus { state: state.into(), ..Default::default() }),
-            metadata: None,
-        })),
-    }
-}
-
 /// The events SendStreamingMessage sends for an ordinary message (spec 3.1.2: the Task first).
 pub(crate) fn streamed_events() -> Vec<StreamResponse> {
     let artifact = TaskArtifactUpdateEvent {
@@ -230,41 +204,16 @@ pub(crate) fn push_config(task_id: &str, id: &str) -> TaskPushNotificationConfig
     }
 }
 
-/// Drops notify the test: proves the server let go of a stream.
-struct DropSignal(Arc<Notify>);
+/// The scripted service with the gRPC suite's answers.
+pub(crate) type Scripted = a2a_test_support::Scripted<GrpcAnswers>;
 
-impl Drop for DropSignal {
-    fn drop(&mut self) {
-        self.0.notify_one();
-    }
-}
-
-/// The scripted agent.
-#[derive(Default)]
-pub(crate) struct Scripted {
-    calls: Mutex<Vec<(Operation, CallContext)>>,
+/// The gRPC suite's canned answers: message texts and task ids pick errors ([`error_trigger`]),
+/// a broken or hanging stream ([`FAIL_MIDWAY`], [`HANG`]) or a Message reply
+/// ([`REPLY_WITH_MESSAGE`]).
+#[derive(Debug, Default)]
+pub(crate) struct GrpcAnswers {
     /// Notified when the stream of a [`HANG`] call is dropped.
     pub(crate) hang_stream_dropped: Arc<Notify>,
-}
-
-impl Scripted {
-    pub(crate) fn new() -> Arc<Self> {
-        Arc::new(Self::default())
-    }
-
-    /// The operations called so far, in order.
-    pub(crate) fn operations(&self) -> Vec<Operation> {
-        self.calls.lock().unwrap().iter().map(|(op, _)| *op).collect()
-    }
-
-    /// The context of the last call.
-    pub(crate) fn last_context(&self) -> CallContext {
-        self.calls.lock().unwrap().last().expect("no call reached the service").1.clone()
-    }
-
-    fn record(&self, operation: Operation, ctx: &CallContext) {
-        self.calls.lock().unwrap().push((operation, ctx.clone()));
-    }
 }
 
 fn text_of(request: &SendMessageRequest) -> String {
@@ -275,14 +224,8 @@ fn fail_if_triggered(key: &str) -> Result<()> {
     triggered_error(key).map_or(Ok(()), Err)
 }
 
-#[async_trait]
-impl A2aService for Scripted {
-    async fn send_message(
-        &self,
-        ctx: &CallContext,
-        request: SendMessageRequest,
-    ) -> Result<SendMessageResponse> {
-        self.record(Operation::SendMessage, ctx);
+impl Answers for GrpcAnswers {
+    fn send_message(&self, request: SendMessageRequest) -> Result<SendMessageResponse> {
         let text = text_of(&request);
         fail_if_triggered(&text)?;
         let message = request.message.unwrap_or_default();
@@ -296,32 +239,18 @@ impl A2aService for Scripted {
         Ok(SendMessageResponse { payload: Some(payload) })
     }
 
-    async fn send_streaming_message(
-        &self,
-        ctx: &CallContext,
-        request: SendMessageRequest,
-    ) -> Result<EventStream> {
-        self.record(Operation::SendStreamingMessage, ctx);
+    fn send_streaming_message(&self, request: SendMessageRequest) -> Result<EventStream> {
         let text = text_of(&request);
         fail_if_triggered(&text)?;
         let first: StreamResponse = task("task-1", TaskState::Submitted).into();
         Ok(match text.as_str() {
-            FAIL_MIDWAY => stream::iter([Ok(first), Err(midway_error())]).boxed(),
-            HANG => {
-                let guard = DropSignal(self.hang_stream_dropped.clone());
-                stream::iter([Ok(first)])
-                    .chain(stream::pending().map(move |item: Result<StreamResponse>| {
-                        let _keep_alive = &guard;
-                        item
-                    }))
-                    .boxed()
-            }
-            _ => stream::iter(streamed_events().into_iter().map(Ok)).boxed(),
+            FAIL_MIDWAY => futures::StreamExt::boxed(futures::stream::iter([Ok(first), Err(midway_error())])),
+            HANG => hang_after(events(vec![first]), 1, self.hang_stream_dropped.clone()),
+            _ => events(streamed_events()),
         })
     }
 
-    async fn get_task(&self, ctx: &CallContext, request: GetTaskRequest) -> Result<Task> {
-        self.record(Operation::GetTask, ctx);
+    fn get_task(&self, request: GetTaskRequest) -> Result<Task> {
         fail_if_triggered(&request.id)?;
         let mut task = task(&request.id, TaskState::Completed);
         // Echo the tenant so tests can see request fields arrive untouched.
@@ -329,8 +258,7 @@ impl A2aService for Scripted {
         Ok(task)
     }
 
-    async fn list_tasks(&self, ctx: &CallContext, request: ListTasksRequest) -> Result<ListTasksResponse> {
-        self.record(Operation::ListTasks, ctx);
+    fn list_tasks(&self, request: ListTasksRequest) -> Result<ListTasksResponse> {
         Ok(ListTasksResponse {
             tasks: vec![task("task-2", TaskState::Working), task("task-1", TaskState::Completed)],
             next_page_token: "page-2".into(),
@@ -339,67 +267,35 @@ impl A2aService for Scripted {
         })
     }
 
-    async fn cancel_task(&self, ctx: &CallContext, request: CancelTaskRequest) -> Result<Task> {
-        self.record(Operation::CancelTask, ctx);
+    fn cancel_task(&self, request: CancelTaskRequest) -> Result<Task> {
         fail_if_triggered(&request.id)?;
         Ok(task(&request.id, TaskState::Canceled))
     }
 
-    async fn subscribe_to_task(
-        &self,
-        ctx: &CallContext,
-        request: SubscribeToTaskRequest,
-    ) -> Result<EventStream> {
-        self.record(Operation::SubscribeToTask, ctx);
+    fn subscribe_to_task(&self, request: SubscribeToTaskRequest) -> Result<EventStream> {
         fail_if_triggered(&request.id)?;
-        Ok(stream::iter(subscribed_events(&request.id).into_iter().map(Ok)).boxed())
+        Ok(events(subscribed_events(&request.id)))
     }
 
-    async fn create_task_push_notification_config(
+    fn create_task_push_notification_config(
         &self,
-        ctx: &CallContext,
         request: TaskPushNotificationConfig,
     ) -> Result<TaskPushNotificationConfig> {
-        self.record(Operation::CreateTaskPushNotificationConfig, ctx);
         Ok(TaskPushNotificationConfig { id: "cfg-new".into(), ..request })
     }
 
-    async fn get_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        request: GetTaskPushNotificationConfigRequest,
-    ) -> Result<TaskPushNotificationConfig> {
-        self.record(Operation::GetTaskPushNotificationConfig, ctx);
-        Ok(push_config(&request.task_id, &request.id))
+    fn push_config(&self, task_id: &str, id: &str) -> TaskPushNotificationConfig {
+        push_config(task_id, id)
     }
 
-    async fn list_task_push_notification_configs(
+    fn delete_task_push_notification_config(
         &self,
-        ctx: &CallContext,
-        request: ListTaskPushNotificationConfigsRequest,
-    ) -> Result<ListTaskPushNotificationConfigsResponse> {
-        self.record(Operation::ListTaskPushNotificationConfigs, ctx);
-        Ok(ListTaskPushNotificationConfigsResponse {
-            configs: vec![push_config(&request.task_id, "cfg-1"), push_config(&request.task_id, "cfg-2")],
-            next_page_token: String::new(),
-        })
-    }
-
-    async fn delete_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
         request: DeleteTaskPushNotificationConfigRequest,
     ) -> Result<()> {
-        self.record(Operation::DeleteTaskPushNotificationConfig, ctx);
         fail_if_triggered(&request.id)
     }
 
-    async fn get_extended_agent_card(
-        &self,
-        ctx: &CallContext,
-        _request: GetExtendedAgentCardRequest,
-    ) -> Result<AgentCard> {
-        self.record(Operation::GetExtendedAgentCard, ctx);
+    fn get_extended_agent_card(&self, _request: GetExtendedAgentCardRequest) -> Result<AgentCard> {
         Ok(AgentCard { name: "Scripted agent".into(), version: "1.2.3".into(), ..Default::default() })
     }
 }
@@ -417,7 +313,7 @@ pub(crate) struct TestServer {
 
 impl TestServer {
     /// Serves `service` with `a2a_grpc::server` and nothing else.
-    pub(crate) async fn start(service: Arc<dyn A2aService>) -> Self {
+    pub(crate) async fn start(service: Arc<dyn a2a_core::A2aService>) -> Self {
         Self::start_router(Server::builder().add_service(a2a_grpc::server(service))).await
     }
 

@@ -5,10 +5,11 @@ use a2a_proto::v1::{
     ListTaskPushNotificationConfigsRequest, ListTasksRequest, Message, SendMessageRequest,
     SubscribeToTaskRequest, TaskPushNotificationConfig, TaskState,
 };
+use a2a_test_support::fixtures::{agent_card, stream_events, task};
 use futures::StreamExt;
 use serde_json::json;
 
-use crate::support::{agent_card, serve_scripted, stream_events, task};
+use crate::support::serve_scripted;
 
 fn send_request(text: &str) -> SendMessageRequest {
     let mut message = Message::user_text(text);

@@ -5,9 +5,10 @@ use std::time::Duration;
 use a2a_core::{A2aService, CallContext, Error};
 use a2a_jsonrpc::JsonRpcServer;
 use a2a_proto::v1::{SendMessageRequest, SubscribeToTaskRequest};
+use a2a_test_support::fixtures::stream_events;
 use futures::StreamExt;
 
-use crate::support::{post_raw, serve_scripted, stream_events, Scripted, TestServer};
+use crate::support::{post_raw, serve_scripted, Scripted, TestServer};
 
 const STREAM: &str = r#"{"jsonrpc":"2.0","id":"s-1","method":"SendStreamingMessage","params":{
     "message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"Write a report"}]}}}"#;

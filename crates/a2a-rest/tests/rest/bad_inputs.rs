@@ -244,7 +244,7 @@ async fn idle_streams_send_keep_alive_comments() {
         .keep_alive_interval(Duration::from_millis(50))
         .into_router();
     let server = TestServer::start(router).await;
-    service.stall_next_stream();
+    service.hang_next_stream();
 
     let response = reqwest::get(server.url("/tasks/t1:subscribe")).await.unwrap();
     let mut body = response.bytes_stream();

@@ -183,7 +183,7 @@ async fn an_error_before_the_stream_starts_is_an_ordinary_error_response() {
 #[tokio::test]
 async fn an_error_during_a_stream_is_a_final_error_event() {
     let (service, server) = serve().await;
-    service.fail_stream_after_first_event(Error::Internal { reason: "executor crashed".into() });
+    service.fail_next_stream_after(1, Error::Internal { reason: "executor crashed".into() });
     let response = reqwest::Client::new().get(server.url("/tasks/t1:subscribe")).send().await.unwrap();
     assert_eq!(response.status(), 200);
     let text = response.text().await.unwrap();
@@ -203,7 +203,7 @@ async fn an_error_during_a_stream_is_a_final_error_event() {
 #[tokio::test]
 async fn the_client_yields_a_stream_error_and_ends_the_stream() {
     let (service, server) = serve().await;
-    service.fail_stream_after_first_event(Error::TaskNotFound { task_id: "task-uuid".into() });
+    service.fail_next_stream_after(1, Error::TaskNotFound { task_id: "task-uuid".into() });
     let request = SendMessageRequest { message: Some(Message::user_text("hi")), ..Default::default() };
 
     let stream = client(&server).send_streaming_message(&CallContext::v1(), request).await.unwrap();

@@ -1,5 +1,9 @@
-//! The reference server binary as a child process, for the tests that need a real process
-//! (kill -9, several replicas): started on a loopback port of its own, killed when dropped.
+//! What the reference server's tests share: the demo server on a loopback port (`demo`,
+//! `spawn`), a client of every binding in 1.0 and 0.3 (`clients`), a task from a message
+//! (`task_of`), and the binary as a child process (`ServerProcess`), started on a loopback port of
+//! its own and killed when dropped, for the tests that need a real process (kill -9, several
+//! replicas). What is not server-specific (the scripted service, fixtures) lives in
+//! `a2a-test-support`.
 
 #![allow(dead_code, unreachable_pub)] // Each test file uses its own part of this module.
 
@@ -7,23 +11,55 @@ pub mod webhook;
 
 use std::sync::Arc;
 
-use a2a_core::A2aService;
 use a2a_core::ProtocolVersion::V0_3;
+use a2a_core::{A2aService, CallContext};
 use a2a_grpc::GrpcClient;
 use a2a_jsonrpc::JsonRpcClient;
+use a2a_proto::v1::{send_message_response, AgentCard, Task};
 use a2a_rest::RestClient;
+use a2a_server::{RunningServer, Server, ServerBuilder};
+pub use a2a_test_support::fixtures::send;
 
-/// A client of `server` on every binding, in 1.0 and in 0.3, each with its name.
-pub async fn clients(server: &a2a_server::RunningServer) -> Vec<(&'static str, Arc<dyn A2aService>)> {
+/// A builder of the demo server: `card` and the demo agent (`a2a_server::demo`).
+pub fn demo(card: AgentCard) -> ServerBuilder {
+    Server::builder().agent_card(card).executor(a2a_server::demo::DemoAgent)
+}
+
+/// Spawns `builder` on `127.0.0.1`, port chosen by the OS; it accepts connections on return.
+pub async fn spawn(builder: ServerBuilder) -> RunningServer {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    builder.spawn(listener).await.unwrap()
+}
+
+/// A client of `server` on every binding in 1.0, each with its name.
+pub async fn clients_v1(server: &RunningServer) -> Vec<(&'static str, Arc<dyn A2aService>)> {
     let url = server.url();
     vec![
         ("JSONRPC", Arc::new(JsonRpcClient::new(format!("{url}/")))),
         ("HTTP+JSON", Arc::new(RestClient::new(&url).unwrap())),
         ("GRPC", Arc::new(GrpcClient::connect(url.clone()).await.unwrap())),
+    ]
+}
+
+/// A client of `server` on every binding, in 1.0 and in 0.3, each with its name.
+pub async fn clients(server: &RunningServer) -> Vec<(&'static str, Arc<dyn A2aService>)> {
+    let url = server.url();
+    let v03: Vec<(&'static str, Arc<dyn A2aService>)> = vec![
         ("JSONRPC 0.3", Arc::new(JsonRpcClient::new(format!("{url}/")).with_protocol_version(V0_3))),
         ("HTTP+JSON 0.3", Arc::new(RestClient::new(&url).unwrap().with_protocol_version(V0_3))),
         ("GRPC 0.3", Arc::new(GrpcClient::connect(url.clone()).await.unwrap().with_protocol_version(V0_3))),
-    ]
+    ];
+    let mut clients = clients_v1(server).await;
+    clients.extend(v03);
+    clients
+}
+
+/// Sends `text` with `ctx` and returns the task it made; panics on an error or a message reply.
+pub async fn task_of(client: &dyn A2aService, ctx: &CallContext, text: &str) -> Task {
+    match client.send_message(ctx, send(text)).await.unwrap().payload {
+        Some(send_message_response::Payload::Task(task)) => task,
+        other => panic!("a task, got {other:?}"),
+    }
 }
 
 use std::process::Stdio;

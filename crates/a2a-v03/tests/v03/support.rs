@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
+pub(crate) use a2a_test_support::assert_json_eq;
 use prost_reflect::{DescriptorPool, DynamicMessage};
 use serde_json::{json, Value};
 
@@ -106,16 +107,4 @@ pub(crate) fn request(method: &str, params: Option<Value>) -> Value {
         request["params"] = params;
     }
     request
-}
-
-/// `assert_eq!` for JSON with both sides pretty-printed on failure.
-#[track_caller]
-pub(crate) fn assert_json_eq(got: &Value, expected: &Value) {
-    if got != expected {
-        panic!(
-            "JSON differs\n--- expected\n{}\n--- got\n{}",
-            serde_json::to_string_pretty(expected).unwrap(),
-            serde_json::to_string_pretty(got).unwrap()
-        );
-    }
 }
