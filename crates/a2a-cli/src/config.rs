@@ -112,7 +112,9 @@ pub(crate) fn parse(text: &str) -> Vec<(String, String)> {
 #[cfg(unix)]
 fn check_permissions(path: &Path, text: &str, warnings: &mut Vec<String>) {
     use std::os::unix::fs::PermissionsExt;
-    let secret = parse(text).iter().any(|(name, _)| name == "A2ACLI_BEARER" || name == "A2ACLI_API_KEY");
+    let secret = parse(text)
+        .iter()
+        .any(|(name, _)| matches!(name.as_str(), "A2ACLI_BEARER" | "A2ACLI_API_KEY" | "A2ACLI_BASIC"));
     if let Ok(meta) = std::fs::metadata(path) {
         if secret && meta.permissions().mode() & 0o077 != 0 {
             warnings.push(format!(
@@ -128,7 +130,7 @@ fn check_permissions(path: &Path, text: &str, warnings: &mut Vec<String>) {
 fn check_permissions(_: &Path, _: &str, _: &mut Vec<String>) {}
 
 /// The settings `config show` reports: (clap id, environment variable, label).
-const SETTINGS: [(&str, &str, &str); 10] = [
+const SETTINGS: [(&str, &str, &str); 14] = [
     ("agent_card", "A2ACLI_AGENT_CARD", "Agent Card"),
     ("catalog", "A2ACLI_CATALOG", "Catalog"),
     ("output", "A2ACLI_OUTPUT", "Output"),
@@ -136,6 +138,10 @@ const SETTINGS: [(&str, &str, &str); 10] = [
     ("a2a_version", "A2ACLI_A2A_VERSION", "A2A Version"),
     ("bearer", "A2ACLI_BEARER", "Bearer"),
     ("api_key", "A2ACLI_API_KEY", "API Key"),
+    ("basic", "A2ACLI_BASIC", "Basic"),
+    ("cert", "A2ACLI_CERT", "Client Certificate"),
+    ("key", "A2ACLI_KEY", "Client Key"),
+    ("ca", "A2ACLI_CA", "CA"),
     ("timeout", "A2ACLI_TIMEOUT", "Timeout"),
     ("poll_interval", "A2ACLI_POLL_INTERVAL", "Poll Interval"),
     ("insecure", "A2ACLI_INSECURE", "Insecure"),
@@ -164,8 +170,13 @@ pub(crate) fn show(matches: &ArgMatches, loaded: &Loaded, out: &Out) {
             }
             Some((value, _)) => (Some(value), "default".to_owned()),
         };
-        let value =
-            value.map(|v| if id == "bearer" || id == "api_key" { redact("authorization", &v) } else { v });
+        let value = value.map(|v| {
+            if matches!(id, "bearer" | "api_key" | "basic") {
+                redact("authorization", &v)
+            } else {
+                v
+            }
+        });
         rows.push((label, variable, value, source));
     }
     if out.json() {

@@ -1140,7 +1140,13 @@ async fn settings_come_from_flags_then_the_environment_then_env_files() {
 
     // --config replaces the local file; a credential in a file others can read is warned about.
     let explicit = dir.join("agent.env");
-    std::fs::write(&explicit, format!("A2ACLI_AGENT_CARD={url}\nA2ACLI_BEARER=s3cret\n")).unwrap();
+    std::fs::write(
+        &explicit,
+        format!(
+            "A2ACLI_AGENT_CARD={url}\nA2ACLI_BEARER=s3cret\nA2ACLI_BASIC=u:p4ss\nA2ACLI_CA=/etc/ca.pem\n"
+        ),
+    )
+    .unwrap();
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -1154,6 +1160,18 @@ async fn settings_come_from_flags_then_the_environment_then_env_files() {
         shown["settings"].as_array().unwrap().iter().find(|s| s["name"] == "A2ACLI_BEARER").unwrap().clone();
     assert!(bearer["value"].as_str().unwrap().starts_with("<redacted"), "{bearer}");
     assert_eq!(bearer["source"], format!("file {explicit}"));
+    let setting = |name: &str| {
+        shown["settings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("{name}"))
+            .clone()
+    };
+    assert!(setting("A2ACLI_BASIC")["value"].as_str().unwrap().starts_with("<redacted"), "{shown}");
+    assert_eq!(setting("A2ACLI_CA")["value"], "/etc/ca.pem");
+    assert!(setting("A2ACLI_CERT")["value"].is_null() && setting("A2ACLI_KEY")["source"] == "unset");
     #[cfg(unix)]
     assert!(stderr(&output).contains("chmod 600"), "{}", stderr(&output));
     server.shutdown().await.unwrap();
