@@ -642,8 +642,9 @@ impl ServerBuilder {
             // spec 3.1.11: the extended card is a complete card; 4.4.1 requires its interfaces
             // (the handler gives it the public card's when it lists none).
             if let Some(signer) = &self.card_signer {
-                // Signed once, here, so that a card that cannot be signed fails at startup.
-                sign_extended(signer, &complete(extended.clone(), card))
+                // Signed once, here, so that a card that cannot be signed fails at startup (the
+                // interfaces the handler adds carry no number, so they cannot make it fail).
+                sign_extended(signer, &extended)
                     .map_err(|e| invalid(&format!("signing the extended card: {e}")))?;
             }
             handler = handler.extended_agent_card(extended);
@@ -943,14 +944,6 @@ fn grpc_router(service: Arc<dyn A2aService>, max_message_bytes: usize) -> Router
     .prepare()
     .into_axum_router()
     .layer(panic::grpc_layer())
-}
-
-/// `card` with the public card's interfaces when it lists none (spec 4.4.1).
-fn complete(mut extended: AgentCard, public: &AgentCard) -> AgentCard {
-    if extended.supported_interfaces.is_empty() {
-        extended.supported_interfaces.clone_from(&public.supported_interfaces);
-    }
-    extended
 }
 
 /// `extended` with `signer`'s signature appended. It is served as ProtoJSON by each binding; a
