@@ -7,48 +7,17 @@
 mod common;
 
 use common::*;
-use std::path::Path;
 
 use a2a_server::auth::ClientCertificates;
 use a2a_server::tls::TlsConfig;
 use a2a_server::Server;
-use rcgen::{
-    BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
-};
-
-type Ca = CertifiedIssuer<'static, KeyPair>;
-
-fn ca(name: &str) -> Ca {
-    let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
-    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    params.distinguished_name.push(DnType::CommonName, name);
-    CertifiedIssuer::self_signed(params, KeyPair::generate().unwrap()).unwrap()
-}
-
-/// Writes `prefix.crt` and `prefix.key` in `dir`: a certificate signed by `ca`, for the server
-/// (`localhost`, 127.0.0.1) or for a client named `client`.
-fn certificate(ca: &Ca, dir: &Path, prefix: &str, client: Option<&str>) -> (String, String) {
-    let mut params = match client {
-        Some(_) => CertificateParams::new(Vec::<String>::new()).unwrap(),
-        None => CertificateParams::new(vec!["localhost".to_owned(), "127.0.0.1".to_owned()]).unwrap(),
-    };
-    if let Some(name) = client {
-        params.distinguished_name.push(DnType::CommonName, name);
-        params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
-    }
-    let key = KeyPair::generate().unwrap();
-    let cert = params.signed_by(&key, ca).unwrap();
-    let (cert_path, key_path) = (dir.join(format!("{prefix}.crt")), dir.join(format!("{prefix}.key")));
-    std::fs::write(&cert_path, cert.pem()).unwrap();
-    std::fs::write(&key_path, key.serialize_pem()).unwrap();
-    (cert_path.to_str().unwrap().to_owned(), key_path.to_str().unwrap().to_owned())
-}
+use a2a_test_support::pki::Ca;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cert_and_key_authenticate_over_mutual_tls_on_every_binding() {
     let dir = tempfile::tempdir().unwrap();
-    let (servers, clients) = (ca("server CA"), ca("client CA"));
-    let (server_cert, server_key) = certificate(&servers, dir.path(), "server", None);
+    let (servers, clients) = (Ca::new("server CA"), Ca::new("client CA"));
+    let (server_cert, server_key) = servers.server().write(dir.path(), "server");
     let clients_pem = dir.path().join("clients.pem");
     std::fs::write(&clients_pem, clients.pem()).unwrap();
     let servers_pem = dir.path().join("servers.pem");
@@ -71,8 +40,13 @@ async fn cert_and_key_authenticate_over_mutual_tls_on_every_binding() {
         .unwrap();
     let url = server.url();
     let ca_file = servers_pem.to_str().unwrap();
-    let (alice_cert, alice_key) = certificate(&clients, dir.path(), "alice", Some("alice"));
-    let (bob_cert, bob_key) = certificate(&clients, dir.path(), "bob", Some("bob"));
+    // Client certificates written as files, their paths as `--cert`/`--key` take them.
+    let client_files = |name: &str| {
+        let (cert, key) = clients.client(name).write(dir.path(), name);
+        (cert.display().to_string(), key.display().to_string())
+    };
+    let (alice_cert, alice_key) = client_files("alice");
+    let (bob_cert, bob_key) = client_files("bob");
     for transport in ["jsonrpc", "http+json", "grpc"] {
         let base = ["-a", url.as_str(), "--ca", ca_file, "--transport", transport, "-o", "json"];
         let alice = ["--cert", alice_cert.as_str(), "--key", alice_key.as_str()];

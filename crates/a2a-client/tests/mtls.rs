@@ -10,38 +10,19 @@ use a2a_proto::v1::{send_message_response, GetTaskRequest, Message, SendMessageR
 use a2a_server::auth::ClientCertificates;
 use a2a_server::tls::TlsConfig;
 use a2a_server::{RunningServer, Server};
-use rcgen::{
-    BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
-};
-
-type Ca = CertifiedIssuer<'static, KeyPair>;
-
-fn ca(name: &str) -> Ca {
-    let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
-    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    params.distinguished_name.push(DnType::CommonName, name);
-    CertifiedIssuer::self_signed(params, KeyPair::generate().unwrap()).unwrap()
-}
+use a2a_test_support::pki::Ca;
 
 /// A client certificate with subject CN `name` signed by `ca`.
 fn client_certificate(ca: &Ca, name: &str) -> ClientCertificate {
-    let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
-    params.distinguished_name.push(DnType::CommonName, name);
-    params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
-    let key = KeyPair::generate().unwrap();
-    let cert = params.signed_by(&key, ca).unwrap();
-    ClientCertificate::from_pem(cert.pem(), key.serialize_pem())
+    let pem = ca.client(name);
+    ClientCertificate::from_pem(pem.cert, pem.key)
 }
 
 /// The demo agent over TLS (a certificate for 127.0.0.1 by `servers`), client certificates of
 /// `clients` optional, their CN the principal.
 async fn mtls_server(servers: &Ca, clients: &Ca, dir: &std::path::Path) -> RunningServer {
-    let params = CertificateParams::new(vec!["localhost".to_owned(), "127.0.0.1".to_owned()]).unwrap();
-    let key = KeyPair::generate().unwrap();
-    let cert = params.signed_by(&key, servers).unwrap();
-    let (cert_path, key_path, ca_path) = (dir.join("cert.pem"), dir.join("key.pem"), dir.join("clients.pem"));
-    std::fs::write(&cert_path, cert.pem()).unwrap();
-    std::fs::write(&key_path, key.serialize_pem()).unwrap();
+    let (cert_path, key_path) = servers.server().write(dir, "server");
+    let ca_path = dir.join("clients.pem");
     std::fs::write(&ca_path, clients.pem()).unwrap();
     let config = TlsConfig::from_pem_files(&cert_path, &key_path)
         .unwrap()
@@ -68,7 +49,7 @@ fn send() -> SendMessageRequest {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_certificate_authenticates_on_every_binding_and_its_cn_owns_the_tasks() {
     let dir = tempfile::tempdir().unwrap();
-    let (servers, clients) = (ca("server CA"), ca("client CA"));
+    let (servers, clients) = (Ca::new("server CA"), Ca::new("client CA"));
     let server = mtls_server(&servers, &clients, dir.path()).await;
     let url = server.url();
     assert!(url.starts_with("https://"), "{url}");
@@ -112,7 +93,7 @@ async fn a_client_certificate_authenticates_on_every_binding_and_its_cn_owns_the
     }
     // A certificate of a CA the server does not trust: no connection (the card fetch presents
     // it too when the handshake asks, so that fails already).
-    let stranger = client_certificate(&ca("another CA"), "alice");
+    let stranger = client_certificate(&Ca::new("another CA"), "alice");
     let error = as_whom(Binding::Rest, Some(&stranger)).await.unwrap_err();
     assert!(matches!(error, Error::Transport { .. }), "{error:?}");
     server.shutdown().await.unwrap();

@@ -17,32 +17,15 @@ use a2a_rest::RestClient;
 use a2a_server::auth::ClientCertificates;
 use a2a_server::tls::TlsConfig;
 use a2a_server::{RunningServer, Server};
+use a2a_test_support::pki::{Ca, Pem};
 use common::{demo, send, spawn, task_of};
-use rcgen::{
-    BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
-};
 
 mod common;
 
-type Ca = CertifiedIssuer<'static, KeyPair>;
-
-fn ca(name: &str) -> Ca {
-    let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
-    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    params.distinguished_name.push(DnType::CommonName, name);
-    CertifiedIssuer::self_signed(params, KeyPair::generate().unwrap()).unwrap()
-}
-
-/// A certificate for `localhost` and 127.0.0.1 signed by `ca`, written as `cert.pem` and
-/// `key.pem` in `dir`.
+/// A certificate for `localhost` and 127.0.0.1 signed by `ca`, written in `dir` (the same two
+/// files each time: a second call replaces them).
 fn leaf(ca: &Ca, dir: &Path) -> (PathBuf, PathBuf) {
-    let params = CertificateParams::new(vec!["localhost".to_owned(), "127.0.0.1".to_owned()]).unwrap();
-    let key = KeyPair::generate().unwrap();
-    let cert = params.signed_by(&key, ca).unwrap();
-    let (cert_path, key_path) = (dir.join("cert.pem"), dir.join("key.pem"));
-    std::fs::write(&cert_path, cert.pem()).unwrap();
-    std::fs::write(&key_path, key.serialize_pem()).unwrap();
-    (cert_path, key_path)
+    ca.server().write(dir, "server")
 }
 
 /// An HTTPS client trusting `ca` only; a new one opens new connections.
@@ -58,11 +41,11 @@ async fn grpc(ca: &Ca, url: &str) -> GrpcClient {
 }
 
 /// A gRPC client over TLS trusting `ca` only, presenting `identity` (certificate, key) if any.
-async fn grpc_with(ca: &Ca, url: &str, identity: Option<&(String, String)>) -> GrpcClient {
+async fn grpc_with(ca: &Ca, url: &str, identity: Option<&Pem>) -> GrpcClient {
     let mut tls = tonic::transport::ClientTlsConfig::new()
         .ca_certificate(tonic::transport::Certificate::from_pem(ca.pem()))
         .domain_name("localhost");
-    if let Some((cert, key)) = identity {
+    if let Some(Pem { cert, key }) = identity {
         tls = tls.identity(tonic::transport::Identity::from_pem(cert, key));
     }
     let channel = tonic::transport::Endpoint::from_shared(url.to_owned())
@@ -87,7 +70,7 @@ async fn sends(client: &dyn A2aService) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_tls_port_serves_http1_http2_and_grpc_with_hsts() {
     let dir = tempfile::tempdir().unwrap();
-    let authority = ca("test CA");
+    let authority = Ca::new("test CA");
     let (cert, key) = leaf(&authority, dir.path());
     let server = tls_server(TlsConfig::from_pem_files(&cert, &key).unwrap()).await;
     let url = server.url();
@@ -129,14 +112,14 @@ async fn one_tls_port_serves_http1_http2_and_grpc_with_hsts() {
     // Plain HTTP on the TLS port gets no HTTP answer, and a client that does not trust the
     // certificate does not connect.
     assert!(reqwest::get(url.replace("https://", "http://")).await.is_err());
-    assert!(https(&ca("another CA"), false).get(&url).send().await.is_err());
+    assert!(https(&Ca::new("another CA"), false).get(&url).send().await.is_err());
     server.shutdown().await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reloaded_certificate_serves_new_connections() {
     let dir = tempfile::tempdir().unwrap();
-    let (old, new) = (ca("old CA"), ca("new CA"));
+    let (old, new) = (Ca::new("old CA"), Ca::new("new CA"));
     let (cert, key) = leaf(&old, dir.path());
     let config = TlsConfig::from_pem_files(&cert, &key).unwrap();
     let server = tls_server(config.clone()).await;
@@ -162,7 +145,7 @@ async fn a_reloaded_certificate_serves_new_connections() {
 #[test]
 fn files_that_are_not_a_certificate_and_key_are_refused_with_a_reason() {
     let dir = tempfile::tempdir().unwrap();
-    let (cert, key) = leaf(&ca("CA"), dir.path());
+    let (cert, key) = leaf(&Ca::new("CA"), dir.path());
     let missing = dir.path().join("missing.pem");
     let garbage = dir.path().join("garbage.pem");
     std::fs::write(&garbage, "not PEM").unwrap();
@@ -178,7 +161,7 @@ fn files_that_are_not_a_certificate_and_key_are_refused_with_a_reason() {
 async fn the_reference_server_takes_tls_flags_and_reloads_on_sighup() {
     use tokio::io::AsyncBufReadExt as _;
     let dir = tempfile::tempdir().unwrap();
-    let (old, new) = (ca("old CA"), ca("new CA"));
+    let (old, new) = (Ca::new("old CA"), Ca::new("new CA"));
     let (cert, key) = leaf(&old, dir.path());
     let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_a2a-server"))
         .args(["--listen", "127.0.0.1:0", "--store", "memory", "--tls-cert"])
@@ -228,20 +211,10 @@ async fn the_reference_server_takes_tls_flags_and_reloads_on_sighup() {
     assert!(!output.status.success(), "--tls-cert needs --tls-key");
 }
 
-/// A client certificate with subject CN `name` signed by `ca`, as PEM: (certificate, key).
-fn client_identity(ca: &Ca, name: &str) -> (String, String) {
-    let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
-    params.distinguished_name.push(DnType::CommonName, name);
-    params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
-    let key = KeyPair::generate().unwrap();
-    let cert = params.signed_by(&key, ca).unwrap();
-    (cert.pem(), key.serialize_pem())
-}
-
 /// An HTTPS client trusting `ca` and presenting `identity`.
-fn https_as(ca: &Ca, identity: &(String, String)) -> reqwest::Client {
+fn https_as(ca: &Ca, identity: &Pem) -> reqwest::Client {
     let root = reqwest::Certificate::from_pem(ca.pem().as_bytes()).unwrap();
-    let pem = format!("{}{}", identity.0, identity.1);
+    let pem = format!("{}{}", identity.cert, identity.key);
     reqwest::Client::builder()
         .tls_certs_only([root])
         .identity(reqwest::Identity::from_pem(pem.as_bytes()).unwrap())
@@ -259,7 +232,7 @@ async fn mtls_server(config: TlsConfig) -> RunningServer {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_certificate_is_its_subjects_principal_on_every_binding() {
     let dir = tempfile::tempdir().unwrap();
-    let (servers, clients_ca) = (ca("server CA"), ca("client CA"));
+    let (servers, clients_ca) = (Ca::new("server CA"), Ca::new("client CA"));
     let (cert, key) = leaf(&servers, dir.path());
     let ca_file = dir.path().join("clients.pem");
     std::fs::write(&ca_file, clients_ca.pem()).unwrap();
@@ -277,8 +250,8 @@ async fn a_client_certificate_is_its_subjects_principal_on_every_binding() {
         .unwrap();
     assert!(card["securitySchemes"]["mtls"]["mtlsSecurityScheme"].is_object(), "{card}");
 
-    let (alice, bob) = (client_identity(&clients_ca, "alice"), client_identity(&clients_ca, "bob"));
-    let as_whom = |identity: &(String, String)| {
+    let (alice, bob) = (clients_ca.client("alice"), clients_ca.client("bob"));
+    let as_whom = |identity: &Pem| {
         let identity = identity.clone();
         let (servers, url) = (&servers, url.clone());
         async move {
@@ -314,7 +287,7 @@ async fn a_client_certificate_is_its_subjects_principal_on_every_binding() {
     let anonymous = RestClient::new(&url).unwrap().with_http_client(https(&servers, false));
     let error = anonymous.send_message(&CallContext::v1(), send("hello")).await.unwrap_err();
     assert!(matches!(error, Error::Unauthenticated { .. }), "{error:?}");
-    let stranger = client_identity(&ca("another CA"), "alice");
+    let stranger = Ca::new("another CA").client("alice");
     assert!(https_as(&servers, &stranger).get(&url).send().await.is_err());
     server.shutdown().await.unwrap();
 
@@ -330,7 +303,7 @@ async fn a_client_certificate_is_its_subjects_principal_on_every_binding() {
 async fn the_reference_server_takes_the_client_ca_flags() {
     use tokio::io::AsyncBufReadExt as _;
     let dir = tempfile::tempdir().unwrap();
-    let (servers, clients_ca) = (ca("server CA"), ca("client CA"));
+    let (servers, clients_ca) = (Ca::new("server CA"), Ca::new("client CA"));
     let (cert, key) = leaf(&servers, dir.path());
     let ca_file = dir.path().join("clients.pem");
     std::fs::write(&ca_file, clients_ca.pem()).unwrap();
@@ -353,7 +326,7 @@ async fn the_reference_server_takes_the_client_ca_flags() {
         }
     };
     tokio::spawn(async move { while let Ok(Some(_)) = stdout.next_line().await {} });
-    let alice = client_identity(&clients_ca, "alice");
+    let alice = clients_ca.client("alice");
     let card: serde_json::Value = https_as(&servers, &alice)
         .get(format!("{url}/.well-known/agent-card.json"))
         .send()
@@ -380,7 +353,7 @@ async fn the_reference_server_takes_the_client_ca_flags() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tls_port_counts_streams_per_connection() {
     let dir = tempfile::tempdir().unwrap();
-    let authority = ca("per-connection CA");
+    let authority = Ca::new("per-connection CA");
     let (cert, key) = leaf(&authority, dir.path());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let server = Server::builder()

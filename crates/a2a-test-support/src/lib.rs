@@ -7,6 +7,7 @@
 //!   hangs after its first event.
 //! - [`fixtures`]: the canned tasks, events, messages, push configs and agent cards.
 //! - [`TestServer`]: an axum router served on `127.0.0.1` port 0, stopped on demand or on drop.
+//! - [`pki`]: a CA, server and client certificates made in the test (mutual TLS tests).
 //! - [`assert_same_error`], [`assert_json_eq`]: comparisons for types without `PartialEq` and
 //!   readable JSON diffs.
 //!
@@ -15,6 +16,7 @@
 //! helpers, error tables) stays in that binding's `tests/`.
 
 pub mod fixtures;
+pub mod pki;
 mod scripted;
 mod server;
 
