@@ -174,7 +174,8 @@ pub(crate) async fn enforce(State(state): State<HttpLimits>, request: Request, n
         })
     };
     let version = parts.version;
-    let refusal_parts = timeout_parts(&parts);
+    // What a refusal for a slow body reads of the request (made into parts only then).
+    let (uri, content_type) = (parts.uri.clone(), parts.headers.get(header::CONTENT_TYPE).cloned());
     let connection = parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|info| info.0);
     let request = Request::from_parts(parts, body);
     let response = match connection {
@@ -192,7 +193,8 @@ pub(crate) async fn enforce(State(state): State<HttpLimits>, request: Request, n
             limits.body_read_timeout.as_secs_f64()
         ),
     };
-    let mut response = state.shapes.refuse(&refusal_parts, StatusCode::REQUEST_TIMEOUT, error);
+    let mut response =
+        state.shapes.refuse(&timeout_parts(uri, content_type), StatusCode::REQUEST_TIMEOUT, error);
     if matches!(version, Version::HTTP_10 | Version::HTTP_11) {
         // RFC 9110 15.5.9: the server may close the connection; the rest of the body would
         // otherwise have to be read first. (HTTP/2 has no such header: the stream is reset.)
@@ -201,12 +203,13 @@ pub(crate) async fn enforce(State(state): State<HttpLimits>, request: Request, n
     response
 }
 
-/// What [`Shapes::refuse`] reads of a request, kept while the request itself goes on.
-fn timeout_parts(parts: &http::request::Parts) -> http::request::Parts {
+/// What [`Shapes::refuse`] reads of a request (its URL and content type), kept while the request
+/// itself went on.
+fn timeout_parts(uri: http::Uri, content_type: Option<HeaderValue>) -> http::request::Parts {
     let mut copy = http::Request::new(());
-    *copy.uri_mut() = parts.uri.clone();
-    if let Some(content_type) = parts.headers.get(header::CONTENT_TYPE) {
-        copy.headers_mut().insert(header::CONTENT_TYPE, content_type.clone());
+    *copy.uri_mut() = uri;
+    if let Some(content_type) = content_type {
+        copy.headers_mut().insert(header::CONTENT_TYPE, content_type);
     }
     copy.into_parts().0
 }

@@ -42,7 +42,7 @@ mod registry;
 mod subscription;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use a2a_proto::v1::{stream_response::Payload, Message, Role, StreamResponse, Task, TaskState, TaskStatus};
 use tokio::sync::{broadcast, MutexGuard, Semaphore};
@@ -105,12 +105,13 @@ struct RunState {
     queue: Vec<(StreamResponse, TaskState)>,
     /// Why a write of queued events failed, for the execution's next publish or its end.
     deferred: Option<Error>,
+    /// The execution's direct reply (spec 3.1.1), once it gave one: it publishes nothing after.
+    reply: Option<Arc<Message>>,
     /// The task as stored at a `seq`, when this runtime created it with its first burst and
     /// nothing changed it since: a blocking SendMessage answers from it instead of a read.
     written: Option<Written>,
     /// The task to create on the first event, until then.
     pending: Option<Task>,
-    replied: bool,
     /// A write was abandoned: `state` must be read again from the store before the next write.
     stale: bool,
     /// The `seq` of the last event handed to subscribers (or of the snapshot the runtime was
@@ -132,7 +133,7 @@ struct Written {
 /// resynchronise from a snapshot.
 struct Writing<'a> {
     state: MutexGuard<'a, RunState>,
-    tx: &'a broadcast::Sender<Envelope>,
+    tx: &'a Channel,
     armed: bool,
 }
 
@@ -140,9 +141,40 @@ impl Drop for Writing<'_> {
     fn drop(&mut self) {
         if self.armed {
             self.state.stale = true;
-            let _ = self.tx.send(Envelope::Resync);
+            self.tx.send(Envelope::Resync);
         }
     }
+}
+
+/// A runtime's event channel, made by its first subscriber: a task that nobody follows (a
+/// blocking SendMessage whose execution ran to its end inline reads the runtime's records
+/// instead) never allocates the ring. Sending before the channel exists is what sending to a
+/// channel without receivers is: nobody hears it, as nobody subscribed yet.
+#[derive(Default)]
+struct Channel(OnceLock<broadcast::Sender<Envelope>>);
+
+impl Channel {
+    fn send(&self, envelope: Envelope) {
+        if let Some(tx) = self.0.get() {
+            let _ = tx.send(envelope);
+        }
+    }
+
+    fn subscribe(&self) -> broadcast::Receiver<Envelope> {
+        self.0.get_or_init(|| broadcast::channel(CHANNEL_CAPACITY).0).subscribe()
+    }
+}
+
+/// Where a runtime stands once its queued events are stored: what a blocking SendMessage needs
+/// to know whether it is done (see [`TaskRuntime::standing`]).
+#[derive(Debug)]
+pub(crate) struct Standing {
+    /// The `seq` of the last event handed out.
+    pub(crate) seq: u64,
+    /// The task's state after it.
+    pub(crate) state: TaskState,
+    /// The execution's direct reply, if it gave one.
+    pub(crate) reply: Option<Arc<Message>>,
 }
 
 /// The live side of one task.
@@ -155,7 +187,7 @@ pub(crate) struct TaskRuntime {
     push: Option<Arc<PushDispatcher>>,
     cluster: Option<Arc<dyn Cluster>>,
     state: tokio::sync::Mutex<RunState>,
-    tx: broadcast::Sender<Envelope>,
+    tx: Channel,
     producers: AtomicUsize,
     failure: Mutex<Option<Error>>,
     primary: Mutex<Option<Arc<Semaphore>>>,
@@ -240,7 +272,6 @@ impl TaskRuntime {
         last_seq: u64,
         backends: &Backends,
     ) -> Arc<Self> {
-        let (tx, _) = broadcast::channel(CHANNEL_CAPACITY);
         let created = pending.is_none();
         Arc::new(TaskRuntime {
             task_id,
@@ -254,13 +285,13 @@ impl TaskRuntime {
                 state,
                 queue: Vec::new(),
                 deferred: None,
+                reply: None,
                 written: None,
                 pending,
-                replied: false,
                 stale: false,
                 last_seq,
             }),
-            tx,
+            tx: Channel::default(),
             producers: AtomicUsize::new(0),
             failure: Mutex::new(None),
             primary: Mutex::new(None),
@@ -274,8 +305,20 @@ impl TaskRuntime {
 
     /// Tells the subscribers that every producer is gone.
     fn announce_end(&self) {
-        let error = self.failure.lock().expect("failure lock").take().map(Arc::new);
-        let _ = self.tx.send(Envelope::ExecutionEnded { error });
+        let error = self.failure().map(Arc::new);
+        self.tx.send(Envelope::ExecutionEnded { error });
+    }
+
+    /// Why the execution failed before it created a task, if it did.
+    pub(crate) fn failure(&self) -> Option<Error> {
+        self.failure.lock().expect("failure lock").clone()
+    }
+
+    /// Where the runtime stands after the events published so far (stored first).
+    pub(crate) async fn standing(&self) -> Result<Standing> {
+        let writing = self.writing().await?;
+        let run = &writing.state;
+        Ok(Standing { seq: run.last_seq, state: run.state, reply: run.reply.clone() })
     }
 
     /// Registers a producer; events published through it keep the runtime alive.
@@ -357,7 +400,7 @@ impl TaskRuntime {
         };
         let (created, replied, state) = {
             let state = self.state.lock().await;
-            (state.pending.is_none(), state.replied, state.state)
+            (state.pending.is_none(), state.reply.is_some(), state.state)
         };
         match outcome {
             Ok(()) if !created && !replied => self
@@ -457,7 +500,7 @@ impl TaskRuntime {
             Err(error) => {
                 // Without the configs the events cannot be stored with their notifications.
                 self.release_primary(queue.len() + usize::from(writing.state.pending.is_some()));
-                let _ = self.tx.send(Envelope::Resync);
+                self.tx.send(Envelope::Resync);
                 return Err(error);
             }
         };
@@ -529,7 +572,7 @@ impl TaskRuntime {
                 } else {
                     writing.state.stale = true;
                 }
-                let _ = self.tx.send(Envelope::Resync);
+                self.tx.send(Envelope::Resync);
                 self.release_primary(sent);
                 if matches!(error, Error::InvalidAgentResponse { .. }) {
                     // Refused by the store: another writer got there first (a CancelTask).
@@ -646,7 +689,7 @@ impl TaskRuntime {
     /// Creates the pending task, if any, publishing it as the first event.
     pub(crate) async fn ensure_created(&self) -> Result<()> {
         let mut writing = self.writing().await?;
-        if writing.state.replied {
+        if writing.state.reply.is_some() {
             return Err(invalid("the execution already answered with a message"));
         }
         let sent = self.create_pending(&mut writing).await?;
@@ -684,10 +727,10 @@ impl TaskRuntime {
             return false;
         }
         if seq > run.last_seq + 1 {
-            let _ = self.tx.send(Envelope::Resync);
+            self.tx.send(Envelope::Resync);
         }
         run.last_seq = seq;
-        let _ = self.tx.send(Envelope::Event { seq, event, state });
+        self.tx.send(Envelope::Event { seq, event, state });
         true
     }
 
@@ -722,7 +765,7 @@ impl TaskRuntime {
                 Err(error) => {
                     tracing::warn!(task_id = %self.task_id, %error, "could not read other replicas' events");
                     run.stale = true;
-                    let _ = self.tx.send(Envelope::Resync);
+                    self.tx.send(Envelope::Resync);
                     return;
                 }
             };
@@ -732,7 +775,7 @@ impl TaskRuntime {
                     // Announced but not in the log: the store has it, a snapshot reflects it.
                     run.last_seq = seq;
                     run.stale = true;
-                    let _ = self.tx.send(Envelope::Resync);
+                    self.tx.send(Envelope::Resync);
                 }
                 return;
             }
@@ -782,12 +825,13 @@ impl TaskRuntime {
             return Err(error);
         }
         let new_task = writing.state.pending.is_some() && writing.state.queue.is_empty();
-        check_event(event.payload.as_ref(), new_task, writing.state.replied)?;
+        check_event(event.payload.as_ref(), new_task, writing.state.reply.is_some())?;
         let payload = event.payload.as_mut().expect("checked by check_event");
         if let Payload::Message(message) = payload {
             self.fill_message(message, false);
-            writing.state.replied = true;
-            let _ = self.tx.send(Envelope::Reply(Arc::new(message.clone())));
+            let reply = Arc::new(std::mem::take(message));
+            writing.state.reply = Some(Arc::clone(&reply));
+            self.tx.send(Envelope::Reply(reply));
             return Ok(());
         }
         self.fill_event(payload)?;

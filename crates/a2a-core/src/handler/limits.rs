@@ -44,7 +44,7 @@ impl Default for ContentLimits {
 impl ContentLimits {
     /// The send's message and metadata against the limits.
     pub(crate) fn check_send(&self, request: &SendMessageRequest, violations: &mut Violations) {
-        self.metadata(request.metadata.as_ref(), "metadata", 1, violations);
+        self.metadata(request.metadata.as_ref(), || "metadata".into(), 1, violations);
         if let Some(message) = &request.message {
             self.message(message, "message", violations);
         }
@@ -65,18 +65,27 @@ impl ContentLimits {
             );
         }
         // Levels above each, counted as in the request's JSON: request, message (, parts, part).
-        self.metadata(message.metadata.as_ref(), &format!("{field}.metadata"), 2, violations);
+        self.metadata(message.metadata.as_ref(), || format!("{field}.metadata"), 2, violations);
         for (i, part) in message.parts.iter().enumerate().take(self.max_parts_per_message) {
-            self.metadata(part.metadata.as_ref(), &format!("{field}.parts[{i}].metadata"), 4, violations);
+            self.metadata(part.metadata.as_ref(), || format!("{field}.parts[{i}].metadata"), 4, violations);
             if let Some(part::Content::Data(data)) = &part.content {
                 nesting(value_depth(data), 4, &format!("{field}.parts[{i}].data"), violations);
             }
         }
     }
 
-    /// A metadata object `above` levels deep in the request: its size, and its nesting.
-    fn metadata(&self, metadata: Option<&Struct>, field: &str, above: usize, violations: &mut Violations) {
+    /// A metadata object `above` levels deep in the request: its size, and its nesting. The
+    /// field's name is made only for metadata that is there (most requests carry none).
+    fn metadata(
+        &self,
+        metadata: Option<&Struct>,
+        field: impl FnOnce() -> String,
+        above: usize,
+        violations: &mut Violations,
+    ) {
         let Some(metadata) = metadata.filter(|m| !m.fields.is_empty()) else { return };
+        let field = field();
+        let field = field.as_str();
         nesting(struct_depth(metadata), above, field, violations);
         // The ProtoJSON text is what a client sent (or would send) and what is stored.
         let size = serde_json::to_vec(metadata).map_or(usize::MAX, |json| json.len());

@@ -533,12 +533,13 @@ impl Inner {
         violations.finish()
     }
 
-    fn spawn_execution(
+    /// The execution of `ctx` on `runtime`, built but not started ([`Execution`]).
+    fn execution(
         &self,
         runtime: &Arc<TaskRuntime>,
         ctx: RequestContext,
         executor: Arc<dyn AgentExecutor>,
-    ) {
+    ) -> Execution {
         let guard = runtime.producer();
         let updater = TaskUpdater::new(Arc::clone(runtime), Arc::clone(&guard));
         let runtime = Arc::clone(runtime);
@@ -548,7 +549,7 @@ impl Inner {
         // In the request's span when traces are carried: the agent's logs and the notifications
         // its events cause belong to the caller's trace (`crate::trace`).
         let span = crate::trace::span_for_spawn();
-        tokio::spawn(Box::pin(tracing::Instrument::instrument(
+        Execution(Box::pin(tracing::Instrument::instrument(
             async move {
                 let execution =
                     runtime.run_execution(AssertUnwindSafe(executor.execute(ctx, updater)).catch_unwind());
@@ -583,19 +584,20 @@ impl Inner {
                 drop(guard);
             },
             span,
-        )));
+        )))
     }
 
-    /// Validates a send, resolves or creates its task, and starts the execution. Returns the
-    /// runtime, the subscription (taken before the execution starts, so no event is missed) and,
-    /// for a continued task, the snapshot a stream starts with.
+    /// Validates a send, resolves or creates its task, and builds the execution, for the caller to
+    /// start. With `subscribe` (a stream mode, and whether the stream is the primary one), the
+    /// subscription is taken before the execution can publish, so no event is missed, and a
+    /// continued task's snapshot is read for a stream to start with.
     async fn start_send(
         &self,
         ctx: &CallContext,
         agent: &TenantAgent,
         request: SendMessageRequest,
-        mode: (StreamMode, bool),
-    ) -> Result<(Arc<TaskRuntime>, Subscription, Option<Task>)> {
+        subscribe: Option<(StreamMode, bool)>,
+    ) -> Result<Started> {
         let mut violations = Violations::default();
         validate::message(request.message.as_ref(), "message", &mut violations);
         self.limits.check_send(&request, &mut violations);
@@ -684,7 +686,7 @@ impl Inner {
             self.push_configs.put(push, ctx.wire_version).await?;
         }
 
-        let (runtime, snapshot) = match &existing {
+        let (runtime, continued) = match &existing {
             Some(task) => {
                 let stored = StoredTask { task: task.clone(), seq: existing_seq };
                 let runtime = self.runtime_for(&stored, &scope);
@@ -709,15 +711,17 @@ impl Inner {
                 (runtime, false)
             }
         };
-        let mut subscription = runtime.subscribe(mode.0, mode.1);
-        let first = if snapshot {
-            let view = history_view(&self.limits, configuration.as_ref().and_then(|c| c.history_length));
-            let (seq, task) = runtime.snapshot(view).await?;
-            subscription.skip_through(seq);
-            task
-        } else {
-            None
-        };
+        let (mut subscription, mut first) = (None, None);
+        if let Some((mode, primary)) = subscribe {
+            let mut subscribed = runtime.subscribe(mode, primary);
+            if continued {
+                let view = history_view(&self.limits, configuration.as_ref().and_then(|c| c.history_length));
+                let (seq, task) = runtime.snapshot(view).await?;
+                subscribed.skip_through(seq);
+                first = task;
+            }
+            subscription = Some(subscribed);
+        }
         let request_context = RequestContext {
             task_id,
             context_id,
@@ -730,8 +734,98 @@ impl Inner {
             call: ctx.clone(),
             cancellation: runtime.cancellation.clone(),
         };
-        self.spawn_execution(&runtime, request_context, Arc::clone(&agent.executor));
-        Ok((runtime, subscription, first))
+        let execution = self.execution(&runtime, request_context, Arc::clone(&agent.executor));
+        Ok(Started { runtime, subscription, first, start_seq: existing_seq, execution })
+    }
+
+    /// Waits on a blocking SendMessage's subscription (spec 3.2.2) for a terminal or interrupted
+    /// state, or with `first_event` for the first event (which tells a Task from a direct Message
+    /// reply). Returns the reply, or the `seq` the send's answer reflects.
+    async fn wait(subscription: &mut Subscription, first_event: bool) -> Result<Waited> {
+        while let Some(step) = subscription.next().await {
+            match step? {
+                Step::Reply(message) => return Ok(Waited::Reply(message)),
+                Step::Event(_, state) => {
+                    if first_event || subscription.ends(state) {
+                        break;
+                    }
+                }
+                Step::Ended(Some(error)) => return Err((*error).clone()),
+                Step::Ended(None) => break,
+            }
+        }
+        Ok(Waited::At(subscription.position()))
+    }
+}
+
+/// A send whose execution is built (see [`Inner::start_send`]).
+struct Started {
+    runtime: Arc<TaskRuntime>,
+    subscription: Option<Subscription>,
+    /// A continued task as a stream starts with it.
+    first: Option<Task>,
+    /// The `seq` of a continued task before the execution (0 for a new task).
+    start_seq: u64,
+    execution: Execution,
+}
+
+/// What a blocking SendMessage waited for.
+enum Waited {
+    Reply(a2a_proto::v1::Message),
+    At(u64),
+}
+
+/// An execution built but not started: [`spawn`](Self::spawn) it, after at most one
+/// [`poll_inline`](Self::poll_inline).
+#[must_use = "an execution does nothing until it is spawned or polled to its end"]
+struct Execution(std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>);
+
+impl Execution {
+    /// Polls the execution once, in the caller's task: an agent that answers without waiting
+    /// for anything (an echo, a lookup) runs to its end here, with no task spawned for it;
+    /// returns whether it did. Otherwise the caller spawns it, and that first poll in its own
+    /// task registers the task's waker wherever the agent waits (this poll's waker wakes
+    /// nothing).
+    fn poll_inline(&mut self) -> bool {
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        self.0.as_mut().poll(&mut cx).is_ready()
+    }
+
+    fn spawn(self) {
+        tokio::spawn(self.0);
+    }
+
+    /// Runs `wait` and, in the same task, the execution, until `wait` ends: what the execution
+    /// has left to do then (or when the caller is dropped half-way, e.g. its client went away)
+    /// goes on in a task of its own. A blocking send thus costs no task while the agent waits
+    /// for a store write or a tool call before the answer.
+    async fn drive_while<T>(self, wait: impl std::future::Future<Output = T>) -> T {
+        let mut driven = Driven(Some(self));
+        let mut wait = std::pin::pin!(wait);
+        std::future::poll_fn(|cx| {
+            if let Some(execution) = driven.0.as_mut() {
+                if execution.0.as_mut().poll(cx).is_ready() {
+                    driven.0 = None;
+                }
+            }
+            wait.as_mut().poll(cx)
+        })
+        .await
+    }
+}
+
+/// An execution driven by its caller ([`Execution::drive_while`]), spawned if the caller stops
+/// before it ends.
+struct Driven(Option<Execution>);
+
+impl Drop for Driven {
+    fn drop(&mut self) {
+        if let Some(execution) = self.0.take() {
+            // Outside a runtime (it is shutting down) the execution ends with it.
+            if let Ok(handle) = tokio::runtime::Handle::try_current() {
+                handle.spawn(execution.0);
+            }
+        }
     }
 }
 
@@ -767,22 +861,47 @@ impl A2aService for DefaultRequestHandler {
             .as_ref()
             .map_or((false, None), |c| (c.return_immediately, c.history_length));
         let scope = scope(ctx, &request.tenant);
-        let (runtime, mut subscription, _) =
-            inner.start_send(ctx, agent, request, (StreamMode::Execution, false)).await?;
         // spec 3.2.2: wait for a terminal or interrupted state, unless returnImmediately (then
         // the first event, which tells a Task from a direct Message reply).
-        while let Some(step) = subscription.next().await {
-            match step? {
-                Step::Reply(message) => return Ok(message.into()),
-                Step::Event(_, state) => {
-                    if return_immediately || subscription.ends(state) {
-                        break;
-                    }
+        let (runtime, waited) = if return_immediately {
+            let started = inner.start_send(ctx, agent, request, Some((StreamMode::Execution, false))).await?;
+            let mut subscription = started.subscription.expect("subscribed");
+            started.execution.spawn();
+            (started.runtime, Inner::wait(&mut subscription, true).await?)
+        } else {
+            let Started { runtime, start_seq, mut execution, .. } =
+                inner.start_send(ctx, agent, request, None).await?;
+            // The caller waits anyway: the execution runs in its task until the agent first
+            // waits, and one that never does needs no task, channel or subscription.
+            if execution.poll_inline() {
+                let standing = runtime.standing().await?;
+                match (standing.reply, runtime.failure()) {
+                    (Some(reply), _) => return Ok(Arc::unwrap_or_clone(reply).into()),
+                    (None, Some(error)) => return Err(error),
+                    (None, None) => (runtime, Waited::At(standing.seq)),
                 }
-                Step::Ended(Some(error)) => return Err((*error).clone()),
-                Step::Ended(None) => break,
+            } else {
+                let mut subscription = runtime.subscribe(StreamMode::Execution, false);
+                let wait = async {
+                    // What the first poll published was handed out before the subscription:
+                    // the runtime's standing tells it (its events are skipped below).
+                    let standing = runtime.standing().await?;
+                    if let Some(reply) = standing.reply {
+                        return Ok(Waited::Reply(Arc::unwrap_or_clone(reply)));
+                    }
+                    subscription.skip_through(standing.seq);
+                    if standing.seq > start_seq && subscription.ends(standing.state) {
+                        return Ok(Waited::At(standing.seq));
+                    }
+                    Inner::wait(&mut subscription, false).await
+                };
+                (Arc::clone(&runtime), execution.drive_while(wait).await?)
             }
-        }
+        };
+        let position = match waited {
+            Waited::Reply(message) => return Ok(message.into()),
+            Waited::At(seq) => seq,
+        };
         if !runtime.is_created() {
             return Err(Error::InvalidAgentResponse {
                 reason: "the agent finished without publishing a task update or a message".into(),
@@ -790,7 +909,7 @@ impl A2aService for DefaultRequestHandler {
         }
         let view = history_view(&inner.limits, history_length);
         // The task this runtime just stored whole is the task the store would return.
-        if let Some(task) = runtime.written_at(subscription.position(), view).await {
+        if let Some(task) = runtime.written_at(position, view).await {
             return Ok(task.into());
         }
         let task = inner.visible_task(&scope, &runtime.task_id, view).await?;
@@ -803,9 +922,9 @@ impl A2aService for DefaultRequestHandler {
         request: SendMessageRequest,
     ) -> Result<EventStream> {
         let agent = self.inner.admit(ctx, &request.tenant, Operation::SendStreamingMessage)?;
-        let (_, subscription, first) =
-            self.inner.start_send(ctx, agent, request, (StreamMode::Execution, true)).await?;
-        Ok(into_stream(first, subscription))
+        let started = self.inner.start_send(ctx, agent, request, Some((StreamMode::Execution, true))).await?;
+        started.execution.spawn();
+        Ok(into_stream(started.first, started.subscription.expect("subscribed")))
     }
 
     async fn get_task(&self, ctx: &CallContext, request: GetTaskRequest) -> Result<Task> {

@@ -34,6 +34,25 @@ impl AgentExecutor for Scripted {
                 updater.complete(Some(updater.agent_text("done"))).await
             }
             "reply" => updater.reply(Message::agent_text("a direct answer")).await,
+            // Waits before its answer: a blocking send's execution is pending after its first
+            // poll (the inline fast path does not apply).
+            "waitecho" => {
+                updater.start_work(None).await?;
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                updater.add_artifact(Artifact::new(vec![Part::text(text.clone())]).with_name("echo")).await?;
+                updater.complete(Some(updater.agent_text("done"))).await
+            }
+            "replywait" => {
+                updater.reply(Message::agent_text("answered before waiting")).await?;
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                Ok(())
+            }
+            // Interrupted, then busy for an hour before it returns.
+            "asklong" => {
+                updater.require_input(Some(updater.agent_text("which city?"))).await?;
+                tokio::time::sleep(Duration::from_secs(3600)).await;
+                Ok(())
+            }
             "ask" if ctx.task.is_none() => {
                 updater.require_input(Some(updater.agent_text("which city?"))).await
             }
@@ -232,6 +251,56 @@ async fn a_direct_reply_is_a_message_and_creates_no_task() {
     assert!(message.task_id.is_empty(), "a direct reply belongs to no task");
     let listed = h.list_tasks(&ctx(), ListTasksRequest::default()).await.unwrap();
     assert_eq!(listed.total_size, 0);
+}
+
+#[tokio::test]
+async fn a_blocking_send_whose_agent_waits_gets_the_finished_task() {
+    let h = handler();
+    let task = send_task(&h, send("waitecho hello")).await;
+    assert_eq!(task.state(), TaskState::Completed);
+    assert_eq!(task.artifacts.len(), 1);
+    assert_eq!(task.artifacts[0].parts[0].as_text(), Some("waitecho hello"));
+    assert_eq!(task.history.len(), 1);
+    let reply = h.send_message(&ctx(), send("replywait")).await.unwrap();
+    let Some(a2a_proto::v1::send_message_response::Payload::Message(message)) = reply.payload else {
+        panic!("expected the reply given before the agent waited");
+    };
+    assert_eq!(message.text(), "answered before waiting");
+}
+
+#[tokio::test]
+async fn a_blocking_send_answers_at_an_interrupted_state_while_its_agent_goes_on() {
+    let h = handler();
+    // The execution is still running (an hour to go): the answer comes at INPUT_REQUIRED.
+    let task = tokio::time::timeout(Duration::from_secs(10), send_task(&h, send("asklong")))
+        .await
+        .expect("answered at the interrupted state, not at the end of the execution");
+    assert_eq!(task.state(), TaskState::InputRequired);
+    // The execution went on in a task of its own: it still holds the task, so a cancel reaches it.
+    let canceled =
+        h.cancel_task(&ctx(), CancelTaskRequest { id: task.id.clone(), ..Default::default() }).await.unwrap();
+    assert_eq!(canceled.state(), TaskState::Canceled);
+}
+
+#[tokio::test]
+async fn an_execution_outlives_a_blocking_send_dropped_half_way() {
+    let h = handler();
+    // The caller gives up (its client went away) while the agent waits.
+    let caller = ctx();
+    let dropped =
+        tokio::time::timeout(Duration::from_millis(5), h.send_message(&caller, send("waitecho bye")));
+    assert!(dropped.await.is_err(), "the agent waits 20 ms");
+    // The execution was handed to a task of its own: the task completes all the same.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let listed = h.list_tasks(&ctx(), ListTasksRequest::default()).await.unwrap();
+        assert_eq!(listed.tasks.len(), 1);
+        if listed.tasks[0].state() == TaskState::Completed {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the execution was dropped with its caller");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
 
 #[tokio::test]

@@ -349,7 +349,7 @@ impl CompactTaskStore {
 
 impl CompactTaskStore {
     /// Stores a new task at `seq` (`TaskStore::create` is `seq` 1).
-    fn insert(&self, scope: &Scope, task: &Task, seq: u64) -> Result<()> {
+    fn insert(&self, scope: &Scope, task: Task, seq: u64) -> Result<()> {
         let mut inner = self.inner.write().expect("task store lock");
         let shard = shard_of(&task.id);
         if inner.shards[shard].contains_key(task.id.as_str()) {
@@ -357,11 +357,11 @@ impl CompactTaskStore {
         }
         let id = Id::from(task.id.as_str());
         let context = Id::from(task.context_id.as_str());
-        let key = Key::of(task, Arc::clone(&id));
-        let state = state_of(task);
+        let key = Key::of(&task, Arc::clone(&id));
+        let state = state_of(&task);
         let scope = inner.scope_id(scope);
         inner.scopes[scope as usize].1.insert(&key, state, &context);
-        let live = Live { task: task.clone(), id: Arc::clone(&id), context };
+        let live = Live { task, id: Arc::clone(&id), context };
         let entry = Entry { updated_ms: key.updated_ms, seq, state, scope, body: Body::Live(Box::new(live)) };
         inner.shards[shard].insert(Arc::clone(&id), entry);
         if is_terminal(state) {
@@ -419,7 +419,7 @@ impl CompactTaskStore {
 #[async_trait]
 impl TaskStore for CompactTaskStore {
     async fn create(&self, scope: &Scope, task: &Task) -> Result<()> {
-        self.insert(scope, task, 1)
+        self.insert(scope, task.clone(), 1)
     }
 
     async fn create_and_apply_all(
@@ -431,7 +431,7 @@ impl TaskStore for CompactTaskStore {
     ) -> Result<u64> {
         refuse_notifications(notify)?;
         let (folded, seq) = fold_new_task(task, changes)?;
-        self.insert(scope, &folded, seq)?;
+        self.insert(scope, folded, seq)?;
         Ok(seq)
     }
 
