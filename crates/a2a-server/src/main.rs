@@ -12,10 +12,12 @@ use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
 use tracing_subscriber::{EnvFilter, Layer as _};
 
+mod allocator;
+
 /// The binary's allocator (the library leaves the choice to its users): see `docs/benchmarks.md`
 /// for what it changes.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: allocator::MiMalloc = allocator::MiMalloc;
 
 /// The A2A reference server: JSON-RPC, REST and gRPC on one port, with a demo agent.
 #[derive(Debug, Parser)]
