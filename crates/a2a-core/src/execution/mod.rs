@@ -419,7 +419,8 @@ impl TaskRuntime {
                     }),
                     metadata: None,
                 };
-                if let Err(error) = self.publish(failed.into()).await {
+                // Boxed: a failure is rare, and its publish would double this future's size.
+                if let Err(error) = Box::pin(self.publish(failed.into())).await {
                     tracing::debug!(task_id = %self.task_id, %error, "could not mark the task failed");
                 }
             }
@@ -494,6 +495,15 @@ impl TaskRuntime {
         if writing.state.queue.is_empty() {
             return Ok(());
         }
+        // Boxed: the write's state (the push configs, the store call, the broadcast) would be
+        // most of the size of every future that may flush (each publish, each lock taken for a
+        // write), and those futures are moved whole, however little of them is live. A write
+        // is rare next to them and pays one allocation.
+        Box::pin(self.write_queue(writing)).await
+    }
+
+    /// [`flush_locked`](Self::flush_locked) with events queued.
+    async fn write_queue(&self, writing: &mut Writing<'_>) -> Result<()> {
         let queue = std::mem::take(&mut writing.state.queue);
         let configs = match self.push_configs().await {
             Ok(configs) => configs,

@@ -675,8 +675,12 @@ impl Inner {
 
         if let Some(mut push) = push_config {
             if existing.is_some() {
-                self.check_push_config_count(&task_id, &push.id, "configuration.taskPushNotificationConfig")
-                    .await?;
+                Box::pin(self.check_push_config_count(
+                    &task_id,
+                    &push.id,
+                    "configuration.taskPushNotificationConfig",
+                ))
+                .await?;
             }
             push.task_id.clone_from(&task_id);
             if push.id.is_empty() {
@@ -690,7 +694,9 @@ impl Inner {
             Some(task) => {
                 let stored = StoredTask { task: task.clone(), seq: existing_seq };
                 let runtime = self.runtime_for(&stored, &scope);
-                runtime.append_history(&message).await?;
+                // Boxed, as the snapshot and the push config count below: rare paths whose
+                // state would otherwise be most of the size of every send's future.
+                Box::pin(runtime.append_history(&message)).await?;
                 (runtime, true)
             }
             None => {
@@ -716,7 +722,7 @@ impl Inner {
             let mut subscribed = runtime.subscribe(mode, primary);
             if continued {
                 let view = history_view(&self.limits, configuration.as_ref().and_then(|c| c.history_length));
-                let (seq, task) = runtime.snapshot(view).await?;
+                let (seq, task) = Box::pin(runtime.snapshot(view)).await?;
                 subscribed.skip_through(seq);
                 first = task;
             }
