@@ -17,7 +17,10 @@ use crate::v1::{
 /// which the task's status timestamp says anyway; it is not a secret and never an access check
 /// (tasks are scoped to their caller, spec 13.1).
 pub fn new_id() -> String {
-    uuid::Uuid::now_v7().to_string()
+    // Encoded into a buffer and copied once, not through `Display` (`to_string`): ids are made
+    // several times per request.
+    let mut buffer = uuid::Uuid::encode_buffer();
+    uuid::Uuid::now_v7().hyphenated().encode_lower(&mut buffer).to_owned()
 }
 
 impl Part {

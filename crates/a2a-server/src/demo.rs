@@ -26,7 +26,7 @@ use a2a_proto::v1::{
 use async_trait::async_trait;
 use axum::body::Body;
 use axum::response::{IntoResponse, Response};
-use futures::future::BoxFuture;
+use futures::future::{Either, FutureExt as _, Map, Ready};
 use http::{Request, StatusCode};
 use sha2::{Digest as _, Sha256};
 use tokio::sync::oneshot;
@@ -292,7 +292,14 @@ where
 {
     type Response = Response;
     type Error = Infallible;
-    type Future = BoxFuture<'static, std::result::Result<Response, Infallible>>;
+    /// An approval URL's answer, or the inner service's future as it is (no box per request).
+    type Future = Either<
+        Ready<std::result::Result<Response, Infallible>>,
+        Map<
+            S::Future,
+            fn(std::result::Result<S::Response, Infallible>) -> std::result::Result<Response, Infallible>,
+        >,
+    >;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<std::result::Result<(), Infallible>> {
         self.inner.poll_ready(cx)
@@ -309,22 +316,32 @@ where
                 (StatusCode::NOT_FOUND, "No pending authorization with this code (used, denied or expired)\n")
                     .into_response()
             };
-            return Box::pin(async move { Ok(response) });
+            return Either::Left(futures::future::ready(Ok(response)));
         }
-        let host = request.uri().authority().map(|a| a.as_str().to_owned()).or_else(|| {
-            request.headers().get(http::header::HOST).and_then(|h| h.to_str().ok()).map(str::to_owned)
-        });
         let scheme = if self.https || request.uri().scheme_str() == Some("https") { "https" } else { "http" };
+        let host = request
+            .uri()
+            .authority()
+            .map(|a| a.as_str())
+            .or_else(|| request.headers().get(http::header::HOST).and_then(|h| h.to_str().ok()));
+        let origin = host.and_then(|h| http::HeaderValue::try_from(format!("{scheme}://{h}")).ok());
         let headers = request.headers_mut();
         headers.remove(ORIGIN_PARAM);
-        if let Some(value) = host.and_then(|h| http::HeaderValue::from_str(&format!("{scheme}://{h}")).ok()) {
+        if let Some(value) = origin {
             headers.insert(ORIGIN_PARAM, value);
         }
         // The inner service was polled ready: use it, leave a fresh clone in its place.
         let clone = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, clone);
-        Box::pin(async move { Ok(inner.call(request).await?.into_response()) })
+        Either::Right(inner.call(request).map(into_response::<S::Response>))
     }
+}
+
+/// The inner service's answer as a response (its error is `Infallible`).
+fn into_response<R: IntoResponse>(
+    result: std::result::Result<R, Infallible>,
+) -> std::result::Result<Response, Infallible> {
+    result.map(IntoResponse::into_response)
 }
 
 /// What the `file` skill answers: `N bytes, sha256 HEX, TYPE` for each part with bytes, one per

@@ -24,7 +24,8 @@ pub const MAX_LEN: usize = 128;
 /// The id to use for a request with these headers: its own if sane, else a new one.
 pub fn request_id(headers: &http::HeaderMap) -> HeaderValue {
     headers.get(&REQUEST_ID).filter(|id| is_sane(id.as_bytes())).cloned().unwrap_or_else(|| {
-        HeaderValue::from_str(&a2a_proto::new_id()).expect("a UUID is a valid header value")
+        // The id's string becomes the value's bytes as is (no copy).
+        HeaderValue::try_from(a2a_proto::new_id()).expect("a UUID is a valid header value")
     })
 }
 
