@@ -222,6 +222,16 @@ impl ProtocolVersion {
         }
     }
 
+    /// [`Error::VersionNotSupported`] for a request of this version to an endpoint serving only
+    /// `supported`: how a binding built without 0.3 (its `v03` feature off) refuses a request it
+    /// recognises as 0.3 by its shape (a slash method name, a `/v1/` path, the 0.3 gRPC package).
+    pub fn not_supported(self, supported: &[ProtocolVersion]) -> Error {
+        Error::VersionNotSupported {
+            version: self.as_str().to_owned(),
+            supported: supported.iter().map(|v| v.as_str().to_owned()).collect(),
+        }
+    }
+
     /// Reads an `A2A-Version` value. Absent or empty means 0.3 (spec 3.6.2). Only `Major.Minor`
     /// counts: a patch part is ignored (spec 3.6). Anything else is
     /// [`Error::VersionNotSupported`] listing `supported`.
@@ -377,6 +387,17 @@ impl CallContext {
 mod tests {
     use super::*;
     use ProtocolVersion::*;
+
+    #[test]
+    fn a_version_not_served_is_refused_naming_it_and_the_supported_ones() {
+        match V0_3.not_supported(&[V1_0]) {
+            Error::VersionNotSupported { version, supported } => {
+                assert_eq!((version.as_str(), supported), ("0.3", vec!["1.0".to_owned()]));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(V0_3.not_supported(&[V1_0]).to_string().contains("\"0.3\" is not supported"));
+    }
 
     #[test]
     fn a_client_sends_1_0_unless_the_parameters_name_a_version() {

@@ -20,6 +20,7 @@ use a2a_proto::v1::{
     ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, SendMessageRequest,
     SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
 };
+#[cfg(feature = "v03")]
 use a2a_v03::ProtoFileBytes;
 use async_trait::async_trait;
 use http::Uri;
@@ -48,6 +49,7 @@ pub struct GrpcClient {
     /// The protocol version's carriage, chosen when the client is built.
     carriage: Arc<dyn Carriage<Wire>>,
     /// What 0.3 file parts carry ([`with_v03_file_bytes`](Self::with_v03_file_bytes)).
+    #[cfg(feature = "v03")]
     file_bytes: ProtoFileBytes,
 }
 
@@ -131,6 +133,7 @@ impl GrpcClient {
         GrpcClient {
             wire: Wire { transport, origin, max_message_size: DEFAULT_MAX_MESSAGE_SIZE },
             carriage: Arc::new(V1),
+            #[cfg(feature = "v03")]
             file_bytes: ProtoFileBytes::default(),
         }
     }
@@ -145,7 +148,9 @@ impl GrpcClient {
     /// Speaks `version` to the agent: [`ProtocolVersion::V1_0`] (the default, service
     /// `lf.a2a.v1.A2AService`) or [`ProtocolVersion::V0_3`] (service `a2a.v1.A2AService`), for an
     /// agent (or an interface of its card) that speaks A2A 0.3. The [`A2aService`] API is the
-    /// same; the crate docs (*A2A 0.3*) say what 0.3 changes.
+    /// same; the crate docs (*A2A 0.3*) say what 0.3 changes. Without this crate's `v03`
+    /// feature, a 0.3 client fails every call with [`Error::UnsupportedOperation`] and sends
+    /// nothing.
     ///
     /// [`A2aService`]: a2a_core::A2aService
     #[must_use]
@@ -158,7 +163,10 @@ impl GrpcClient {
     fn carriage_of(&self, version: ProtocolVersion) -> Arc<dyn Carriage<Wire>> {
         match version {
             ProtocolVersion::V1_0 => Arc::new(V1),
+            #[cfg(feature = "v03")]
             ProtocolVersion::V0_3 => Arc::new(crate::client_v03::V03 { file_bytes: self.file_bytes }),
+            #[cfg(not(feature = "v03"))]
+            ProtocolVersion::V0_3 => Arc::new(a2a_core::carriage::Unavailable::new(version, "a2a-grpc")),
         }
     }
 
@@ -174,6 +182,9 @@ impl GrpcClient {
     /// built with a2a-sdk (Python) 0.3 expects: it fails on any other file that is not UTF-8).
     /// Replies are read in either encoding whatever this says (`a2a_v03::file_bytes`). No effect
     /// in 1.0, whose `raw` bytes every SDK reads alike.
+    ///
+    /// Only with this crate's `v03` feature.
+    #[cfg(feature = "v03")]
     #[must_use]
     pub fn with_v03_file_bytes(mut self, encoding: ProtoFileBytes) -> Self {
         self.file_bytes = encoding;
@@ -182,6 +193,7 @@ impl GrpcClient {
     }
 
     /// What 0.3 file parts carry ([`with_v03_file_bytes`](Self::with_v03_file_bytes)).
+    #[cfg(feature = "v03")]
     pub fn v03_file_bytes(&self) -> ProtoFileBytes {
         self.file_bytes
     }
@@ -192,7 +204,6 @@ impl fmt::Debug for GrpcClient {
         f.debug_struct("GrpcClient")
             .field("origin", &self.wire.origin)
             .field("version", &self.protocol_version())
-            .field("file_bytes", &self.file_bytes)
             .field("max_message_size", &self.wire.max_message_size)
             .finish_non_exhaustive()
     }

@@ -80,11 +80,16 @@ impl JsonRpcClient {
     /// Speaks `version` to the agent: [`ProtocolVersion::V1_0`] (the default) or
     /// [`ProtocolVersion::V0_3`], for an agent (or an interface of its card) that speaks A2A 0.3.
     /// The [`A2aService`] API is the same; the crate docs (*A2A 0.3*) say what 0.3 changes.
+    /// Without this crate's `v03` feature, a 0.3 client fails every call with
+    /// [`Error::UnsupportedOperation`] and sends nothing.
     #[must_use]
     pub fn with_protocol_version(mut self, version: ProtocolVersion) -> Self {
         self.carriage = match version {
             ProtocolVersion::V1_0 => Arc::new(V1),
+            #[cfg(feature = "v03")]
             ProtocolVersion::V0_3 => Arc::new(crate::client_v03::V03),
+            #[cfg(not(feature = "v03"))]
+            ProtocolVersion::V0_3 => Arc::new(a2a_core::carriage::Unavailable::new(version, "a2a-jsonrpc")),
         };
         self
     }

@@ -22,6 +22,7 @@ use a2a_proto::v1::{
     ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, SendMessageRequest,
     SendMessageResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
 };
+#[cfg(feature = "v03")]
 use a2a_v03::ProtoFileBytes;
 use async_trait::async_trait;
 use http::header::{ACCEPT, CONTENT_TYPE};
@@ -69,6 +70,7 @@ pub struct RestClient {
     /// The protocol version's carriage, chosen when the client is built.
     carriage: Arc<dyn Carriage<Wire>>,
     /// What 0.3 file parts carry ([`with_v03_file_bytes`](Self::with_v03_file_bytes)).
+    #[cfg(feature = "v03")]
     file_bytes: ProtoFileBytes,
 }
 
@@ -90,6 +92,7 @@ impl RestClient {
                 subscribe_with_get: Arc::new(AtomicBool::new(false)),
             },
             carriage: Arc::new(V1),
+            #[cfg(feature = "v03")]
             file_bytes: ProtoFileBytes::default(),
         })
     }
@@ -98,7 +101,8 @@ impl RestClient {
     /// [`ProtocolVersion::V0_3`], for an agent (or an interface of its card) that speaks A2A 0.3:
     /// the 0.3 routes are appended to the same base URL (`https://host/a2a` calls
     /// `https://host/a2a/v1/message:send`). The [`A2aService`] API is the same; the crate docs
-    /// (*A2A 0.3*) say what 0.3 changes.
+    /// (*A2A 0.3*) say what 0.3 changes. Without this crate's `v03` feature, a 0.3 client fails
+    /// every call with [`Error::UnsupportedOperation`] and sends nothing.
     #[must_use]
     pub fn with_protocol_version(mut self, version: ProtocolVersion) -> Self {
         if version != self.protocol_version() {
@@ -113,7 +117,10 @@ impl RestClient {
     fn carriage_of(&self, version: ProtocolVersion) -> Arc<dyn Carriage<Wire>> {
         match version {
             ProtocolVersion::V1_0 => Arc::new(V1),
+            #[cfg(feature = "v03")]
             ProtocolVersion::V0_3 => Arc::new(crate::client_v03::V03 { file_bytes: self.file_bytes }),
+            #[cfg(not(feature = "v03"))]
+            ProtocolVersion::V0_3 => Arc::new(a2a_core::carriage::Unavailable::new(version, "a2a-rest")),
         }
     }
 
@@ -124,6 +131,9 @@ impl RestClient {
     /// base64 text, what an agent built with a2a-sdk (Python) 0.3 expects: it fails on any other
     /// file that is not UTF-8). Replies are read in either encoding whatever this says
     /// (`a2a_v03::file_bytes`). No effect in 1.0, whose `raw` bytes every SDK reads alike.
+    ///
+    /// Only with this crate's `v03` feature.
+    #[cfg(feature = "v03")]
     #[must_use]
     pub fn with_v03_file_bytes(mut self, encoding: ProtoFileBytes) -> Self {
         self.file_bytes = encoding;
@@ -162,7 +172,6 @@ impl fmt::Debug for RestClient {
             .field("base", &self.wire.base)
             .field("tenant", &self.wire.tenant)
             .field("version", &self.protocol_version())
-            .field("file_bytes", &self.file_bytes)
             .finish_non_exhaustive()
     }
 }
@@ -256,11 +265,13 @@ impl Wire {
         Ok(self.http.request(method, url).headers(self.headers(&ctx.params, accept)?))
     }
 
+    #[cfg(feature = "v03")]
     pub(crate) fn http(&self) -> &reqwest::Client {
         &self.http
     }
 
     /// Whether subscriptions go straight to GET (see the field).
+    #[cfg(feature = "v03")]
     pub(crate) fn subscribe_with_get(&self) -> &AtomicBool {
         &self.subscribe_with_get
     }
