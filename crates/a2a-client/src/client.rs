@@ -668,8 +668,8 @@ impl ClientBuilder {
     ///
     /// # Errors
     /// - [`Error::UnsupportedOperation`]: `interface.protocolBinding` is not a standard binding,
-    ///   or names one this build does not compile in; `version` is 0.3 and the interface has a
-    ///   tenant (0.3 requests have no `tenant` field to carry it);
+    ///   or names one this build does not compile in; `version` is 0.3 and the `v03` feature is
+    ///   off, or the interface has a tenant (0.3 requests have no `tenant` field to carry it);
     /// - [`Error::InvalidAgentResponse`]: the URL is not usable by the binding;
     /// - [`Error::Transport`]: an `https` URL while the `tls` feature is off, or gRPC outside a
     ///   Tokio runtime.
@@ -689,6 +689,11 @@ impl ClientBuilder {
         if !crate::binding::is_available(binding) {
             return Err(Error::UnsupportedOperation {
                 reason: format!("the {binding} binding is not compiled into a2a-client (its feature is off)"),
+            });
+        }
+        if !crate::negotiate::SUPPORTED_VERSIONS.contains(&version) {
+            return Err(Error::UnsupportedOperation {
+                reason: format!("A2A {version} is not compiled into a2a-client (its `v03` feature is off)"),
             });
         }
         if version == ProtocolVersion::V0_3 && !interface.tenant.is_empty() {
@@ -771,8 +776,9 @@ impl ClientBuilder {
                 let client = a2a_rest::RestClient::new(url)
                     .map_err(|e| bad_url(&format!("cannot carry REST routes: {e}")))?
                     .with_protocol_version(version)
-                    .with_v03_file_bytes(self.file_bytes)
                     .with_http_client(self.http()?);
+                #[cfg(feature = "v03")]
+                let client = client.with_v03_file_bytes(self.file_bytes);
                 Ok(Arc::new(client))
             }
             #[cfg(feature = "grpc")]
@@ -801,7 +807,10 @@ impl ClientBuilder {
                     },
                     other => other,
                 })?;
-                Ok(Arc::new(client.with_protocol_version(version).with_v03_file_bytes(self.file_bytes)))
+                let client = client.with_protocol_version(version);
+                #[cfg(feature = "v03")]
+                let client = client.with_v03_file_bytes(self.file_bytes);
+                Ok(Arc::new(client))
             }
             #[allow(unreachable_patterns)]
             other => Err(Error::internal(format!("{other} is not compiled in but was selected"))),

@@ -92,6 +92,9 @@
 //!
 //! - `jsonrpc`, `rest`, `grpc` (all default): the bindings compiled in; interfaces of the others
 //!   are ignored by negotiation.
+//! - `v03` (default): A2A 0.3, the bindings' `v03` feature. Without it [`SUPPORTED_VERSIONS`] is
+//!   1.0 alone: negotiation ignores 0.3 interfaces, and [`ClientBuilder::binding_client`] refuses
+//!   0.3 with `UnsupportedOperation`. Cards are read whatever their version either way.
 //! - `tls`: HTTPS (rustls) for the card and every binding. Off by default, like the binding
 //!   crates' `tls`; without it an `https` interface is a clear error when the client is built.
 

@@ -32,7 +32,12 @@ use a2a_proto::v1::{AgentCard, AgentInterface};
 use crate::binding::Binding;
 
 /// The protocol versions this client speaks, preferred first.
+#[cfg(feature = "v03")]
 pub const SUPPORTED_VERSIONS: [ProtocolVersion; 2] = [ProtocolVersion::V1_0, ProtocolVersion::V0_3];
+
+/// The protocol versions this client speaks: 1.0 alone, without the `v03` feature.
+#[cfg(not(feature = "v03"))]
+pub const SUPPORTED_VERSIONS: [ProtocolVersion; 1] = [ProtocolVersion::V1_0];
 
 /// The interface a [`Client`](crate::Client) talks to: the outcome of negotiation.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -185,6 +185,19 @@ impl ServiceParams {
         }
     }
 
+    /// What a client sends for a call with these parameters: them with the current trace context
+    /// ([`with_current_trace`](Self::with_current_trace)), and `A2A-Version: 1.0` when they name
+    /// no version (spec 3.6.1: a client sends the version it speaks; a version already there, such
+    /// as a 0.3 client's or one chosen on purpose, is kept). Every binding's client sends the
+    /// [`outgoing`](Self::outgoing) entries of these.
+    pub fn to_send(&self) -> std::borrow::Cow<'_, ServiceParams> {
+        let mut params = self.with_current_trace();
+        if params.version().is_none() {
+            params.to_mut().insert(VERSION_PARAM, ProtocolVersion::V1_0.as_str());
+        }
+        params
+    }
+
     /// Whether there are no parameters.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
@@ -206,6 +219,16 @@ impl ProtocolVersion {
         match self {
             ProtocolVersion::V0_3 => "0.3",
             ProtocolVersion::V1_0 => "1.0",
+        }
+    }
+
+    /// [`Error::VersionNotSupported`] for a request of this version to an endpoint serving only
+    /// `supported`: how a binding built without 0.3 (its `v03` feature off) refuses a request it
+    /// recognises as 0.3 by its shape (a slash method name, a `/v1/` path, the 0.3 gRPC package).
+    pub fn not_supported(self, supported: &[ProtocolVersion]) -> Error {
+        Error::VersionNotSupported {
+            version: self.as_str().to_owned(),
+            supported: supported.iter().map(|v| v.as_str().to_owned()).collect(),
         }
     }
 
@@ -364,6 +387,30 @@ impl CallContext {
 mod tests {
     use super::*;
     use ProtocolVersion::*;
+
+    #[test]
+    fn a_version_not_served_is_refused_naming_it_and_the_supported_ones() {
+        match V0_3.not_supported(&[V1_0]) {
+            Error::VersionNotSupported { version, supported } => {
+                assert_eq!((version.as_str(), supported), ("0.3", vec!["1.0".to_owned()]));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(V0_3.not_supported(&[V1_0]).to_string().contains("\"0.3\" is not supported"));
+    }
+
+    #[test]
+    fn a_client_sends_1_0_unless_the_parameters_name_a_version() {
+        let mut params = ServiceParams::new();
+        params.insert("A2A-Extensions", "urn:a");
+        let sent = params.to_send();
+        assert_eq!(sent.version(), Some("1.0"));
+        assert_eq!(sent.get("a2a-extensions"), Some("urn:a"));
+        params.insert("A2A-Version", "0.3");
+        assert_eq!(params.to_send().version(), Some("0.3"));
+        params.insert("A2A-Version", "9.9");
+        assert_eq!(params.to_send().version(), Some("9.9"), "a version chosen on purpose is sent");
+    }
 
     #[test]
     fn names_are_case_insensitive_and_extensions_split_on_commas() {

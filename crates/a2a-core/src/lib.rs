@@ -15,6 +15,7 @@
 //!   subscribe, push delivery, capability and version checks) over an executor and [`store`]s.
 
 pub mod binding;
+pub mod carriage;
 pub mod context;
 pub mod error;
 pub mod operation;

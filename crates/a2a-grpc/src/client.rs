@@ -8,9 +8,11 @@
 //! With [`GrpcClient::with_protocol_version`]`(ProtocolVersion::V0_3)` the same calls go to 0.3's
 //! `a2a.v1.A2AService` (crate docs, *A2A 0.3*).
 
-use a2a_core::context::VERSION_PARAM;
-use a2a_core::{CallContext, Error, EventStream, Operation, ProtocolVersion, Result};
-use a2a_proto::v0_3::grpc::a2a_service_client::A2aServiceClient as A2aServiceClientV03;
+use std::fmt;
+use std::sync::Arc;
+
+use a2a_core::carriage::Carriage;
+use a2a_core::{CallContext, Error, EventStream, ProtocolVersion, Result, ServiceParams};
 use a2a_proto::v1::grpc::a2a_service_client::A2aServiceClient;
 use a2a_proto::v1::{
     AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
@@ -18,6 +20,7 @@ use a2a_proto::v1::{
     ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, SendMessageRequest,
     SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
 };
+#[cfg(feature = "v03")]
 use a2a_v03::ProtoFileBytes;
 use async_trait::async_trait;
 use http::Uri;
@@ -40,11 +43,13 @@ use crate::DEFAULT_MAX_MESSAGE_SIZE;
 /// [`with_protocol_version`](Self::with_protocol_version)`(ProtocolVersion::V0_3)` makes it a
 /// client of an A2A 0.3 agent with the same API: 0.3's service `a2a.v1.A2AService` on the same
 /// channel, `a2a-version: 0.3`, 0.3 errors read back (crate docs, *A2A 0.3*).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct GrpcClient {
-    inner: A2aServiceClient<Transport>,
-    inner_v03: A2aServiceClientV03<Transport>,
-    version: ProtocolVersion,
+    wire: Wire,
+    /// The protocol version's carriage, chosen when the client is built.
+    carriage: Arc<dyn Carriage<Wire>>,
+    /// What 0.3 file parts carry ([`with_v03_file_bytes`](Self::with_v03_file_bytes)).
+    #[cfg(feature = "v03")]
     file_bytes: ProtoFileBytes,
 }
 
@@ -115,53 +120,59 @@ impl GrpcClient {
 
     /// A client on a channel built by the caller (custom TLS, timeouts, load balancing, ...).
     pub fn new(channel: Channel) -> Self {
-        let transport = Guarded(channel);
-        Self::from_clients(A2aServiceClient::new(transport.clone()), A2aServiceClientV03::new(transport))
+        Self::on(Guarded(channel), None)
     }
 
     /// A client on a channel built by the caller, for an agent served under a path prefix:
     /// `origin`'s path (e.g. `/a2a/grpc`) is put in front of every method path.
     pub fn with_origin(channel: Channel, origin: Uri) -> Self {
-        let transport = Guarded(channel);
-        Self::from_clients(
-            A2aServiceClient::with_origin(transport.clone(), origin.clone()),
-            A2aServiceClientV03::with_origin(transport, origin),
-        )
+        Self::on(Guarded(channel), Some(origin))
     }
 
-    fn from_clients(client: A2aServiceClient<Transport>, client_v03: A2aServiceClientV03<Transport>) -> Self {
+    fn on(transport: Transport, origin: Option<Uri>) -> Self {
         GrpcClient {
-            inner: client,
-            inner_v03: client_v03,
-            version: ProtocolVersion::V1_0,
+            wire: Wire { transport, origin, max_message_size: DEFAULT_MAX_MESSAGE_SIZE },
+            carriage: Arc::new(V1),
+            #[cfg(feature = "v03")]
             file_bytes: ProtoFileBytes::default(),
         }
-        .max_message_size(DEFAULT_MAX_MESSAGE_SIZE)
     }
 
     /// Limits the size of each request and reply message (default [`DEFAULT_MAX_MESSAGE_SIZE`]).
     #[must_use]
     pub fn max_message_size(mut self, limit: usize) -> Self {
-        self.inner = self.inner.max_decoding_message_size(limit).max_encoding_message_size(limit);
-        self.inner_v03 = self.inner_v03.max_decoding_message_size(limit).max_encoding_message_size(limit);
+        self.wire.max_message_size = limit;
         self
     }
 
     /// Speaks `version` to the agent: [`ProtocolVersion::V1_0`] (the default, service
     /// `lf.a2a.v1.A2AService`) or [`ProtocolVersion::V0_3`] (service `a2a.v1.A2AService`), for an
     /// agent (or an interface of its card) that speaks A2A 0.3. The [`A2aService`] API is the
-    /// same; the crate docs (*A2A 0.3*) say what 0.3 changes.
+    /// same; the crate docs (*A2A 0.3*) say what 0.3 changes. Without this crate's `v03`
+    /// feature, a 0.3 client fails every call with [`Error::UnsupportedOperation`] and sends
+    /// nothing.
     ///
     /// [`A2aService`]: a2a_core::A2aService
     #[must_use]
     pub fn with_protocol_version(mut self, version: ProtocolVersion) -> Self {
-        self.version = version;
+        self.carriage = self.carriage_of(version);
         self
+    }
+
+    /// The carriage of `version`, with this client's settings.
+    fn carriage_of(&self, version: ProtocolVersion) -> Arc<dyn Carriage<Wire>> {
+        match version {
+            ProtocolVersion::V1_0 => Arc::new(V1),
+            #[cfg(feature = "v03")]
+            ProtocolVersion::V0_3 => Arc::new(crate::client_v03::V03 { file_bytes: self.file_bytes }),
+            #[cfg(not(feature = "v03"))]
+            ProtocolVersion::V0_3 => Arc::new(a2a_core::carriage::Unavailable::new(version, "a2a-grpc")),
+        }
     }
 
     /// The protocol version this client speaks.
     pub fn protocol_version(&self) -> ProtocolVersion {
-        self.version
+        self.carriage.version()
     }
 
     /// In 0.3 ([`with_protocol_version`](Self::with_protocol_version)`(ProtocolVersion::V0_3)`),
@@ -171,43 +182,60 @@ impl GrpcClient {
     /// built with a2a-sdk (Python) 0.3 expects: it fails on any other file that is not UTF-8).
     /// Replies are read in either encoding whatever this says (`a2a_v03::file_bytes`). No effect
     /// in 1.0, whose `raw` bytes every SDK reads alike.
+    ///
+    /// Only with this crate's `v03` feature.
+    #[cfg(feature = "v03")]
     #[must_use]
     pub fn with_v03_file_bytes(mut self, encoding: ProtoFileBytes) -> Self {
         self.file_bytes = encoding;
+        self.carriage = self.carriage_of(self.protocol_version());
         self
     }
 
     /// What 0.3 file parts carry ([`with_v03_file_bytes`](Self::with_v03_file_bytes)).
+    #[cfg(feature = "v03")]
     pub fn v03_file_bytes(&self) -> ProtoFileBytes {
         self.file_bytes
     }
+}
 
-    fn is_v03(&self) -> bool {
-        self.version == ProtocolVersion::V0_3
+impl fmt::Debug for GrpcClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GrpcClient")
+            .field("origin", &self.wire.origin)
+            .field("version", &self.protocol_version())
+            .field("max_message_size", &self.wire.max_message_size)
+            .finish_non_exhaustive()
     }
+}
 
-    /// A fresh handle on 0.3's service for one call.
-    pub(crate) fn stub_v03(&self) -> A2aServiceClientV03<Transport> {
-        self.inner_v03.clone()
-    }
+/// The connection both versions are carried over: the channel (shared by clones), the origin
+/// whose path prefixes method paths, the message size limit.
+#[derive(Clone)]
+pub(crate) struct Wire {
+    pub(crate) transport: Transport,
+    pub(crate) origin: Option<Uri>,
+    pub(crate) max_message_size: usize,
+}
 
-    /// A tonic request carrying `message` and the context's service parameters.
-    pub(crate) fn request<T>(ctx: &CallContext, message: T) -> Result<Request<T>> {
-        let mut request = Request::new(message);
-        params_to_metadata(&ctx.params.with_current_trace(), request.metadata_mut())?;
-        if ctx.params.version().is_none() {
-            request.metadata_mut().insert(
-                VERSION_PARAM,
-                tonic::metadata::MetadataValue::from_static(ProtocolVersion::V1_0.as_str()),
-            );
-        }
-        Ok(request)
-    }
-
-    /// A fresh handle for one call: the generated methods take `&mut self`, the trait's `&self`.
+impl Wire {
+    /// A handle on 1.0's service for one call: the generated methods take `&mut self`, the
+    /// trait's `&self`.
     fn stub(&self) -> A2aServiceClient<Transport> {
-        self.inner.clone()
+        let stub = match &self.origin {
+            Some(origin) => A2aServiceClient::with_origin(self.transport.clone(), origin.clone()),
+            None => A2aServiceClient::new(self.transport.clone()),
+        };
+        stub.max_decoding_message_size(self.max_message_size).max_encoding_message_size(self.max_message_size)
     }
+}
+
+/// A tonic request carrying `message` and the service parameters `params`
+/// ([`ServiceParams::to_send`](a2a_core::ServiceParams::to_send)).
+pub(crate) fn tonic_request<T>(params: &ServiceParams, message: T) -> Result<Request<T>> {
+    let mut request = Request::new(message);
+    params_to_metadata(&params.to_send(), request.metadata_mut())?;
+    Ok(request)
 }
 
 /// The reply of a unary call.
@@ -223,6 +251,8 @@ fn server_stream(
     Ok(end_after_error(events, |status: Status| from_status(&status)))
 }
 
+/// Each call is carried by the protocol version's carriage ([`Carriage`]), chosen when the
+/// client was built.
 #[async_trait]
 impl a2a_core::A2aService for GrpcClient {
     async fn send_message(
@@ -230,10 +260,7 @@ impl a2a_core::A2aService for GrpcClient {
         ctx: &CallContext,
         request: SendMessageRequest,
     ) -> Result<SendMessageResponse> {
-        if self.is_v03() {
-            return self.send_message_v03(ctx, request).await;
-        }
-        unary(self.stub().send_message(Self::request(ctx, request)?).await)
+        self.carriage.send_message(&self.wire, ctx, request).await
     }
 
     async fn send_streaming_message(
@@ -241,31 +268,19 @@ impl a2a_core::A2aService for GrpcClient {
         ctx: &CallContext,
         request: SendMessageRequest,
     ) -> Result<EventStream> {
-        if self.is_v03() {
-            return self.send_streaming_message_v03(ctx, request).await;
-        }
-        server_stream(self.stub().send_streaming_message(Self::request(ctx, request)?).await)
+        self.carriage.send_streaming_message(&self.wire, ctx, request).await
     }
 
     async fn get_task(&self, ctx: &CallContext, request: GetTaskRequest) -> Result<Task> {
-        if self.is_v03() {
-            return self.get_task_v03(ctx, request).await;
-        }
-        unary(self.stub().get_task(Self::request(ctx, request)?).await)
+        self.carriage.get_task(&self.wire, ctx, request).await
     }
 
     async fn list_tasks(&self, ctx: &CallContext, request: ListTasksRequest) -> Result<ListTasksResponse> {
-        if self.is_v03() {
-            return Err(a2a_v03::client::unsupported(Operation::ListTasks));
-        }
-        unary(self.stub().list_tasks(Self::request(ctx, request)?).await)
+        self.carriage.list_tasks(&self.wire, ctx, request).await
     }
 
     async fn cancel_task(&self, ctx: &CallContext, request: CancelTaskRequest) -> Result<Task> {
-        if self.is_v03() {
-            return self.cancel_task_v03(ctx, request).await;
-        }
-        unary(self.stub().cancel_task(Self::request(ctx, request)?).await)
+        self.carriage.cancel_task(&self.wire, ctx, request).await
     }
 
     async fn subscribe_to_task(
@@ -273,10 +288,7 @@ impl a2a_core::A2aService for GrpcClient {
         ctx: &CallContext,
         request: SubscribeToTaskRequest,
     ) -> Result<EventStream> {
-        if self.is_v03() {
-            return self.subscribe_to_task_v03(ctx, request).await;
-        }
-        server_stream(self.stub().subscribe_to_task(Self::request(ctx, request)?).await)
+        self.carriage.subscribe_to_task(&self.wire, ctx, request).await
     }
 
     async fn create_task_push_notification_config(
@@ -284,10 +296,7 @@ impl a2a_core::A2aService for GrpcClient {
         ctx: &CallContext,
         request: TaskPushNotificationConfig,
     ) -> Result<TaskPushNotificationConfig> {
-        if self.is_v03() {
-            return self.create_task_push_notification_config_v03(ctx, request).await;
-        }
-        unary(self.stub().create_task_push_notification_config(Self::request(ctx, request)?).await)
+        self.carriage.create_task_push_notification_config(&self.wire, ctx, request).await
     }
 
     async fn get_task_push_notification_config(
@@ -295,10 +304,7 @@ impl a2a_core::A2aService for GrpcClient {
         ctx: &CallContext,
         request: GetTaskPushNotificationConfigRequest,
     ) -> Result<TaskPushNotificationConfig> {
-        if self.is_v03() {
-            return self.get_task_push_notification_config_v03(ctx, request).await;
-        }
-        unary(self.stub().get_task_push_notification_config(Self::request(ctx, request)?).await)
+        self.carriage.get_task_push_notification_config(&self.wire, ctx, request).await
     }
 
     async fn list_task_push_notification_configs(
@@ -306,10 +312,7 @@ impl a2a_core::A2aService for GrpcClient {
         ctx: &CallContext,
         request: ListTaskPushNotificationConfigsRequest,
     ) -> Result<ListTaskPushNotificationConfigsResponse> {
-        if self.is_v03() {
-            return self.list_task_push_notification_configs_v03(ctx, request).await;
-        }
-        unary(self.stub().list_task_push_notification_configs(Self::request(ctx, request)?).await)
+        self.carriage.list_task_push_notification_configs(&self.wire, ctx, request).await
     }
 
     async fn delete_task_push_notification_config(
@@ -317,10 +320,7 @@ impl a2a_core::A2aService for GrpcClient {
         ctx: &CallContext,
         request: DeleteTaskPushNotificationConfigRequest,
     ) -> Result<()> {
-        if self.is_v03() {
-            return self.delete_task_push_notification_config_v03(ctx, request).await;
-        }
-        unary(self.stub().delete_task_push_notification_config(Self::request(ctx, request)?).await)
+        self.carriage.delete_task_push_notification_config(&self.wire, ctx, request).await
     }
 
     async fn get_extended_agent_card(
@@ -328,10 +328,107 @@ impl a2a_core::A2aService for GrpcClient {
         ctx: &CallContext,
         request: GetExtendedAgentCardRequest,
     ) -> Result<AgentCard> {
-        if self.is_v03() {
-            return self.get_extended_agent_card_v03(ctx, request).await;
-        }
-        unary(self.stub().get_extended_agent_card(Self::request(ctx, request)?).await)
+        self.carriage.get_extended_agent_card(&self.wire, ctx, request).await
+    }
+}
+
+/// A2A 1.0: `lf.a2a.v1.A2AService`, the messages as they are, the context's parameters as
+/// metadata, errors by [`from_status`].
+struct V1;
+
+#[async_trait]
+impl Carriage<Wire> for V1 {
+    fn version(&self) -> ProtocolVersion {
+        ProtocolVersion::V1_0
+    }
+
+    async fn send_message(
+        &self,
+        wire: &Wire,
+        ctx: &CallContext,
+        request: SendMessageRequest,
+    ) -> Result<SendMessageResponse> {
+        unary(wire.stub().send_message(tonic_request(&ctx.params, request)?).await)
+    }
+
+    async fn send_streaming_message(
+        &self,
+        wire: &Wire,
+        ctx: &CallContext,
+        request: SendMessageRequest,
+    ) -> Result<EventStream> {
+        server_stream(wire.stub().send_streaming_message(tonic_request(&ctx.params, request)?).await)
+    }
+
+    async fn get_task(&self, wire: &Wire, ctx: &CallContext, request: GetTaskRequest) -> Result<Task> {
+        unary(wire.stub().get_task(tonic_request(&ctx.params, request)?).await)
+    }
+
+    async fn list_tasks(
+        &self,
+        wire: &Wire,
+        ctx: &CallContext,
+        request: ListTasksRequest,
+    ) -> Result<ListTasksResponse> {
+        unary(wire.stub().list_tasks(tonic_request(&ctx.params, request)?).await)
+    }
+
+    async fn cancel_task(&self, wire: &Wire, ctx: &CallContext, request: CancelTaskRequest) -> Result<Task> {
+        unary(wire.stub().cancel_task(tonic_request(&ctx.params, request)?).await)
+    }
+
+    async fn subscribe_to_task(
+        &self,
+        wire: &Wire,
+        ctx: &CallContext,
+        request: SubscribeToTaskRequest,
+    ) -> Result<EventStream> {
+        server_stream(wire.stub().subscribe_to_task(tonic_request(&ctx.params, request)?).await)
+    }
+
+    async fn create_task_push_notification_config(
+        &self,
+        wire: &Wire,
+        ctx: &CallContext,
+        request: TaskPushNotificationConfig,
+    ) -> Result<TaskPushNotificationConfig> {
+        unary(wire.stub().create_task_push_notification_config(tonic_request(&ctx.params, request)?).await)
+    }
+
+    async fn get_task_push_notification_config(
+        &self,
+        wire: &Wire,
+        ctx: &CallContext,
+        request: GetTaskPushNotificationConfigRequest,
+    ) -> Result<TaskPushNotificationConfig> {
+        unary(wire.stub().get_task_push_notification_config(tonic_request(&ctx.params, request)?).await)
+    }
+
+    async fn list_task_push_notification_configs(
+        &self,
+        wire: &Wire,
+        ctx: &CallContext,
+        request: ListTaskPushNotificationConfigsRequest,
+    ) -> Result<ListTaskPushNotificationConfigsResponse> {
+        unary(wire.stub().list_task_push_notification_configs(tonic_request(&ctx.params, request)?).await)
+    }
+
+    async fn delete_task_push_notification_config(
+        &self,
+        wire: &Wire,
+        ctx: &CallContext,
+        request: DeleteTaskPushNotificationConfigRequest,
+    ) -> Result<()> {
+        unary(wire.stub().delete_task_push_notification_config(tonic_request(&ctx.params, request)?).await)
+    }
+
+    async fn get_extended_agent_card(
+        &self,
+        wire: &Wire,
+        ctx: &CallContext,
+        request: GetExtendedAgentCardRequest,
+    ) -> Result<AgentCard> {
+        unary(wire.stub().get_extended_agent_card(tonic_request(&ctx.params, request)?).await)
     }
 }
 

@@ -1,28 +1,33 @@
-//! [`GrpcClient`] speaking A2A 0.3 (`with_protocol_version(ProtocolVersion::V0_3)`): the same
+//! The 0.3 carriage of [`GrpcClient`](crate::GrpcClient)
+//! (`with_protocol_version(ProtocolVersion::V0_3)`): the same
 //! [`A2aService`](a2a_core::A2aService) calls, made on 0.3's `a2a.v1.A2AService` over the same
 //! channel.
 //!
 //! The mapping is in the crate docs (*A2A 0.3*); messages are translated by `a2a-v03`'s
 //! [`ProtoV03`], this module only picks the RPC and reads replies and statuses. File parts of a
 //! sent message are first put into the client's [`ProtoFileBytes`](a2a_v03::ProtoFileBytes)
-//! encoding ([`GrpcClient::with_v03_file_bytes`]).
+//! encoding ([`GrpcClient::with_v03_file_bytes`](crate::GrpcClient::with_v03_file_bytes)).
 
-use a2a_core::{CallContext, Error, EventStream, Result};
+use a2a_core::carriage::Carriage;
+use a2a_core::{CallContext, Error, EventStream, Operation, ProtocolVersion, Result};
 use a2a_proto::v0_3;
+use a2a_proto::v0_3::grpc::a2a_service_client::A2aServiceClient;
 use a2a_proto::v1::{
     AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
     GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse, SendMessageRequest, SendMessageResponse, SubscribeToTaskRequest,
-    Task, TaskPushNotificationConfig,
+    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, SendMessageRequest,
+    SendMessageResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
 };
-use a2a_v03::ProtoV03;
+use a2a_v03::{ProtoFileBytes, ProtoV03};
+use async_trait::async_trait;
 use futures::StreamExt;
 use tonic::codec::Streaming;
 use tonic::{Request, Response, Status};
 use tonic_types::{ErrorDetail, StatusExt};
 
-use crate::client::GrpcClient;
+use crate::client::{tonic_request, Wire};
 use crate::error::from_status;
+use crate::guard::Transport;
 use crate::stream::end_after_error;
 
 /// The metadata entry in which the a2a-js SDK's 0.3 gRPC server puts the 0.3 error code (and
@@ -94,106 +99,133 @@ fn server_stream(
     Ok(a2a_v03::client::read_events(values))
 }
 
-impl GrpcClient {
-    /// A tonic request carrying `message` and the 0.3 service parameters of the context
-    /// ([`a2a_v03::client_params`]: `a2a-version: 0.3`, extensions also in `x-a2a-extensions`).
-    fn request_v03<T>(ctx: &CallContext, message: T) -> Result<Request<T>> {
-        let ctx = CallContext::new(a2a_v03::client_params(&ctx.params));
-        Self::request(&ctx, message)
+/// A tonic request carrying `message` and the 0.3 service parameters of the context
+/// ([`a2a_v03::client_params`]: `a2a-version: 0.3`, extensions also in `x-a2a-extensions`).
+fn request_v03<T>(ctx: &CallContext, message: T) -> Result<Request<T>> {
+    tonic_request(&a2a_v03::client_params(&ctx.params), message)
+}
+
+/// A handle on 0.3's service for one call.
+fn stub(wire: &Wire) -> A2aServiceClient<Transport> {
+    let stub = match &wire.origin {
+        Some(origin) => A2aServiceClient::with_origin(wire.transport.clone(), origin.clone()),
+        None => A2aServiceClient::new(wire.transport.clone()),
+    };
+    stub.max_decoding_message_size(wire.max_message_size).max_encoding_message_size(wire.max_message_size)
+}
+
+/// A2A 0.3: 0.3's `a2a.v1.A2AService` on the same channel, messages translated by
+/// [`ProtoV03`], file bytes as `file_bytes` says.
+pub(crate) struct V03 {
+    pub(crate) file_bytes: ProtoFileBytes,
+}
+
+#[async_trait]
+impl Carriage<Wire> for V03 {
+    fn version(&self) -> ProtocolVersion {
+        ProtocolVersion::V0_3
     }
 
-    pub(crate) async fn send_message_v03(
+    async fn send_message(
         &self,
+        wire: &Wire,
         ctx: &CallContext,
         mut request: SendMessageRequest,
     ) -> Result<SendMessageResponse> {
-        self.v03_file_bytes().encode(&mut request);
-        let request = Self::request_v03(ctx, request.to_v03_proto()?)?;
-        unary(self.stub_v03().send_message(request).await)
+        self.file_bytes.encode(&mut request);
+        let request = request_v03(ctx, request.to_v03_proto()?)?;
+        unary(stub(wire).send_message(request).await)
     }
 
-    pub(crate) async fn send_streaming_message_v03(
+    async fn send_streaming_message(
         &self,
+        wire: &Wire,
         ctx: &CallContext,
         mut request: SendMessageRequest,
     ) -> Result<EventStream> {
-        self.v03_file_bytes().encode(&mut request);
-        let request = Self::request_v03(ctx, request.to_v03_proto()?)?;
-        server_stream(self.stub_v03().send_streaming_message(request).await)
+        self.file_bytes.encode(&mut request);
+        let request = request_v03(ctx, request.to_v03_proto()?)?;
+        server_stream(stub(wire).send_streaming_message(request).await)
     }
 
-    pub(crate) async fn get_task_v03(&self, ctx: &CallContext, request: GetTaskRequest) -> Result<Task> {
-        let request = Self::request_v03(ctx, request.to_v03_proto()?)?;
-        unary(self.stub_v03().get_task(request).await)
+    async fn get_task(&self, wire: &Wire, ctx: &CallContext, request: GetTaskRequest) -> Result<Task> {
+        let request = request_v03(ctx, request.to_v03_proto()?)?;
+        unary(stub(wire).get_task(request).await)
     }
 
-    pub(crate) async fn cancel_task_v03(
-        &self,
-        ctx: &CallContext,
-        request: CancelTaskRequest,
-    ) -> Result<Task> {
+    async fn list_tasks(&self, _: &Wire, _: &CallContext, _: ListTasksRequest) -> Result<ListTasksResponse> {
+        Err(a2a_v03::client::unsupported(Operation::ListTasks))
+    }
+
+    async fn cancel_task(&self, wire: &Wire, ctx: &CallContext, request: CancelTaskRequest) -> Result<Task> {
         let task_id = request.id.clone();
-        let request = Self::request_v03(ctx, request.to_v03_proto()?)?;
-        let reply = self.stub_v03().cancel_task(request).await.map_err(|s| cancel_error(&s, task_id))?;
+        let request = request_v03(ctx, request.to_v03_proto()?)?;
+        let reply = stub(wire).cancel_task(request).await.map_err(|s| cancel_error(&s, task_id))?;
         Task::from_v03_proto(&reply.into_inner()).map_err(a2a_v03::error::invalid_agent_response)
     }
 
-    pub(crate) async fn subscribe_to_task_v03(
+    async fn subscribe_to_task(
         &self,
+        wire: &Wire,
         ctx: &CallContext,
         request: SubscribeToTaskRequest,
     ) -> Result<EventStream> {
-        let request = Self::request_v03(ctx, request.to_v03_proto()?)?;
-        server_stream(self.stub_v03().task_subscription(request).await)
+        let request = request_v03(ctx, request.to_v03_proto()?)?;
+        server_stream(stub(wire).task_subscription(request).await)
     }
 
-    pub(crate) async fn create_task_push_notification_config_v03(
+    async fn create_task_push_notification_config(
         &self,
+        wire: &Wire,
         ctx: &CallContext,
         request: TaskPushNotificationConfig,
     ) -> Result<TaskPushNotificationConfig> {
-        let request = Self::request_v03(ctx, a2a_v03::proto::create_request_to_proto(&request)?)?;
-        unary(self.stub_v03().create_task_push_notification_config(request).await)
+        let request = request_v03(ctx, a2a_v03::proto::create_request_to_proto(&request)?)?;
+        unary(stub(wire).create_task_push_notification_config(request).await)
     }
 
-    pub(crate) async fn get_task_push_notification_config_v03(
+    async fn get_task_push_notification_config(
         &self,
+        wire: &Wire,
         ctx: &CallContext,
         request: GetTaskPushNotificationConfigRequest,
     ) -> Result<TaskPushNotificationConfig> {
-        let request = Self::request_v03(ctx, request.to_v03_proto()?)?;
-        unary(self.stub_v03().get_task_push_notification_config(request).await)
+        let request = request_v03(ctx, request.to_v03_proto()?)?;
+        unary(stub(wire).get_task_push_notification_config(request).await)
     }
 
-    pub(crate) async fn list_task_push_notification_configs_v03(
+    async fn list_task_push_notification_configs(
         &self,
+        wire: &Wire,
         ctx: &CallContext,
         request: ListTaskPushNotificationConfigsRequest,
     ) -> Result<ListTaskPushNotificationConfigsResponse> {
-        let request = Self::request_v03(ctx, request.to_v03_proto()?)?;
-        unary(self.stub_v03().list_task_push_notification_config(request).await)
+        let request = request_v03(ctx, request.to_v03_proto()?)?;
+        unary(stub(wire).list_task_push_notification_config(request).await)
     }
 
-    pub(crate) async fn delete_task_push_notification_config_v03(
+    async fn delete_task_push_notification_config(
         &self,
+        wire: &Wire,
         ctx: &CallContext,
         request: DeleteTaskPushNotificationConfigRequest,
     ) -> Result<()> {
-        let request = Self::request_v03(ctx, request.to_v03_proto()?)?;
-        self.stub_v03()
+        let request = request_v03(ctx, request.to_v03_proto()?)?;
+        stub(wire)
             .delete_task_push_notification_config(request)
             .await
             .map(drop)
             .map_err(|status| from_status_v03(&status))
     }
 
-    pub(crate) async fn get_extended_agent_card_v03(
+    async fn get_extended_agent_card(
         &self,
+        wire: &Wire,
         ctx: &CallContext,
         request: GetExtendedAgentCardRequest,
     ) -> Result<AgentCard> {
-        let request = Self::request_v03(ctx, request.to_v03_proto()?)?;
-        unary(self.stub_v03().get_agent_card(request).await)
+        let request = request_v03(ctx, request.to_v03_proto()?)?;
+        unary(stub(wire).get_agent_card(request).await)
     }
 }
 

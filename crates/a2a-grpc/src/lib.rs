@@ -74,13 +74,20 @@
 //! ```
 //!
 //! # Features
+//! - `v03` (on by default): A2A 0.3 beside 1.0, as above, through `a2a-v03`. Without it the
+//!   binding serves and calls 1.0 only: [`server_v03`] still serves 0.3's package but answers
+//!   every call with VersionNotSupported (`FAILED_PRECONDITION` with its `ErrorInfo`, version
+//!   `0.3`, supported `1.0`), before anything reaches the service, and a client built
+//!   [`with_protocol_version`](GrpcClient::with_protocol_version)`(ProtocolVersion::V0_3)` fails
+//!   every call with UnsupportedOperation, sending nothing.
 //! - `tls`: `https://` endpoints (and bare `host:443`) for [`GrpcClient::connect`], with rustls
 //!   and the system's root certificates. Without it, use plain `http://` or build your own
 //!   [`tonic::transport::Channel`] for [`GrpcClient::new`].
 //! - `fuzzing`: a hidden module of entry points into private decoders for the `cargo fuzz`
-//!   targets in `fuzz/` (see `docs/fuzzing.md`); not an API.
+//!   targets in `fuzz/` (see `docs/fuzzing.md`); not an API. Turns `v03` on.
 
 mod client;
+#[cfg(feature = "v03")]
 mod client_v03;
 pub mod error;
 #[cfg(feature = "fuzzing")]
@@ -90,7 +97,12 @@ mod guard;
 pub mod metadata;
 mod server;
 mod stream;
+#[cfg(feature = "v03")]
 mod v03;
+#[cfg(not(feature = "v03"))]
+mod without_v03;
+#[cfg(not(feature = "v03"))]
+use without_v03 as v03;
 
 pub use a2a_proto::v1::grpc::a2a_service_server::A2aServiceServer;
 pub use client::GrpcClient;

@@ -13,12 +13,11 @@
 //! With [`JsonRpcClient::with_protocol_version`]`(ProtocolVersion::V0_3)` the same calls speak
 //! A2A 0.3 (crate docs, *A2A 0.3*).
 
-use std::borrow::Cow;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use a2a_core::context::VERSION_PARAM;
+use a2a_core::carriage::Carriage;
 use a2a_core::{A2aService, CallContext, Error, EventStream, Operation, ProtocolVersion, ServiceParams};
 use a2a_proto::v1::{
     AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
@@ -26,7 +25,6 @@ use a2a_proto::v1::{
     ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, SendMessageRequest,
     SendMessageResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
 };
-use a2a_v03::Request as V03Request;
 use async_trait::async_trait;
 use http::{header, HeaderName, HeaderValue, StatusCode};
 use serde::de::DeserializeOwned;
@@ -60,10 +58,9 @@ use crate::{envelope, error, sse};
 /// ```
 #[derive(Clone)]
 pub struct JsonRpcClient {
-    url: String,
-    http: reqwest::Client,
-    next_id: Arc<AtomicU64>,
-    version: ProtocolVersion,
+    wire: Wire,
+    /// The protocol version's carriage, chosen when the client is built.
+    carriage: Arc<dyn Carriage<Wire>>,
 }
 
 impl JsonRpcClient {
@@ -71,91 +68,92 @@ impl JsonRpcClient {
     /// invalid URL is reported by each call as [`Error::Transport`].
     pub fn new(url: impl Into<String>) -> Self {
         JsonRpcClient {
-            url: url.into(),
-            http: reqwest::Client::new(),
-            next_id: Arc::new(AtomicU64::new(1)),
-            version: ProtocolVersion::V1_0,
+            wire: Wire {
+                url: url.into(),
+                http: reqwest::Client::new(),
+                next_id: Arc::new(AtomicU64::new(1)),
+            },
+            carriage: Arc::new(V1),
         }
     }
 
     /// Speaks `version` to the agent: [`ProtocolVersion::V1_0`] (the default) or
     /// [`ProtocolVersion::V0_3`], for an agent (or an interface of its card) that speaks A2A 0.3.
     /// The [`A2aService`] API is the same; the crate docs (*A2A 0.3*) say what 0.3 changes.
+    /// Without this crate's `v03` feature, a 0.3 client fails every call with
+    /// [`Error::UnsupportedOperation`] and sends nothing.
     #[must_use]
     pub fn with_protocol_version(mut self, version: ProtocolVersion) -> Self {
-        self.version = version;
+        self.carriage = match version {
+            ProtocolVersion::V1_0 => Arc::new(V1),
+            #[cfg(feature = "v03")]
+            ProtocolVersion::V0_3 => Arc::new(crate::client_v03::V03),
+            #[cfg(not(feature = "v03"))]
+            ProtocolVersion::V0_3 => Arc::new(a2a_core::carriage::Unavailable::new(version, "a2a-jsonrpc")),
+        };
         self
     }
 
     /// The protocol version this client speaks.
     pub fn protocol_version(&self) -> ProtocolVersion {
-        self.version
+        self.carriage.version()
     }
 
     /// Uses `http` for the requests (timeouts, TLS roots, proxies, default headers).
     pub fn with_http_client(mut self, http: reqwest::Client) -> Self {
-        self.http = http;
+        self.wire.http = http;
         self
     }
 
     /// The endpoint URL.
     pub fn url(&self) -> &str {
-        &self.url
+        &self.wire.url
     }
+}
 
-    /// Calls a unary 1.0 method and decodes its result as `R`.
-    async fn unary<P, R>(&self, ctx: &CallContext, operation: Operation, params: &P) -> Result<R, Error>
-    where
-        P: Serialize,
-        R: DeserializeOwned + prost::Name,
-    {
-        let result = self.call(ctx, operation.method(), Some(params)).await?;
-        a2a_proto::json::from_slice::<R>(result.get().as_bytes()).map_err(|e| Error::InvalidAgentResponse {
-            reason: format!("the {operation} result is not a {}: {e}", R::NAME),
-        })
-    }
+/// The connection both versions are carried over: the endpoint, the HTTP client and the request
+/// id counter. Every call is a POST of a JSON-RPC request object.
+#[derive(Clone)]
+pub(crate) struct Wire {
+    url: String,
+    http: reqwest::Client,
+    next_id: Arc<AtomicU64>,
+}
 
-    /// Calls a unary method; returns its raw `result`.
+impl Wire {
+    /// Calls a unary method with the service parameters `params`; returns its raw `result`.
+    /// Error objects are read by `read_error`.
     pub(crate) async fn call<P: Serialize>(
         &self,
-        ctx: &CallContext,
+        params: &ServiceParams,
         method: &str,
-        params: Option<&P>,
+        body: Option<&P>,
+        read_error: ReadError,
     ) -> Result<Box<RawValue>, Error> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let response = self.post(ctx, method, id, params, "application/json").await?;
+        let response = self.post(params, method, id, body, "application/json").await?;
         let status = response.status();
         let challenges = challenges(&response);
         let body =
             response.bytes().await.map_err(|e| self.transport("reading the response of", method, &e))?;
         if !status.is_success() {
-            return Err(http_error(status, &body, id, self.read_error()).with_challenges(&challenges));
+            return Err(http_error(status, &body, id, read_error).with_challenges(&challenges));
         }
-        envelope::parse_response(&body, id, self.read_error()).map(ToOwned::to_owned)
-    }
-
-    /// Calls a streaming 1.0 method.
-    async fn streaming<P: Serialize>(
-        &self,
-        ctx: &CallContext,
-        operation: Operation,
-        params: &P,
-    ) -> Result<EventStream, Error> {
-        let (response, id) = self.open_stream(ctx, operation.method(), Some(params)).await?;
-        Ok(sse::events(response, id))
+        envelope::parse_response(&body, id, read_error).map(ToOwned::to_owned)
     }
 
     /// Calls a streaming method; returns the `text/event-stream` response and the request id.
     /// Errors the server reports before the stream starts come back as an ordinary JSON response
-    /// and are returned here.
+    /// and are returned here, read by `read_error`.
     pub(crate) async fn open_stream<P: Serialize>(
         &self,
-        ctx: &CallContext,
+        params: &ServiceParams,
         method: &str,
-        params: Option<&P>,
+        body: Option<&P>,
+        read_error: ReadError,
     ) -> Result<(reqwest::Response, u64), Error> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let response = self.post(ctx, method, id, params, "text/event-stream").await?;
+        let response = self.post(params, method, id, body, "text/event-stream").await?;
         let status = response.status();
         let is_event_stream = response
             .headers()
@@ -169,49 +167,30 @@ impl JsonRpcClient {
         let body =
             response.bytes().await.map_err(|e| self.transport("reading the response of", method, &e))?;
         if !status.is_success() {
-            return Err(http_error(status, &body, id, self.read_error()).with_challenges(&challenges));
+            return Err(http_error(status, &body, id, read_error).with_challenges(&challenges));
         }
-        envelope::parse_response(&body, id, self.read_error())?;
+        envelope::parse_response(&body, id, read_error)?;
         Err(Error::Transport {
             reason: format!("{method} was answered with a single result instead of text/event-stream"),
         })
     }
 
-    /// How error objects are read: 1.0's codes and details, or 0.3's.
-    pub(crate) fn read_error(&self) -> ReadError {
-        match self.version {
-            ProtocolVersion::V1_0 => error::from_wire,
-            ProtocolVersion::V0_3 => crate::client_v03::read_error,
-        }
-    }
-
-    /// The service parameters sent as headers: the context's, and for 0.3 those of
-    /// [`a2a_v03::client_params`] (`A2A-Version: 0.3`, extensions also in `X-A2A-Extensions`).
-    fn params<'a>(&self, ctx: &'a CallContext) -> Cow<'a, ServiceParams> {
-        match self.version {
-            ProtocolVersion::V1_0 => Cow::Borrowed(&ctx.params),
-            ProtocolVersion::V0_3 => Cow::Owned(a2a_v03::client_params(&ctx.params)),
-        }
-    }
-
     async fn post<P: Serialize>(
         &self,
-        ctx: &CallContext,
+        params: &ServiceParams,
         method: &str,
         id: u64,
-        params: Option<&P>,
+        body: Option<&P>,
         accept: &'static str,
     ) -> Result<reqwest::Response, Error> {
-        let body = envelope::request(id, method, params)?;
+        let body = envelope::request(id, method, body)?;
         let mut request = self
             .http
             .post(&self.url)
             .header(header::CONTENT_TYPE, "application/json")
             .header(header::ACCEPT, accept);
-        let params = self.params(ctx);
-        let params = params.with_current_trace();
         // Framing and credentials of a context copied from an incoming request are not forwarded.
-        for (name, value) in params.outgoing() {
+        for (name, value) in params.to_send().outgoing() {
             let header_name = HeaderName::from_bytes(name.as_bytes());
             let header_value = HeaderValue::from_str(value);
             let (Ok(header_name), Ok(header_value)) = (header_name, header_value) else {
@@ -220,9 +199,6 @@ impl JsonRpcClient {
                 });
             };
             request = request.header(header_name, header_value);
-        }
-        if params.version().is_none() {
-            request = request.header(VERSION_PARAM, ProtocolVersion::V1_0.as_str());
         }
         request.body(body).send().await.map_err(|e| self.transport("sending", method, &e))
     }
@@ -234,11 +210,145 @@ impl JsonRpcClient {
     }
 }
 
+/// A2A 1.0: the methods of spec 9.4 ([`Operation::method`]), the request message in ProtoJSON
+/// as `params`, the context's parameters as headers, errors by [`error::from_wire`].
+struct V1;
+
+impl V1 {
+    /// Calls a unary 1.0 method and decodes its result as `R`.
+    async fn unary<P, R>(wire: &Wire, ctx: &CallContext, operation: Operation, params: &P) -> Result<R, Error>
+    where
+        P: Serialize,
+        R: DeserializeOwned + prost::Name,
+    {
+        let result = wire.call(&ctx.params, operation.method(), Some(params), error::from_wire).await?;
+        a2a_proto::json::from_slice::<R>(result.get().as_bytes()).map_err(|e| Error::InvalidAgentResponse {
+            reason: format!("the {operation} result is not a {}: {e}", R::NAME),
+        })
+    }
+
+    /// Calls a streaming 1.0 method.
+    async fn streaming<P: Serialize>(
+        wire: &Wire,
+        ctx: &CallContext,
+        operation: Operation,
+        params: &P,
+    ) -> Result<EventStream, Error> {
+        let (response, id) =
+            wire.open_stream(&ctx.params, operation.method(), Some(params), error::from_wire).await?;
+        Ok(sse::events(response, id))
+    }
+}
+
+#[async_trait]
+impl Carriage<Wire> for V1 {
+    fn version(&self) -> ProtocolVersion {
+        ProtocolVersion::V1_0
+    }
+
+    async fn send_message(
+        &self,
+        wire: &Wire,
+        ctx: &CallContext,
+        request: SendMessageRequest,
+    ) -> Result<SendMessageResponse, Error> {
+        Self::unary(wire, ctx, Operation::SendMessage, &request).await
+    }
+
+    async fn send_streaming_message(
+        &self,
+        wire: &Wire,
+        ctx: &CallContext,
+        request: SendMessageRequest,
+    ) -> Result<EventStream, Error> {
+        Self::streaming(wire, ctx, Operation::SendStreamingMessage, &request).await
+    }
+
+    async fn get_task(&self, wire: &Wire, ctx: &CallContext, request: GetTaskRequest) -> Result<Task, Error> {
+        Self::unary(wire, ctx, Operation::GetTask, &request).await
+    }
+
+    async fn list_tasks(
+        &self,
+        wire: &Wire,
+        ctx: &CallContext,
+        request: ListTasksRequest,
+    ) -> Result<ListTasksResponse, Error> {
+        Self::unary(wire, ctx, Operation::ListTasks, &request).await
+    }
+
+    async fn cancel_task(
+        &self,
+        wire: &Wire,
+        ctx: &CallContext,
+        request: CancelTaskRequest,
+    ) -> Result<Task, Error> {
+        Self::unary(wire, ctx, Operation::CancelTask, &request).await
+    }
+
+    async fn subscribe_to_task(
+        &self,
+        wire: &Wire,
+        ctx: &CallContext,
+        request: SubscribeToTaskRequest,
+    ) -> Result<EventStream, Error> {
+        Self::streaming(wire, ctx, Operation::SubscribeToTask, &request).await
+    }
+
+    async fn create_task_push_notification_config(
+        &self,
+        wire: &Wire,
+        ctx: &CallContext,
+        request: TaskPushNotificationConfig,
+    ) -> Result<TaskPushNotificationConfig, Error> {
+        Self::unary(wire, ctx, Operation::CreateTaskPushNotificationConfig, &request).await
+    }
+
+    async fn get_task_push_notification_config(
+        &self,
+        wire: &Wire,
+        ctx: &CallContext,
+        request: GetTaskPushNotificationConfigRequest,
+    ) -> Result<TaskPushNotificationConfig, Error> {
+        Self::unary(wire, ctx, Operation::GetTaskPushNotificationConfig, &request).await
+    }
+
+    async fn list_task_push_notification_configs(
+        &self,
+        wire: &Wire,
+        ctx: &CallContext,
+        request: ListTaskPushNotificationConfigsRequest,
+    ) -> Result<ListTaskPushNotificationConfigsResponse, Error> {
+        Self::unary(wire, ctx, Operation::ListTaskPushNotificationConfigs, &request).await
+    }
+
+    async fn delete_task_push_notification_config(
+        &self,
+        wire: &Wire,
+        ctx: &CallContext,
+        request: DeleteTaskPushNotificationConfigRequest,
+    ) -> Result<(), Error> {
+        // Servers answer `null` (Python, JS, this crate) or `{}` (google.protobuf.Empty in
+        // ProtoJSON); any result means success.
+        let method = Operation::DeleteTaskPushNotificationConfig.method();
+        wire.call(&ctx.params, method, Some(&request), error::from_wire).await.map(drop)
+    }
+
+    async fn get_extended_agent_card(
+        &self,
+        wire: &Wire,
+        ctx: &CallContext,
+        request: GetExtendedAgentCardRequest,
+    ) -> Result<AgentCard, Error> {
+        Self::unary(wire, ctx, Operation::GetExtendedAgentCard, &request).await
+    }
+}
+
 impl fmt::Debug for JsonRpcClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("JsonRpcClient")
-            .field("url", &self.url)
-            .field("version", &self.version)
+            .field("url", &self.wire.url)
+            .field("version", &self.protocol_version())
             .finish_non_exhaustive()
     }
 }
@@ -279,6 +389,8 @@ fn by_status(status: StatusCode, body: &[u8]) -> Error {
     }
 }
 
+/// Each call is carried by the protocol version's carriage ([`Carriage`]), chosen when the
+/// client was built.
 #[async_trait]
 impl A2aService for JsonRpcClient {
     async fn send_message(
@@ -286,10 +398,7 @@ impl A2aService for JsonRpcClient {
         ctx: &CallContext,
         request: SendMessageRequest,
     ) -> Result<SendMessageResponse, Error> {
-        if self.is_v03() {
-            return self.unary_v03(ctx, V03Request::SendMessage(request)).await;
-        }
-        self.unary(ctx, Operation::SendMessage, &request).await
+        self.carriage.send_message(&self.wire, ctx, request).await
     }
 
     async fn send_streaming_message(
@@ -297,17 +406,11 @@ impl A2aService for JsonRpcClient {
         ctx: &CallContext,
         request: SendMessageRequest,
     ) -> Result<EventStream, Error> {
-        if self.is_v03() {
-            return self.streaming_v03(ctx, V03Request::SendStreamingMessage(request)).await;
-        }
-        self.streaming(ctx, Operation::SendStreamingMessage, &request).await
+        self.carriage.send_streaming_message(&self.wire, ctx, request).await
     }
 
     async fn get_task(&self, ctx: &CallContext, request: GetTaskRequest) -> Result<Task, Error> {
-        if self.is_v03() {
-            return self.unary_v03(ctx, V03Request::GetTask(request)).await;
-        }
-        self.unary(ctx, Operation::GetTask, &request).await
+        self.carriage.get_task(&self.wire, ctx, request).await
     }
 
     async fn list_tasks(
@@ -315,17 +418,11 @@ impl A2aService for JsonRpcClient {
         ctx: &CallContext,
         request: ListTasksRequest,
     ) -> Result<ListTasksResponse, Error> {
-        if self.is_v03() {
-            return Err(a2a_v03::client::unsupported(Operation::ListTasks));
-        }
-        self.unary(ctx, Operation::ListTasks, &request).await
+        self.carriage.list_tasks(&self.wire, ctx, request).await
     }
 
     async fn cancel_task(&self, ctx: &CallContext, request: CancelTaskRequest) -> Result<Task, Error> {
-        if self.is_v03() {
-            return self.unary_v03(ctx, V03Request::CancelTask(request)).await;
-        }
-        self.unary(ctx, Operation::CancelTask, &request).await
+        self.carriage.cancel_task(&self.wire, ctx, request).await
     }
 
     async fn subscribe_to_task(
@@ -333,10 +430,7 @@ impl A2aService for JsonRpcClient {
         ctx: &CallContext,
         request: SubscribeToTaskRequest,
     ) -> Result<EventStream, Error> {
-        if self.is_v03() {
-            return self.streaming_v03(ctx, V03Request::SubscribeToTask(request)).await;
-        }
-        self.streaming(ctx, Operation::SubscribeToTask, &request).await
+        self.carriage.subscribe_to_task(&self.wire, ctx, request).await
     }
 
     async fn create_task_push_notification_config(
@@ -344,10 +438,7 @@ impl A2aService for JsonRpcClient {
         ctx: &CallContext,
         request: TaskPushNotificationConfig,
     ) -> Result<TaskPushNotificationConfig, Error> {
-        if self.is_v03() {
-            return self.unary_v03(ctx, V03Request::CreateTaskPushNotificationConfig(request)).await;
-        }
-        self.unary(ctx, Operation::CreateTaskPushNotificationConfig, &request).await
+        self.carriage.create_task_push_notification_config(&self.wire, ctx, request).await
     }
 
     async fn get_task_push_notification_config(
@@ -355,10 +446,7 @@ impl A2aService for JsonRpcClient {
         ctx: &CallContext,
         request: GetTaskPushNotificationConfigRequest,
     ) -> Result<TaskPushNotificationConfig, Error> {
-        if self.is_v03() {
-            return self.unary_v03(ctx, V03Request::GetTaskPushNotificationConfig(request)).await;
-        }
-        self.unary(ctx, Operation::GetTaskPushNotificationConfig, &request).await
+        self.carriage.get_task_push_notification_config(&self.wire, ctx, request).await
     }
 
     async fn list_task_push_notification_configs(
@@ -366,10 +454,7 @@ impl A2aService for JsonRpcClient {
         ctx: &CallContext,
         request: ListTaskPushNotificationConfigsRequest,
     ) -> Result<ListTaskPushNotificationConfigsResponse, Error> {
-        if self.is_v03() {
-            return self.unary_v03(ctx, V03Request::ListTaskPushNotificationConfigs(request)).await;
-        }
-        self.unary(ctx, Operation::ListTaskPushNotificationConfigs, &request).await
+        self.carriage.list_task_push_notification_configs(&self.wire, ctx, request).await
     }
 
     async fn delete_task_push_notification_config(
@@ -377,15 +462,7 @@ impl A2aService for JsonRpcClient {
         ctx: &CallContext,
         request: DeleteTaskPushNotificationConfigRequest,
     ) -> Result<(), Error> {
-        // Servers answer `null` (Python, JS, this crate) or `{}` (google.protobuf.Empty in
-        // ProtoJSON); any result means success.
-        if self.is_v03() {
-            return self
-                .call_v03(ctx, &V03Request::DeleteTaskPushNotificationConfig(request))
-                .await
-                .map(drop);
-        }
-        self.call(ctx, Operation::DeleteTaskPushNotificationConfig.method(), Some(&request)).await.map(drop)
+        self.carriage.delete_task_push_notification_config(&self.wire, ctx, request).await
     }
 
     async fn get_extended_agent_card(
@@ -393,9 +470,6 @@ impl A2aService for JsonRpcClient {
         ctx: &CallContext,
         request: GetExtendedAgentCardRequest,
     ) -> Result<AgentCard, Error> {
-        if self.is_v03() {
-            return self.unary_v03(ctx, V03Request::GetExtendedAgentCard(request)).await;
-        }
-        self.unary(ctx, Operation::GetExtendedAgentCard, &request).await
+        self.carriage.get_extended_agent_card(&self.wire, ctx, request).await
     }
 }

@@ -98,15 +98,22 @@
 //!
 //! # Features
 //!
+//! - `v03` (on by default): A2A 0.3 beside 1.0, as above, through `a2a-v03`. Without it the
+//!   binding serves and calls 1.0 only: a request with one of the ten 0.3 method names is
+//!   answered with VersionNotSupported (`-32009`, version `0.3`, supported `1.0`) in the 1.0
+//!   envelope, before anything reaches the service, and a client built
+//!   [`with_protocol_version`](JsonRpcClient::with_protocol_version)`(ProtocolVersion::V0_3)`
+//!   fails every call with `UnsupportedOperation`, sending nothing.
 //! - `tls`: HTTPS for the client (rustls). Off by default.
 //! - `fuzzing`: a hidden module of entry points into private decoders for the `cargo fuzz`
-//!   targets in `fuzz/` (see `docs/fuzzing.md`); not an API. Off by default.
+//!   targets in `fuzz/` (see `docs/fuzzing.md`); not an API. Off by default; turns `v03` on.
 
 // Lets the docs above link `[`A2aService`]` without spelling the path each time.
 #[cfg(doc)]
 use a2a_core::A2aService;
 
 pub mod client;
+#[cfg(feature = "v03")]
 mod client_v03;
 mod context;
 mod dispatch;
@@ -117,7 +124,12 @@ pub mod error;
 pub mod fuzzing;
 pub mod server;
 mod sse;
+#[cfg(feature = "v03")]
 mod v03;
+#[cfg(not(feature = "v03"))]
+mod without_v03;
+#[cfg(not(feature = "v03"))]
+use without_v03 as v03;
 
 pub use client::JsonRpcClient;
 pub use server::{error_response, normalize_path, router, JsonRpcServer};

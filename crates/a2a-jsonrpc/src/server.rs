@@ -141,7 +141,7 @@ async fn handle(
     };
     let ctx = context::from_parts(&parts);
     // A slash method name is A2A 0.3, whatever `A2A-Version` says (see `v03`).
-    if let Some(method) = a2a_v03::Method::from_name(&request.method) {
+    if let Some(method) = v03::Method::from_name(&request.method) {
         let service = &*shared.service;
         return v03::handle(service, &ctx, method, request.id, request.params, shared.keep_alive).await;
     }

@@ -17,7 +17,8 @@ use std::convert::Infallible;
 use std::time::Duration;
 
 use a2a_core::{A2aService, CallContext, Error};
-use a2a_v03::{Form, Method, Reply, Request};
+pub(crate) use a2a_v03::Method;
+use a2a_v03::{Form, Reply, Request};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures::stream::BoxStream;

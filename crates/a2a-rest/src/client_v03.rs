@@ -1,4 +1,5 @@
-//! [`RestClient`] speaking A2A 0.3 (`with_protocol_version(ProtocolVersion::V0_3)`): the same
+//! The 0.3 carriage of [`RestClient`](crate::RestClient)
+//! (`with_protocol_version(ProtocolVersion::V0_3)`): the same
 //! [`A2aService`](a2a_core::A2aService) calls, sent to the 0.3 HTTP+JSON routes under `/v1/`.
 //!
 //! The routes and bodies are `a2a-v03`'s ([`a2a_v03::rest::http_call`], the inverse of the
@@ -12,33 +13,48 @@
 //! - streams end after the `final: true` status update ([`a2a_v03::client::read_events`]);
 //! - errors: [`error_v03`].
 
-use a2a_core::{CallContext, Error, EventStream, Result};
+use std::sync::atomic::Ordering;
+
+use a2a_core::carriage::Carriage;
+use a2a_core::{CallContext, Error, EventStream, Operation, ProtocolVersion, Result};
+use a2a_proto::v1::{
+    AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
+    GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, SendMessageRequest,
+    SendMessageResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
+};
 use a2a_v03::rest::HttpCall;
-use a2a_v03::{Request as V03Request, V03};
+use a2a_v03::{ProtoFileBytes, Request as V03Request, V03 as FromV03};
+use async_trait::async_trait;
 use http::header::CONTENT_TYPE;
 use http::{Method, StatusCode};
 use reqwest::RequestBuilder;
 use serde_json::Value;
-use std::sync::atomic::Ordering;
 
-use crate::client::{check_event_stream, transport_error, RestClient, EVENT_STREAM};
+use crate::client::{check_event_stream, transport_error, Wire, EVENT_STREAM};
 use crate::{error, sse};
 
 /// The media type of 0.3 HTTP+JSON bodies (0.3 spec 3.2.3).
 const JSON: &str = "application/json";
 
-impl RestClient {
+/// A2A 0.3: the routes of [`a2a_v03::rest::http_call`], file bytes as `file_bytes` says.
+pub(crate) struct V03 {
+    pub(crate) file_bytes: ProtoFileBytes,
+}
+
+impl V03 {
     /// The HTTP request of a 0.3 call.
-    fn request_v03(
-        &self,
+    fn request(
+        wire: &Wire,
         ctx: &CallContext,
         call: &HttpCall,
         accept: &'static str,
     ) -> Result<RequestBuilder> {
-        let mut url = self.url("", &call.path);
+        let mut url = wire.url("", &call.path);
         url.set_query(call.query.as_deref());
         let method = Method::from_bytes(call.method.as_bytes()).map_err(Error::internal)?;
-        let mut request = self.http().request(method, url).headers(self.headers(ctx, accept)?);
+        let headers = wire.headers(&a2a_v03::client_params(&ctx.params), accept)?;
+        let mut request = wire.http().request(method, url).headers(headers);
         if let Some(body) = &call.body {
             let body = serde_json::to_vec(body).map_err(Error::internal)?;
             request = request.header(CONTENT_TYPE, JSON).body(body);
@@ -47,9 +63,9 @@ impl RestClient {
     }
 
     /// Sends the 0.3 call of `request`; returns the reply body (`null` for an empty one).
-    pub(crate) async fn call_v03(&self, ctx: &CallContext, request: &V03Request) -> Result<Value> {
+    async fn call(wire: &Wire, ctx: &CallContext, request: &V03Request) -> Result<Value> {
         let call = a2a_v03::rest::http_call(request)?;
-        let response = self.send(self.request_v03(ctx, &call, JSON)?).await?;
+        let response = wire.send(Self::request(wire, ctx, &call, JSON)?).await?;
         let status = response.status();
         let body =
             response.bytes().await.map_err(|err| transport_error("reading the response failed", &err))?;
@@ -65,26 +81,26 @@ impl RestClient {
     }
 
     /// Sends the unary 0.3 call of `request` and reads its reply as `R`.
-    pub(crate) async fn unary_v03<R: V03>(&self, ctx: &CallContext, request: V03Request) -> Result<R> {
-        a2a_v03::client::read_reply(&self.call_v03(ctx, &request).await?)
+    async fn unary<R: FromV03>(wire: &Wire, ctx: &CallContext, request: V03Request) -> Result<R> {
+        a2a_v03::client::read_reply(&Self::call(wire, ctx, &request).await?)
     }
 
     /// Sends the streaming 0.3 call of `request` (`message:stream`, `tasks/{id}:subscribe`).
-    pub(crate) async fn streaming_v03(&self, ctx: &CallContext, request: V03Request) -> Result<EventStream> {
+    async fn streaming(wire: &Wire, ctx: &CallContext, request: V03Request) -> Result<EventStream> {
         let mut call = a2a_v03::rest::http_call(&request)?;
         let subscribe = matches!(request, V03Request::SubscribeToTask(_));
         let as_get = |call: &mut HttpCall| {
             call.method = "GET";
             call.body = None;
         };
-        if subscribe && self.subscribe_with_get().load(Ordering::Relaxed) {
+        if subscribe && wire.subscribe_with_get().load(Ordering::Relaxed) {
             as_get(&mut call);
         }
-        let mut response = self.send(self.request_v03(ctx, &call, EVENT_STREAM)?).await?;
+        let mut response = wire.send(Self::request(wire, ctx, &call, EVENT_STREAM)?).await?;
         if subscribe && call.method == "POST" && response.status() == StatusCode::METHOD_NOT_ALLOWED {
-            self.subscribe_with_get().store(true, Ordering::Relaxed);
+            wire.subscribe_with_get().store(true, Ordering::Relaxed);
             as_get(&mut call);
-            response = self.send(self.request_v03(ctx, &call, EVENT_STREAM)?).await?;
+            response = wire.send(Self::request(wire, ctx, &call, EVENT_STREAM)?).await?;
         }
         let status = response.status();
         if !status.is_success() {
@@ -94,6 +110,99 @@ impl RestClient {
         }
         check_event_stream(&response)?;
         Ok(events(response))
+    }
+}
+
+#[async_trait]
+impl Carriage<Wire> for V03 {
+    fn version(&self) -> ProtocolVersion {
+        ProtocolVersion::V0_3
+    }
+
+    async fn send_message(
+        &self,
+        wire: &Wire,
+        ctx: &CallContext,
+        mut request: SendMessageRequest,
+    ) -> Result<SendMessageResponse> {
+        self.file_bytes.encode(&mut request);
+        Self::unary(wire, ctx, V03Request::SendMessage(request)).await
+    }
+
+    async fn send_streaming_message(
+        &self,
+        wire: &Wire,
+        ctx: &CallContext,
+        mut request: SendMessageRequest,
+    ) -> Result<EventStream> {
+        self.file_bytes.encode(&mut request);
+        Self::streaming(wire, ctx, V03Request::SendStreamingMessage(request)).await
+    }
+
+    async fn get_task(&self, wire: &Wire, ctx: &CallContext, request: GetTaskRequest) -> Result<Task> {
+        Self::unary(wire, ctx, V03Request::GetTask(request)).await
+    }
+
+    async fn list_tasks(&self, _: &Wire, _: &CallContext, _: ListTasksRequest) -> Result<ListTasksResponse> {
+        Err(a2a_v03::client::unsupported(Operation::ListTasks))
+    }
+
+    async fn cancel_task(&self, wire: &Wire, ctx: &CallContext, request: CancelTaskRequest) -> Result<Task> {
+        Self::unary(wire, ctx, V03Request::CancelTask(request)).await
+    }
+
+    async fn subscribe_to_task(
+        &self,
+        wire: &Wire,
+        ctx: &CallContext,
+        request: SubscribeToTaskRequest,
+    ) -> Result<EventStream> {
+        Self::streaming(wire, ctx, V03Request::SubscribeToTask(request)).await
+    }
+
+    async fn create_task_push_notification_config(
+        &self,
+        wire: &Wire,
+        ctx: &CallContext,
+        request: TaskPushNotificationConfig,
+    ) -> Result<TaskPushNotificationConfig> {
+        Self::unary(wire, ctx, V03Request::CreateTaskPushNotificationConfig(request)).await
+    }
+
+    async fn get_task_push_notification_config(
+        &self,
+        wire: &Wire,
+        ctx: &CallContext,
+        request: GetTaskPushNotificationConfigRequest,
+    ) -> Result<TaskPushNotificationConfig> {
+        Self::unary(wire, ctx, V03Request::GetTaskPushNotificationConfig(request)).await
+    }
+
+    async fn list_task_push_notification_configs(
+        &self,
+        wire: &Wire,
+        ctx: &CallContext,
+        request: ListTaskPushNotificationConfigsRequest,
+    ) -> Result<ListTaskPushNotificationConfigsResponse> {
+        Self::unary(wire, ctx, V03Request::ListTaskPushNotificationConfigs(request)).await
+    }
+
+    async fn delete_task_push_notification_config(
+        &self,
+        wire: &Wire,
+        ctx: &CallContext,
+        request: DeleteTaskPushNotificationConfigRequest,
+    ) -> Result<()> {
+        Self::call(wire, ctx, &V03Request::DeleteTaskPushNotificationConfig(request)).await.map(drop)
+    }
+
+    async fn get_extended_agent_card(
+        &self,
+        wire: &Wire,
+        ctx: &CallContext,
+        request: GetExtendedAgentCardRequest,
+    ) -> Result<AgentCard> {
+        Self::unary(wire, ctx, V03Request::GetExtendedAgentCard(request)).await
     }
 }
 

@@ -122,11 +122,18 @@
 //! replies that are not A2A replies are [`Error::Transport`](a2a_core::Error::Transport).
 //!
 //! # Features
+//! - `v03` (on by default): A2A 0.3 beside 1.0, as above, through `a2a-v03`. Without it the
+//!   router serves and the client calls 1.0 only: every path under `/v1/` is answered with
+//!   VersionNotSupported (400, `FAILED_PRECONDITION`, version `0.3`, supported `1.0`) in the 1.0
+//!   error body, before anything reaches the service, and a client built
+//!   [`with_protocol_version`](RestClient::with_protocol_version)`(ProtocolVersion::V0_3)` fails
+//!   every call with UnsupportedOperation, sending nothing.
 //! - `tls`: HTTPS for the client (rustls).
 //! - `fuzzing`: a hidden module of entry points into private decoders for the `cargo fuzz`
-//!   targets in `fuzz/` (see `docs/fuzzing.md`); not an API.
+//!   targets in `fuzz/` (see `docs/fuzzing.md`); not an API. Turns `v03` on.
 
 mod client;
+#[cfg(feature = "v03")]
 mod client_v03;
 mod error;
 #[cfg(feature = "fuzzing")]
@@ -136,7 +143,12 @@ mod query;
 mod routes;
 mod server;
 mod sse;
+#[cfg(feature = "v03")]
 mod v03;
+#[cfg(not(feature = "v03"))]
+mod without_v03;
+#[cfg(not(feature = "v03"))]
+use without_v03 as v03;
 
 pub use client::RestClient;
 pub use error::error_response;

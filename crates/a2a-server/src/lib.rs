@@ -630,7 +630,7 @@ impl ServerBuilder {
                 .push_transport
                 .take()
                 .unwrap_or_else(|| Arc::new(HttpPushTransport::new(self.policy.clone())));
-            handler = handler.push_transport(transport);
+            handler = handler.push_transport(transport).push_v03_body(push_http::task_body_v03);
             if let Some(retry) = self.push_retry {
                 handler = handler.push_retry_policy(retry);
             }

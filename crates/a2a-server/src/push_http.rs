@@ -1,9 +1,10 @@
 //! The HTTP side of push delivery: POSTs notifications with reqwest, and refuses every address the
 //! [`DestinationPolicy`] does not permit at the moment of connecting (spec 13.2).
 //!
-//! Bodies: a 1.0 notification arrives encoded (the ProtoJSON `StreamResponse`); a 0.3 one is the
-//! task, written here as the 0.3 JSON `Task` (0.3 spec 9.5) by `a2a-v03`, which core cannot
-//! depend on.
+//! Bodies arrive written: the core dispatcher writes them before the transport, a 1.0 one as the
+//! ProtoJSON `StreamResponse`, a 0.3 one as the 0.3 JSON `Task` (0.3 spec 9.5) with
+//! [`task_body_v03`], which the server gives the handler (`HandlerBuilder::push_v03_body`) since
+//! core cannot depend on `a2a-v03`.
 //!
 //! The check sits in the DNS resolver, so it applies to the addresses the connection will really
 //! use (no window for DNS rebinding between a check and the connect). Literal IP hosts never reach
@@ -13,11 +14,18 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use a2a_core::push::{DestinationPolicy, FailureKind, PushFailure, PushPayload, PushRequest, PushTransport};
+use a2a_core::push::{DestinationPolicy, FailureKind, PushFailure, PushRequest, PushTransport};
+use a2a_proto::v1::Task;
 use a2a_v03::{Form, V03};
 use async_trait::async_trait;
-use bytes::Bytes;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+
+/// The body of a notification to a config registered over A2A 0.3: `task` as the 0.3 JSON `Task`
+/// (0.3 spec 9.5: `kind: "task"`, lower-kebab states), by `a2a-v03`. The core dispatcher's
+/// [`WriteTaskV0_3`](a2a_core::push::WriteTaskV0_3).
+pub fn task_body_v03(task: &Task) -> Result<Vec<u8>, String> {
+    serde_json::to_vec(&task.to_v03(Form::Json)).map_err(|e| e.to_string())
+}
 
 /// A [`PushTransport`] over HTTP(S).
 #[derive(Debug, Clone)]
@@ -103,16 +111,7 @@ impl HttpPushTransport {
 #[async_trait]
 impl PushTransport for HttpPushTransport {
     async fn send(&self, request: PushRequest) -> Result<(), PushFailure> {
-        let body = match request.payload {
-            PushPayload::StreamResponse(body) => body,
-            PushPayload::TaskV0_3(task) => {
-                let json = task.to_v03(Form::Json);
-                Bytes::from(serde_json::to_vec(&json).map_err(|e| {
-                    PushFailure::new(FailureKind::Refused, format!("cannot write the 0.3 task: {e}"))
-                })?)
-            }
-        };
-        let mut builder = self.client.post(&request.url).timeout(request.timeout).body(body);
+        let mut builder = self.client.post(&request.url).timeout(request.timeout).body(request.body);
         for (name, value) in &request.headers {
             builder = builder.header(name, value);
         }
@@ -162,9 +161,26 @@ mod tests {
         PushRequest {
             url,
             headers: vec![("Content-Type".into(), "application/a2a+json".into())],
-            payload: PushPayload::StreamResponse(Bytes::from_static(b"{}")),
+            body: bytes::Bytes::from_static(b"{}"),
             timeout: Duration::from_secs(5),
         }
+    }
+
+    #[test]
+    fn a_0_3_body_is_the_task_in_0_3_json() {
+        let task = a2a_proto::v1::Task {
+            id: "t1".into(),
+            context_id: "c1".into(),
+            status: Some(a2a_proto::v1::TaskStatus {
+                state: a2a_proto::v1::TaskState::InputRequired as i32,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let body: serde_json::Value = serde_json::from_slice(&task_body_v03(&task).unwrap()).unwrap();
+        assert_eq!(body["kind"], "task");
+        assert_eq!(body["id"], "t1");
+        assert_eq!(body["status"]["state"], "input-required", "0.3 lower-kebab states");
     }
 
     #[tokio::test]

@@ -82,9 +82,10 @@
 //! - **Push notifications** to a webhook registered over 0.3: the body a 0.3 receiver expects is
 //!   the `Task` after each event in the JSON form (0.3 spec 9.5), `task.to_v03(Form::Json)`. Core
 //!   knows which configs are 0.3 because [`context_for_core`] sets the context's `wire_version` to
-//!   0.3; it hands their notifications to the push transport as
-//!   [`PushPayload::TaskV0_3`](a2a_core::push::PushPayload), which the transport writes this way
-//!   (the reference server's `HttpPushTransport` does).
+//!   0.3; it keeps their notifications as
+//!   [`PushPayload::TaskV0_3`](a2a_core::push::PushPayload) and writes them this way, before the
+//!   push transport, with the writer the handler is given (`HandlerBuilder::push_v03_body`; the
+//!   reference server's is `a2a_server::push_http::task_body_v03`).
 //! - **Client** of a 0.3 agent (the `with_protocol_version(ProtocolVersion::V0_3)` mode of each
 //!   binding's client): [`AgentCard::from_v03`](a2a_proto::v1::AgentCard) reads any card;
 //!   requests are the [`Request`] of the 1.0 request, with [`Method::name`] and

@@ -33,7 +33,7 @@ use crate::error::{Error, Result};
 use crate::execution::{Backends, Registry, Step, StreamMode, Subscription, TaskRuntime};
 use crate::executor::{AgentExecutor, RequestContext, TaskUpdater};
 use crate::operation::Operation;
-use crate::push::{DestinationPolicy, PushDispatcher, PushStats, PushTransport, RetryPolicy};
+use crate::push::{DestinationPolicy, PushDispatcher, PushStats, PushTransport, RetryPolicy, WriteTaskV0_3};
 use crate::service::{A2aService, EventStream};
 use crate::store::memory::{InMemoryPushConfigStore, InMemoryTaskStore};
 use crate::store::{PushConfigStore, Scope, StoredTask, TaskQuery, TaskStore, TaskView};
@@ -78,6 +78,7 @@ pub struct HandlerBuilder {
     tasks: Option<Arc<dyn TaskStore>>,
     push_configs: Option<Arc<dyn PushConfigStore>>,
     push_transport: Option<Arc<dyn PushTransport>>,
+    push_v03_body: Option<WriteTaskV0_3>,
     cluster: Option<Arc<dyn Cluster>>,
     policy: DestinationPolicy,
     push_timeout: Duration,
@@ -146,6 +147,14 @@ impl HandlerBuilder {
     /// How notifications are sent. Required when the card declares `pushNotifications`.
     pub fn push_transport(mut self, transport: Arc<dyn PushTransport>) -> Self {
         self.push_transport = Some(transport);
+        self
+    }
+
+    /// How the bodies of notifications to configs registered over A2A 0.3 are written (the task
+    /// as 0.3 JSON, which core cannot write: [`crate::push`]). Without it such notifications are
+    /// given up.
+    pub fn push_v03_body(mut self, write: WriteTaskV0_3) -> Self {
+        self.push_v03_body = Some(write);
         self
     }
 
@@ -223,6 +232,10 @@ impl HandlerBuilder {
                 self.push_timeout,
             )
             .with_retry_policy(self.push_retry);
+            let dispatcher = match self.push_v03_body {
+                Some(write) => dispatcher.with_v03_body(write),
+                None => dispatcher,
+            };
             Arc::new(match tasks.outbox() {
                 Some(outbox) => dispatcher.with_store_outbox(outbox),
                 None => dispatcher,
@@ -264,6 +277,7 @@ impl DefaultRequestHandler {
             tasks: None,
             push_configs: None,
             push_transport: None,
+            push_v03_body: None,
             cluster: None,
             push_retry: RetryPolicy::default(),
             policy: DestinationPolicy::public_only(),

@@ -16,7 +16,7 @@ use futures::StreamExt;
 
 use super::*;
 use crate::context::{Principal, ServiceParams};
-use crate::push::{PushPayload, PushRequest, PushTransport};
+use crate::push::{PushRequest, PushTransport};
 use crate::Operation;
 
 /// An agent whose behaviour is chosen by the first word of the message.
@@ -156,19 +156,23 @@ impl RecordingTransport {
 /// The 1.0 body of a notification.
 #[track_caller]
 fn stream_response(request: &PushRequest) -> StreamResponse {
-    match &request.payload {
-        PushPayload::StreamResponse(body) => a2a_proto::json::from_slice(body).unwrap(),
-        other => panic!("expected a 1.0 StreamResponse, got {other:?}"),
-    }
+    a2a_proto::json::from_slice(&request.body)
+        .unwrap_or_else(|e| panic!("expected a 1.0 StreamResponse ({e}): {:?}", request.body))
 }
 
-/// The task of a 0.3 notification.
+/// Core cannot write 0.3 JSON: these tests write a 0.3 notification's task as `v0.3:` and its
+/// 1.0 ProtoJSON, which [`task_v0_3`] reads back.
+fn write_task_v0_3(task: &Task) -> std::result::Result<Vec<u8>, String> {
+    let json = a2a_proto::json::to_vec(task).map_err(|e| e.to_string())?;
+    Ok([b"v0.3:".as_slice(), &json].concat())
+}
+
+/// The task of a 0.3 notification (as [`write_task_v0_3`] wrote it).
 #[track_caller]
 fn task_v0_3(request: &PushRequest) -> Task {
-    match &request.payload {
-        PushPayload::TaskV0_3(task) => (**task).clone(),
-        other => panic!("expected a 0.3 task, got {other:?}"),
-    }
+    let body = std::str::from_utf8(&request.body).unwrap();
+    let json = body.strip_prefix("v0.3:").unwrap_or_else(|| panic!("expected a 0.3 task, got {body}"));
+    a2a_proto::json::from_slice(json.as_bytes()).unwrap()
 }
 
 fn header_of<'a>(request: &'a PushRequest, name: &str) -> Option<&'a str> {
@@ -970,6 +974,7 @@ async fn required_extensions_must_be_declared() {
 fn push_handler(transport: Arc<RecordingTransport>) -> DefaultRequestHandler {
     DefaultRequestHandler::builder(card(true, true), Scripted)
         .push_transport(transport)
+        .push_v03_body(write_task_v0_3)
         .push_destination_policy(crate::push::DestinationPolicy::public_only())
         .build()
         .unwrap()

@@ -7,10 +7,13 @@
 //! | 1.0 | the event, a ProtoJSON `StreamResponse` (spec 4.3.3) | `Content-Type: application/a2a+json`, `Authorization: {scheme} {credentials}`, [`TOKEN_HEADER`] |
 //! | 0.3 | the `Task` after the event, 0.3 JSON (0.3 spec 9.5) | `Content-Type: application/json`, `Authorization` when there are credentials, [`TOKEN_HEADER`] |
 //!
-//! Core owns what is sent and in which order; the HTTP request itself goes through a
-//! [`PushTransport`] (the reference server provides one over HTTP that checks every resolved
-//! address against the [`DestinationPolicy`] and writes the 0.3 body, which core cannot: the 0.3
-//! JSON lives in `a2a-v03`, above core).
+//! Core owns what is sent and in which order, and writes every body before the transport sees it:
+//! a [`PushTransport`] gets a URL, headers and bytes ([`PushRequest`]), whatever the version. The
+//! 0.3 body, the task in 0.3 JSON, is written by the [`WriteTaskV0_3`] function the dispatcher is
+//! given ([`PushDispatcher::with_v03_body`], `HandlerBuilder::push_v03_body`): core cannot write it
+//! itself, since the 0.3 JSON lives in `a2a-v03`, above core. The reference server gives its
+//! handler `a2a_server::push_http::task_body_v03` and a transport over HTTP that checks every
+//! resolved address against the [`DestinationPolicy`].
 //!
 //! # Delivery
 //!
@@ -180,9 +183,9 @@ pub enum PushPayload {
     /// and shared by every 1.0 config of the task.
     StreamResponse(Bytes),
     /// A2A 0.3 (0.3 spec 9.5, "Task object is sent as JSON payload"): the task as it is after the
-    /// event, shared by every 0.3 config of the task. The transport writes it in the 0.3 JSON form
-    /// (`a2a_v03::V03::to_v03(&*task, a2a_v03::Form::Json)`, with `kind: "task"` and lower-kebab
-    /// states): core cannot, since the 0.3 JSON lives in `a2a-v03`, which depends on core.
+    /// event, shared by every 0.3 config of the task. The dispatcher writes it in the 0.3 JSON form
+    /// with its [`WriteTaskV0_3`] just before each attempt (the outbox keeps the task, which a
+    /// store may read with the change that caused it).
     TaskV0_3(Arc<Task>),
 }
 
@@ -196,23 +199,28 @@ impl PushPayload {
     }
 }
 
-/// One HTTP POST of a notification.
+/// Writes the body of a 0.3 notification: `task` as the 0.3 JSON `Task` (0.3 spec 9.5, with
+/// `kind: "task"` and lower-kebab states), or why it cannot. Given to the dispatcher
+/// ([`PushDispatcher::with_v03_body`]); without one, 0.3 notifications are given up.
+pub type WriteTaskV0_3 = fn(&Task) -> std::result::Result<Vec<u8>, String>;
+
+/// One HTTP POST of a notification, its body written.
 #[derive(Debug, Clone)]
 pub struct PushRequest {
     /// The webhook URL (already checked with [`DestinationPolicy::check_url`]).
     pub url: String,
     /// Headers: `Content-Type`, `Authorization` from the config's AuthenticationInfo, the token
-    /// ([`headers_for`]).
+    /// ([`headers_for`]), the trace context.
     pub headers: Vec<(String, String)>,
-    /// The body, which the transport encodes if it is not already bytes.
-    pub payload: PushPayload,
+    /// The body, in the format of the config's version (see the module docs).
+    pub body: Bytes,
     /// Give up after this long.
     pub timeout: Duration,
 }
 
-/// Sends one notification. Implementations must check every address they connect to with the
-/// dispatcher's [`DestinationPolicy`] (the URL check alone cannot see DNS answers), and write the
-/// body of every [`PushPayload`] variant.
+/// Sends one notification: a POST of its bytes with its headers, nothing version-specific.
+/// Implementations must check every address they connect to with the dispatcher's
+/// [`DestinationPolicy`] (the URL check alone cannot see DNS answers).
 #[async_trait]
 pub trait PushTransport: Send + Sync + 'static {
     /// POSTs `request` once; `Err` says why it failed (or which non-2xx status the receiver
@@ -266,6 +274,8 @@ pub struct PushDispatcher {
 struct Pump {
     outbox: Arc<dyn PushOutbox>,
     transport: Arc<dyn PushTransport>,
+    /// Writes 0.3 bodies ([`PushDispatcher::with_v03_body`]).
+    v03_body: Option<WriteTaskV0_3>,
     policy: DestinationPolicy,
     timeout: Duration,
     retry: RetryPolicy,
@@ -306,6 +316,7 @@ impl PushDispatcher {
             pump: Arc::new(Pump {
                 outbox: Arc::new(MemoryOutbox::new()),
                 transport,
+                v03_body: None,
                 policy,
                 timeout,
                 retry: RetryPolicy::default(),
@@ -329,6 +340,13 @@ impl PushDispatcher {
     /// Retries failed deliveries within `retry` (default [`RetryPolicy::default`]).
     pub fn with_retry_policy(mut self, retry: RetryPolicy) -> Self {
         self.pump_mut().retry = retry;
+        self
+    }
+
+    /// Writes the bodies of 0.3 notifications with `write` (without it they cannot be written and
+    /// are given up, with a warning).
+    pub fn with_v03_body(mut self, write: WriteTaskV0_3) -> Self {
+        self.pump_mut().v03_body = Some(write);
         self
     }
 
@@ -572,15 +590,22 @@ impl Pump {
         if let Some(trace) = &trace {
             headers.extend(trace.headers().map(|(name, value)| (name.to_owned(), value.to_owned())));
         }
-        let request = PushRequest { url: config.url.clone(), headers, payload, timeout: self.timeout };
-        let failure = match tokio::time::timeout(self.timeout, self.transport.send(request)).await {
-            Ok(Ok(())) => {
-                Counters::add(&self.counters.delivered);
-                self.remove(id).await;
-                return;
+        let failure = match self.body(&payload) {
+            Err(failure) => failure,
+            Ok(body) => {
+                let request = PushRequest { url: config.url.clone(), headers, body, timeout: self.timeout };
+                match tokio::time::timeout(self.timeout, self.transport.send(request)).await {
+                    Ok(Ok(())) => {
+                        Counters::add(&self.counters.delivered);
+                        self.remove(id).await;
+                        return;
+                    }
+                    Ok(Err(failure)) => failure,
+                    Err(_) => {
+                        PushFailure::new(FailureKind::Timeout, format!("no answer within {:?}", self.timeout))
+                    }
+                }
             }
-            Ok(Err(failure)) => failure,
-            Err(_) => PushFailure::new(FailureKind::Timeout, format!("no answer within {:?}", self.timeout)),
         };
         let wait = failure.retry_after.unwrap_or_else(|| self.retry.backoff(attempt).mul_f64(jitter()));
         let wait = wait.min(self.retry.max_backoff);
@@ -607,6 +632,25 @@ impl Pump {
             "push: notification given up"
         );
         self.remove(id).await;
+    }
+
+    /// The body of `payload`: a 1.0 one is already written; a 0.3 one is written now. Failing
+    /// that, a final failure.
+    fn body(&self, payload: &PushPayload) -> std::result::Result<Bytes, PushFailure> {
+        match payload {
+            PushPayload::StreamResponse(body) => Ok(body.clone()),
+            PushPayload::TaskV0_3(task) => {
+                let write = self.v03_body.ok_or_else(|| {
+                    PushFailure::new(
+                        FailureKind::Refused,
+                        "no writer of 0.3 bodies was given to the dispatcher",
+                    )
+                })?;
+                write(task).map(Bytes::from).map_err(|reason| {
+                    PushFailure::new(FailureKind::Refused, format!("cannot write the 0.3 task: {reason}"))
+                })
+            }
+        }
     }
 
     async fn remove(&self, id: u64) {
@@ -691,8 +735,7 @@ mod tests {
     #[async_trait]
     impl PushTransport for Scripted {
         async fn send(&self, request: PushRequest) -> std::result::Result<(), PushFailure> {
-            let PushPayload::StreamResponse(body) = &request.payload else { panic!("1.0 configs only") };
-            let body = String::from_utf8(body.to_vec()).unwrap();
+            let body = String::from_utf8(request.body.to_vec()).unwrap();
             self.attempts.lock().unwrap().push((tokio::time::Instant::now(), body));
             self.script.lock().unwrap().pop_front().unwrap_or(Ok(()))
         }
@@ -758,6 +801,50 @@ mod tests {
     fn order(transport: &Scripted) -> Vec<String> {
         let attempts = transport.attempts.lock().unwrap();
         attempts.iter().map(|(_, body)| body.split("event-").nth(1).unwrap()[..1].to_owned()).collect()
+    }
+
+    fn write_v03(task: &Task) -> std::result::Result<Vec<u8>, String> {
+        Ok(format!("0.3 task {}", task.id).into_bytes())
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_0_3_body_is_written_by_the_dispatcher_and_without_a_writer_given_up() {
+        for writer in [Some(write_v03 as WriteTaskV0_3), None] {
+            let store = Arc::new(crate::store::memory::InMemoryPushConfigStore::new());
+            let config = TaskPushNotificationConfig {
+                task_id: "t".into(),
+                id: "c".into(),
+                url: "https://hooks.example.com/a2a".into(),
+                ..Default::default()
+            };
+            store.put(config, ProtocolVersion::V0_3).await.unwrap();
+            let transport = Arc::new(Scripted::default());
+            let dispatcher = PushDispatcher::new(
+                transport.clone(),
+                store,
+                DestinationPolicy::public_only(),
+                Duration::from_secs(10),
+            );
+            let dispatcher = match writer {
+                Some(write) => dispatcher.with_v03_body(write),
+                None => dispatcher,
+            };
+            let configs = dispatcher.configs("t").await.unwrap();
+            let event = StreamResponse::from(Task { id: "t".into(), ..Default::default() });
+            dispatcher
+                .enqueue(dispatcher.notifications("t", &configs, &[&event]), || async { Ok(None) })
+                .await;
+            let stats = settle(&dispatcher, 1).await;
+            let bodies: Vec<String> =
+                transport.attempts.lock().unwrap().iter().map(|(_, body)| body.clone()).collect();
+            if writer.is_some() {
+                assert_eq!((stats.delivered, stats.given_up), (1, 0));
+                assert_eq!(bodies, ["0.3 task t"], "the transport gets the written bytes");
+            } else {
+                assert_eq!((stats.delivered, stats.given_up), (0, 1), "final: never retried");
+                assert!(bodies.is_empty(), "nothing reaches the transport");
+            }
+        }
     }
 
     #[tokio::test(start_paused = true)]

@@ -20,4 +20,8 @@ mod raw;
 /// Server streaming: order, mid-stream errors, disconnects (spec 10.7).
 mod streaming;
 /// A2A 0.3's `a2a.v1.A2AService` (`server_v03`) beside 1.0's on one server.
+#[cfg(feature = "v03")]
 mod v03;
+/// Without the `v03` feature: `server_v03` refuses every call with VersionNotSupported.
+#[cfg(not(feature = "v03"))]
+mod without_v03;

@@ -18,4 +18,8 @@ mod service_params;
 mod streaming;
 mod support;
 /// A2A 0.3 slash methods on the same endpoint: 0.3 shapes and codes, the same service.
+#[cfg(feature = "v03")]
 mod v03;
+/// Without the `v03` feature: 0.3 methods refused with VersionNotSupported, 0.3 clients refused.
+#[cfg(not(feature = "v03"))]
+mod without_v03;
