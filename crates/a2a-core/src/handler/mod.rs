@@ -894,6 +894,12 @@ impl A2aService for DefaultRequestHandler {
             // The caller waits anyway: the execution runs in its task until the agent first
             // waits, and one that never does needs no task, channel or subscription.
             if execution.poll_inline() {
+                // The answer waits one turn of the scheduler, as it did when the execution was a
+                // task of its own: the requests that arrived meanwhile are answered in the same
+                // burst. Answered at once, each reply woke its client alone (measured under wrk at
+                // 64 connections: one client wake-up per request instead of one per seven, and
+                // 40% more server CPU per request, docs/benchmarks.md).
+                tokio::task::yield_now().await;
                 let standing = runtime.standing().await?;
                 match (standing.reply, runtime.failure()) {
                     (Some(reply), _) => return Ok(Arc::unwrap_or_clone(reply).into()),
