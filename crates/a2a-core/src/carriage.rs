@@ -112,6 +112,99 @@ pub trait Carriage<W: Sync + ?Sized>: Send + Sync + 'static {
     ) -> Result<AgentCard>;
 }
 
+/// A binding client: its wire and the carriage chosen when it was built. Every such client is an
+/// [`A2aService`](crate::A2aService) through the one implementation below, each operation handed
+/// to the carriage with the wire, so no binding writes the 11 forwarding methods again.
+pub trait CarriedClient: Send + Sync + 'static {
+    /// The binding's connection.
+    type Wire: Send + Sync + 'static;
+
+    /// The connection the carriage uses.
+    fn wire(&self) -> &Self::Wire;
+
+    /// The protocol version's carriage.
+    fn carriage(&self) -> &dyn Carriage<Self::Wire>;
+}
+
+#[async_trait]
+impl<C: CarriedClient> crate::A2aService for C {
+    async fn send_message(
+        &self,
+        ctx: &CallContext,
+        request: SendMessageRequest,
+    ) -> Result<SendMessageResponse> {
+        self.carriage().send_message(self.wire(), ctx, request).await
+    }
+
+    async fn send_streaming_message(
+        &self,
+        ctx: &CallContext,
+        request: SendMessageRequest,
+    ) -> Result<EventStream> {
+        self.carriage().send_streaming_message(self.wire(), ctx, request).await
+    }
+
+    async fn get_task(&self, ctx: &CallContext, request: GetTaskRequest) -> Result<Task> {
+        self.carriage().get_task(self.wire(), ctx, request).await
+    }
+
+    async fn list_tasks(&self, ctx: &CallContext, request: ListTasksRequest) -> Result<ListTasksResponse> {
+        self.carriage().list_tasks(self.wire(), ctx, request).await
+    }
+
+    async fn cancel_task(&self, ctx: &CallContext, request: CancelTaskRequest) -> Result<Task> {
+        self.carriage().cancel_task(self.wire(), ctx, request).await
+    }
+
+    async fn subscribe_to_task(
+        &self,
+        ctx: &CallContext,
+        request: SubscribeToTaskRequest,
+    ) -> Result<EventStream> {
+        self.carriage().subscribe_to_task(self.wire(), ctx, request).await
+    }
+
+    async fn create_task_push_notification_config(
+        &self,
+        ctx: &CallContext,
+        request: TaskPushNotificationConfig,
+    ) -> Result<TaskPushNotificationConfig> {
+        self.carriage().create_task_push_notification_config(self.wire(), ctx, request).await
+    }
+
+    async fn get_task_push_notification_config(
+        &self,
+        ctx: &CallContext,
+        request: GetTaskPushNotificationConfigRequest,
+    ) -> Result<TaskPushNotificationConfig> {
+        self.carriage().get_task_push_notification_config(self.wire(), ctx, request).await
+    }
+
+    async fn list_task_push_notification_configs(
+        &self,
+        ctx: &CallContext,
+        request: ListTaskPushNotificationConfigsRequest,
+    ) -> Result<ListTaskPushNotificationConfigsResponse> {
+        self.carriage().list_task_push_notification_configs(self.wire(), ctx, request).await
+    }
+
+    async fn delete_task_push_notification_config(
+        &self,
+        ctx: &CallContext,
+        request: DeleteTaskPushNotificationConfigRequest,
+    ) -> Result<()> {
+        self.carriage().delete_task_push_notification_config(self.wire(), ctx, request).await
+    }
+
+    async fn get_extended_agent_card(
+        &self,
+        ctx: &CallContext,
+        request: GetExtendedAgentCardRequest,
+    ) -> Result<AgentCard> {
+        self.carriage().get_extended_agent_card(self.wire(), ctx, request).await
+    }
+}
+
 /// The carriage of a protocol version this build of a binding does not speak (its feature is
 /// off): every call fails with [`Error::UnsupportedOperation`] naming the version and the crate,
 /// and nothing is sent.

@@ -17,8 +17,8 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use a2a_core::carriage::Carriage;
-use a2a_core::{A2aService, CallContext, Error, EventStream, Operation, ProtocolVersion, ServiceParams};
+use a2a_core::carriage::{Carriage, CarriedClient};
+use a2a_core::{CallContext, Error, EventStream, Operation, ProtocolVersion, ServiceParams};
 use a2a_proto::v1::{
     AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
     GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
@@ -114,10 +114,17 @@ impl JsonRpcClient {
 /// The connection both versions are carried over: the endpoint, the HTTP client and the request
 /// id counter. Every call is a POST of a JSON-RPC request object.
 #[derive(Clone)]
-pub(crate) struct Wire {
+#[doc(hidden)]
+pub struct Wire {
     url: String,
     http: reqwest::Client,
     next_id: Arc<AtomicU64>,
+}
+
+impl std::fmt::Debug for Wire {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Wire").finish_non_exhaustive()
+    }
 }
 
 impl Wire {
@@ -389,87 +396,17 @@ fn by_status(status: StatusCode, body: &[u8]) -> Error {
     }
 }
 
-/// Each call is carried by the protocol version's carriage ([`Carriage`]), chosen when the
-/// client was built.
-#[async_trait]
-impl A2aService for JsonRpcClient {
-    async fn send_message(
-        &self,
-        ctx: &CallContext,
-        request: SendMessageRequest,
-    ) -> Result<SendMessageResponse, Error> {
-        self.carriage.send_message(&self.wire, ctx, request).await
+/// Each call is carried by the protocol version's carriage, chosen when the client was built
+/// (the one [`A2aService`](a2a_core::A2aService) implementation of every binding client:
+/// [`CarriedClient`]).
+impl CarriedClient for JsonRpcClient {
+    type Wire = Wire;
+
+    fn wire(&self) -> &Wire {
+        &self.wire
     }
 
-    async fn send_streaming_message(
-        &self,
-        ctx: &CallContext,
-        request: SendMessageRequest,
-    ) -> Result<EventStream, Error> {
-        self.carriage.send_streaming_message(&self.wire, ctx, request).await
-    }
-
-    async fn get_task(&self, ctx: &CallContext, request: GetTaskRequest) -> Result<Task, Error> {
-        self.carriage.get_task(&self.wire, ctx, request).await
-    }
-
-    async fn list_tasks(
-        &self,
-        ctx: &CallContext,
-        request: ListTasksRequest,
-    ) -> Result<ListTasksResponse, Error> {
-        self.carriage.list_tasks(&self.wire, ctx, request).await
-    }
-
-    async fn cancel_task(&self, ctx: &CallContext, request: CancelTaskRequest) -> Result<Task, Error> {
-        self.carriage.cancel_task(&self.wire, ctx, request).await
-    }
-
-    async fn subscribe_to_task(
-        &self,
-        ctx: &CallContext,
-        request: SubscribeToTaskRequest,
-    ) -> Result<EventStream, Error> {
-        self.carriage.subscribe_to_task(&self.wire, ctx, request).await
-    }
-
-    async fn create_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        request: TaskPushNotificationConfig,
-    ) -> Result<TaskPushNotificationConfig, Error> {
-        self.carriage.create_task_push_notification_config(&self.wire, ctx, request).await
-    }
-
-    async fn get_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        request: GetTaskPushNotificationConfigRequest,
-    ) -> Result<TaskPushNotificationConfig, Error> {
-        self.carriage.get_task_push_notification_config(&self.wire, ctx, request).await
-    }
-
-    async fn list_task_push_notification_configs(
-        &self,
-        ctx: &CallContext,
-        request: ListTaskPushNotificationConfigsRequest,
-    ) -> Result<ListTaskPushNotificationConfigsResponse, Error> {
-        self.carriage.list_task_push_notification_configs(&self.wire, ctx, request).await
-    }
-
-    async fn delete_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        request: DeleteTaskPushNotificationConfigRequest,
-    ) -> Result<(), Error> {
-        self.carriage.delete_task_push_notification_config(&self.wire, ctx, request).await
-    }
-
-    async fn get_extended_agent_card(
-        &self,
-        ctx: &CallContext,
-        request: GetExtendedAgentCardRequest,
-    ) -> Result<AgentCard, Error> {
-        self.carriage.get_extended_agent_card(&self.wire, ctx, request).await
+    fn carriage(&self) -> &dyn Carriage<Wire> {
+        &*self.carriage
     }
 }

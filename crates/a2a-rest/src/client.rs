@@ -14,8 +14,8 @@ use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use a2a_core::carriage::Carriage;
-use a2a_core::{A2aService, CallContext, Error, EventStream, ProtocolVersion, Result, ServiceParams};
+use a2a_core::carriage::{Carriage, CarriedClient};
+use a2a_core::{CallContext, Error, EventStream, ProtocolVersion, Result, ServiceParams};
 use a2a_proto::v1::{
     AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
     GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
@@ -179,13 +179,20 @@ impl fmt::Debug for RestClient {
 /// The connection both versions are carried over: the base URL, the HTTP client, the client's
 /// tenant and what subscriptions learned about the server.
 #[derive(Clone)]
-pub(crate) struct Wire {
+#[doc(hidden)]
+pub struct Wire {
     http: reqwest::Client,
     base: Url,
     tenant: Option<String>,
     /// Set once a server answered 405 to `POST /tasks/{id}:subscribe`; later subscriptions (of
     /// this client and its clones) go straight to GET.
     subscribe_with_get: Arc<AtomicBool>,
+}
+
+impl std::fmt::Debug for Wire {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Wire").finish_non_exhaustive()
+    }
 }
 
 impl Wire {
@@ -351,84 +358,18 @@ pub(crate) fn transport_error(context: &str, err: &(dyn std::error::Error + 'sta
     Error::Transport { reason: format!("{context}: {}", a2a_core::error::error_chain(err)) }
 }
 
-/// Each call is carried by the protocol version's carriage ([`Carriage`]), chosen when the
-/// client was built.
-#[async_trait]
-impl A2aService for RestClient {
-    async fn send_message(
-        &self,
-        ctx: &CallContext,
-        request: SendMessageRequest,
-    ) -> Result<SendMessageResponse> {
-        self.carriage.send_message(&self.wire, ctx, request).await
+/// Each call is carried by the protocol version's carriage, chosen when the client was built
+/// (the one [`A2aService`](a2a_core::A2aService) implementation of every binding client:
+/// [`CarriedClient`]).
+impl CarriedClient for RestClient {
+    type Wire = Wire;
+
+    fn wire(&self) -> &Wire {
+        &self.wire
     }
 
-    async fn send_streaming_message(
-        &self,
-        ctx: &CallContext,
-        request: SendMessageRequest,
-    ) -> Result<EventStream> {
-        self.carriage.send_streaming_message(&self.wire, ctx, request).await
-    }
-
-    async fn get_task(&self, ctx: &CallContext, request: GetTaskRequest) -> Result<Task> {
-        self.carriage.get_task(&self.wire, ctx, request).await
-    }
-
-    async fn list_tasks(&self, ctx: &CallContext, request: ListTasksRequest) -> Result<ListTasksResponse> {
-        self.carriage.list_tasks(&self.wire, ctx, request).await
-    }
-
-    async fn cancel_task(&self, ctx: &CallContext, request: CancelTaskRequest) -> Result<Task> {
-        self.carriage.cancel_task(&self.wire, ctx, request).await
-    }
-
-    async fn subscribe_to_task(
-        &self,
-        ctx: &CallContext,
-        request: SubscribeToTaskRequest,
-    ) -> Result<EventStream> {
-        self.carriage.subscribe_to_task(&self.wire, ctx, request).await
-    }
-
-    async fn create_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        request: TaskPushNotificationConfig,
-    ) -> Result<TaskPushNotificationConfig> {
-        self.carriage.create_task_push_notification_config(&self.wire, ctx, request).await
-    }
-
-    async fn get_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        request: GetTaskPushNotificationConfigRequest,
-    ) -> Result<TaskPushNotificationConfig> {
-        self.carriage.get_task_push_notification_config(&self.wire, ctx, request).await
-    }
-
-    async fn list_task_push_notification_configs(
-        &self,
-        ctx: &CallContext,
-        request: ListTaskPushNotificationConfigsRequest,
-    ) -> Result<ListTaskPushNotificationConfigsResponse> {
-        self.carriage.list_task_push_notification_configs(&self.wire, ctx, request).await
-    }
-
-    async fn delete_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        request: DeleteTaskPushNotificationConfigRequest,
-    ) -> Result<()> {
-        self.carriage.delete_task_push_notification_config(&self.wire, ctx, request).await
-    }
-
-    async fn get_extended_agent_card(
-        &self,
-        ctx: &CallContext,
-        request: GetExtendedAgentCardRequest,
-    ) -> Result<AgentCard> {
-        self.carriage.get_extended_agent_card(&self.wire, ctx, request).await
+    fn carriage(&self) -> &dyn Carriage<Wire> {
+        &*self.carriage
     }
 }
 
