@@ -257,18 +257,32 @@ impl UnderTest {
                 Ok(UnderTest { process: Some(process), url: url.clone(), data_dir: None })
             }
             (Some(url), None) => Ok(UnderTest { process: None, url: url.clone(), data_dir: None }),
-            (None, _) => Self::start_binary(&opts.server_bin, &opts.store, placement, log),
+            (None, _) => Self::start_binary(&opts.server_bin, &opts.store, opts.subscribers, placement, log),
         }
     }
 
-    fn start_binary(binary: &Path, store: &str, placement: Placement, log: &Path) -> anyhow::Result<Self> {
+    /// Starts the reference server (or a baseline build of it) for the workloads: its stream
+    /// limits raised to the fan-out's `subscribers` (its defaults, 64 subscribers per task and 100
+    /// streams per connection, would refuse the fan-out's 1000).
+    fn start_binary(
+        binary: &Path,
+        store: &str,
+        subscribers: usize,
+        placement: Placement,
+        log: &Path,
+    ) -> anyhow::Result<Self> {
         static STARTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let n = STARTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let data_dir = std::env::temp_dir().join(format!("a2a-bench-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&data_dir);
         let dir = data_dir.to_string_lossy().into_owned();
+        let streams = subscribers.max(100).to_string();
         // Loopback webhooks: the push workload's receivers run in this process.
         let args = [
+            "--max-subscribers-per-task",
+            &streams,
+            "--max-streams-per-connection",
+            &streams,
             "--listen",
             "127.0.0.1:0",
             "--log",
@@ -406,7 +420,7 @@ pub(crate) fn run(opts: &RunOptions) -> anyhow::Result<(Report, bool)> {
                     let binary = binary.as_ref().unwrap_or(&opts.server_bin);
                     let store = store.as_ref().unwrap_or(&opts.store);
                     let log = logs.join(format!("a2a-server-baseline-{name}.log"));
-                    let server = UnderTest::start_binary(binary, store, server_at, &log)?;
+                    let server = UnderTest::start_binary(binary, store, opts.subscribers, server_at, &log)?;
                     let endpoints = server.endpoints()?;
                     Some((server, endpoints))
                 }
