@@ -1,30 +1,39 @@
-//! A2A 0.3 clients on the reference server: the same port, the same tasks as 1.0. Requests are
-//! raw HTTP/JSON written from the 0.3 spec's examples (JSON-RPC, HTTP+JSON) and the raw 0.3 tonic
-//! client (gRPC), so a bug shared by our translation and a client of ours cannot hide. Replies are
-//! checked against the 0.3 JSON Schema (`a2a.json`, vendored by `crates/a2a-v03`).
+//! A2A 0.3 on the reference server, the server's 0.3 edge and our clients in 0.3 mode: the same
+//! port and the same tasks as 1.0, a request told to be 0.3 by its shape and `A2A-Version`, 0.3
+//! replies in 0.3's shapes and codes, webhooks notified in the version they were registered with,
+//! the union card, the 0.3 proto's non-blocking default; and the 0.3 clients speaking only 0.3 on
+//! the wire, reading the details of 0.3 errors and refusing what 0.3 lacks without a request.
+//!
+//! Requests are raw HTTP/JSON written from the 0.3 spec's examples (JSON-RPC, HTTP+JSON) and the
+//! raw 0.3 tonic client (gRPC), so a bug shared by our translation and a client of ours cannot
+//! hide. Replies are checked against the 0.3 JSON Schema (`a2a.json`, vendored by
+//! `crates/a2a-v03`). What every binding must do in 0.3 (each operation, its errors, streams,
+//! push configs) is the conformance suite's, in its 0.3 columns (`tests/conformance`).
+
+mod common;
 
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use a2a_core::push::DestinationPolicy;
-use a2a_core::{A2aService, CallContext};
+use a2a_core::{A2aService, Binding, CallContext, Error, EventStream, ProtocolVersion};
+use a2a_grpc::GrpcClient;
 use a2a_jsonrpc::JsonRpcClient;
 use a2a_proto::v0_3;
 use a2a_proto::v0_3::grpc::a2a_service_client::A2aServiceClient;
-use a2a_proto::v1::{send_message_response, GetTaskRequest, Message, SendMessageRequest, TaskState};
-use a2a_server::{RunningServer, Server};
+use a2a_proto::v1::{
+    CancelTaskRequest, GetExtendedAgentCardRequest, GetTaskRequest, ListTasksRequest, Message,
+    SendMessageRequest, StreamResponse, Task, TaskPushNotificationConfig, TaskState,
+};
+use a2a_rest::RestClient;
+use a2a_server::RunningServer;
+use common::{reference, spawn, task_of};
+use futures::StreamExt;
 use serde_json::{json, Value};
 
+const V0_3: ProtocolVersion = ProtocolVersion::V0_3;
+
 async fn start() -> RunningServer {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
-        .extended_agent_card(a2a_server::demo::demo_extended_card())
-        .executor(a2a_server::demo::DemoAgent)
-        .push_destination_policy(DestinationPolicy::public_only().allowing(["127.0.0.0/8".parse().unwrap()]))
-        .spawn(listener)
-        .await
-        .unwrap()
+    spawn(reference()).await
 }
 
 /// A validator for the 0.3 JSON Schema definition `definition`.
@@ -82,13 +91,9 @@ fn uuid() -> String {
     format!("msg-{}", N.fetch_add(1, Ordering::Relaxed))
 }
 
-async fn send_v1(server: &RunningServer, text: &str) -> a2a_proto::v1::Task {
-    let client = JsonRpcClient::new(format!("{}/", server.url()));
-    let request = SendMessageRequest { message: Some(Message::user_text(text)), ..Default::default() };
-    match client.send_message(&CallContext::v1(), request).await.unwrap().payload {
-        Some(send_message_response::Payload::Task(task)) => task,
-        other => panic!("expected a task, got {other:?}"),
-    }
+/// A task made over 1.0 JSON-RPC.
+async fn send_v1(server: &RunningServer, text: &str) -> Task {
+    task_of(&JsonRpcClient::new(format!("{}/", server.url())), &CallContext::v1(), text).await
 }
 
 // ---- JSON-RPC ----
@@ -145,6 +150,17 @@ async fn jsonrpc_the_same_operation_in_1_0_shape_with_the_header_gets_the_1_0_re
         .await
         .unwrap();
     assert_eq!(reply["error"]["code"], -32009, "{reply}");
+    // The version as a query parameter (spec 3.6.1) makes the same request 1.0 again.
+    let reply: Value = reqwest::Client::new()
+        .post(format!("{}/?A2A-Version=1.0", server.url()))
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(reply["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED", "{reply}");
     server.shutdown().await.unwrap();
 }
 
@@ -181,6 +197,10 @@ async fn a_task_created_in_0_3_is_read_in_1_0_and_one_created_in_1_0_is_read_in_
         (task.state(), task.artifacts[0].parts[0].as_text()),
         (TaskState::Completed, Some("from 0.3"))
     );
+    assert_eq!(task.context_id, created["result"]["contextId"].as_str().unwrap());
+    // ListTasks, which 0.3 lacks, lists the 0.3 task over 1.0.
+    let listed = client.list_tasks(&CallContext::v1(), ListTasksRequest::default()).await.unwrap();
+    assert!(listed.tasks.iter().any(|t| t.id == id), "{listed:?}");
 
     let task = send_v1(&server, "from 1.0").await;
     let got = rpc_v03(&server, "tasks/get", json!({"id": task.id})).await;
@@ -648,7 +668,7 @@ async fn webhooks_set_over_0_3_rest_and_grpc_get_0_3_tasks_whoever_drives_the_ta
 // ---- The agent card ----
 
 #[tokio::test]
-async fn the_union_card_is_a_1_0_card_and_a_valid_0_3_card() {
+async fn the_union_card_is_also_a_valid_0_3_card() {
     let server = start().await;
     let card: Value = reqwest::get(format!("{}/.well-known/agent-card.json", server.url()))
         .await
@@ -657,25 +677,9 @@ async fn the_union_card_is_a_1_0_card_and_a_valid_0_3_card() {
         .await
         .unwrap();
     assert_valid_v03("AgentCard", &card);
-    let v1: a2a_proto::v1::AgentCard = a2a_proto::json::from_value(card.clone()).expect("a 1.0 card");
+    // The 1.0 view (every interface, in order) is `reference_server.rs`'s, with the caching headers.
     let base = server.url();
     let grpc = server.addr().to_string();
-    let interfaces: Vec<(&str, &str, &str)> = v1
-        .supported_interfaces
-        .iter()
-        .map(|i| (i.protocol_binding.as_str(), i.url.as_str(), i.protocol_version.as_str()))
-        .collect();
-    assert_eq!(
-        interfaces,
-        [
-            ("JSONRPC", base.as_str(), "1.0"),
-            ("HTTP+JSON", base.as_str(), "1.0"),
-            ("GRPC", grpc.as_str(), "1.0"),
-            ("JSONRPC", base.as_str(), "0.3"),
-            ("HTTP+JSON", base.as_str(), "0.3"),
-            ("GRPC", grpc.as_str(), "0.3"),
-        ]
-    );
     // The 0.3 view: the first 0.3 interface is `url` + `preferredTransport`, all of them are
     // `additionalInterfaces`.
     assert_eq!(
@@ -743,4 +747,187 @@ async fn a_proto_configuration_without_blocking_is_non_blocking_over_rest_and_gr
     let Some(v0_3::send_message_response::Payload::Task(task)) = reply.payload else { panic!("{reply:?}") };
     assert_eq!(task.status.unwrap().state, v0_3::TaskState::Completed as i32);
     server.shutdown().await.unwrap();
+}
+
+// ---- Our clients in 0.3 mode ----
+
+/// A client of `binding` for the server at `url` speaking `version`.
+async fn client(binding: Binding, url: &str, version: ProtocolVersion) -> Box<dyn A2aService> {
+    match binding {
+        Binding::JsonRpc => Box::new(JsonRpcClient::new(format!("{url}/")).with_protocol_version(version)),
+        Binding::Rest => Box::new(RestClient::new(url).unwrap().with_protocol_version(version)),
+        Binding::Grpc => Box::new(GrpcClient::connect(url).await.unwrap().with_protocol_version(version)),
+    }
+}
+
+fn ctx() -> CallContext {
+    // A context asking for 1.0, as most callers pass: the 0.3 client must send 0.3 regardless.
+    CallContext::v1()
+}
+
+/// Every event of a stream; the stream must end by itself (the guard only turns a hang into a
+/// failure).
+async fn drain(events: EventStream) -> Vec<Result<StreamResponse, Error>> {
+    tokio::time::timeout(Duration::from_secs(30), events.collect())
+        .await
+        .expect("the 0.3 stream ends after its final event")
+}
+
+/// What the conformance suite does not look into: the details a 0.3 error brings back to a 0.3
+/// client (the task, its state), and invalid fields named as the 0.3 request has them.
+#[tokio::test]
+async fn the_0_3_clients_read_error_details_and_the_0_3_field_names() {
+    let server = start().await;
+    for binding in Binding::ALL {
+        let client = client(binding, &server.url(), V0_3).await;
+        let client = client.as_ref();
+        let missing = GetTaskRequest { id: "no-such-task".into(), ..Default::default() };
+        match client.get_task(&ctx(), missing).await {
+            Err(Error::TaskNotFound { task_id }) => assert_eq!(task_id, "no-such-task", "{binding:?}"),
+            other => panic!("{binding:?}: {other:?}"),
+        }
+        let done = task_of(client, &ctx(), "hello").await;
+        match client
+            .cancel_task(&ctx(), CancelTaskRequest { id: done.id.clone(), ..Default::default() })
+            .await
+        {
+            Err(Error::TaskNotCancelable { task_id, state }) => {
+                assert_eq!((task_id.as_str(), state), (done.id.as_str(), TaskState::Completed), "{binding:?}")
+            }
+            other => panic!("{binding:?}: {other:?}"),
+        }
+        // No message at all: the agent's validation names the 0.3 field.
+        match client.send_message(&ctx(), SendMessageRequest::default()).await {
+            Err(Error::InvalidParams { violations }) => {
+                assert_eq!(violations[0].field, "message", "{binding:?}: {violations:?}")
+            }
+            other => panic!("{binding:?}: {other:?}"),
+        }
+        // Invalid fields are named as the 0.3 request has them.
+        let no_url = TaskPushNotificationConfig { task_id: done.id.clone(), ..Default::default() };
+        match client.create_task_push_notification_config(&ctx(), no_url).await {
+            Err(Error::InvalidParams { violations }) => {
+                assert_eq!(violations[0].field, "pushNotificationConfig.url", "{binding:?}: {violations:?}")
+            }
+            other => panic!("{binding:?}: {other:?}"),
+        }
+    }
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn list_tasks_is_refused_without_sending_a_request() {
+    // Nothing listens on port 9 (discard): any request would be a transport error.
+    let clients: [(Binding, Box<dyn A2aService>); 3] = [
+        (Binding::JsonRpc, Box::new(JsonRpcClient::new("http://127.0.0.1:9/").with_protocol_version(V0_3))),
+        (Binding::Rest, Box::new(RestClient::new("http://127.0.0.1:9").unwrap().with_protocol_version(V0_3))),
+        (
+            Binding::Grpc,
+            Box::new(GrpcClient::connect_lazy("127.0.0.1:9").unwrap().with_protocol_version(V0_3)),
+        ),
+    ];
+    for (binding, client) in clients {
+        match client.list_tasks(&ctx(), ListTasksRequest::default()).await {
+            Err(Error::UnsupportedOperation { reason }) => {
+                assert!(reason.contains("ListTasks") && reason.contains("0.3"), "{binding:?}: {reason}")
+            }
+            other => panic!("{binding:?}: {other:?}"),
+        }
+        // The same client does send the operations 0.3 has (and fails to connect).
+        let error = client.get_task(&ctx(), GetTaskRequest { id: "t".into(), ..Default::default() }).await;
+        assert!(matches!(error, Err(Error::Transport { .. })), "{binding:?}: {error:?}");
+    }
+}
+
+#[test]
+fn clients_report_the_version_they_speak() {
+    assert_eq!(JsonRpcClient::new("http://h/").protocol_version(), ProtocolVersion::V1_0);
+    assert_eq!(JsonRpcClient::new("http://h/").with_protocol_version(V0_3).protocol_version(), V0_3);
+    assert_eq!(RestClient::new("http://h").unwrap().protocol_version(), ProtocolVersion::V1_0);
+    assert_eq!(RestClient::new("http://h").unwrap().with_protocol_version(V0_3).protocol_version(), V0_3);
+}
+
+/// The requests a [`v03_only`] agent refused (each described), shared with the test.
+type Refused = std::sync::Arc<std::sync::Mutex<Vec<String>>>;
+
+/// The reference server behind a gate that lets only A2A 0.3 through: JSON-RPC slash methods,
+/// REST under `/v1/`, gRPC package `a2a.v1`, each with `A2A-Version: 0.3` (what our 0.3 clients
+/// send); everything else is refused (and recorded), as a 0.3-only agent would. Proves that the
+/// clients speak 0.3 on the wire, not 1.0 that the dual server would also answer.
+async fn v03_only() -> (String, Refused, tokio::task::JoinHandle<()>) {
+    use axum::body::{to_bytes, Body};
+    use axum::extract::{Request, State};
+    use axum::middleware::{from_fn_with_state, Next};
+    use axum::response::{IntoResponse, Response};
+
+    async fn gate(State(refused): State<Refused>, request: Request, next: Next) -> Response {
+        let path = request.uri().path().to_owned();
+        if path == a2a_server::AGENT_CARD_PATH {
+            return next.run(request).await;
+        }
+        let version = request.headers().get("a2a-version").and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let grpc = request
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("application/grpc"));
+        let (parts, body) = request.into_parts();
+        let body = to_bytes(body, usize::MAX).await.unwrap_or_default();
+        let shape_ok = if grpc {
+            path.starts_with("/a2a.v1.A2AService/")
+        } else if path == "/" {
+            let method = serde_json::from_slice::<serde_json::Value>(&body)
+                .ok()
+                .and_then(|v| v.get("method").and_then(|m| m.as_str()).map(str::to_owned));
+            method.is_some_and(|m| m.contains('/'))
+        } else {
+            path.starts_with("/v1/")
+        };
+        if !shape_ok || version.as_deref() != Some("0.3") {
+            refused.lock().unwrap().push(format!("{} {path} (A2A-Version {version:?})", parts.method));
+            return (http::StatusCode::NOT_FOUND, "not an A2A 0.3 request").into_response();
+        }
+        next.run(Request::from_parts(parts, Body::from(body))).await
+    }
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = reference().into_app(addr).unwrap();
+    let refused = Refused::default();
+    let app = app.router.layer(from_fn_with_state(refused.clone(), gate));
+    let task = tokio::spawn(async move {
+        axum::serve(listener, app).await.unwrap();
+    });
+    (format!("http://{addr}"), refused, task)
+}
+
+#[tokio::test]
+async fn the_0_3_clients_speak_only_0_3_on_the_wire() {
+    let (url, refused, server) = v03_only().await;
+    for binding in Binding::ALL {
+        let client = client(binding, &url, V0_3).await;
+        let client = client.as_ref();
+        let task = task_of(client, &ctx(), "hello").await;
+        assert_eq!(task.state(), TaskState::Completed, "{binding:?}");
+        client.get_task(&ctx(), GetTaskRequest { id: task.id.clone(), ..Default::default() }).await.unwrap();
+        let events = client.send_streaming_message(&ctx(), common::send("stream 2")).await.unwrap();
+        assert!(drain(events).await.iter().all(Result::is_ok), "{binding:?}");
+        let config = TaskPushNotificationConfig {
+            task_id: task.id.clone(),
+            id: "c".into(),
+            url: "http://127.0.0.1:9/hook".into(),
+            ..Default::default()
+        };
+        client.create_task_push_notification_config(&ctx(), config).await.unwrap();
+        client.get_extended_agent_card(&ctx(), GetExtendedAgentCardRequest::default()).await.unwrap();
+        // The 1.0 client of the same binding is refused by the gate.
+        let v10 = self::client(binding, &url, ProtocolVersion::V1_0).await;
+        let error =
+            v10.get_task(&CallContext::v1(), GetTaskRequest { id: task.id, ..Default::default() }).await;
+        assert!(error.is_err(), "{binding:?}: the gate lets 1.0 through");
+    }
+    let refused = refused.lock().unwrap().clone();
+    assert_eq!(refused.len(), 3, "only the three 1.0 calls are refused: {refused:?}");
+    assert!(refused.iter().all(|r| r.contains("Some(\"1.0\")")), "{refused:?}");
+    server.abort();
 }

@@ -1,5 +1,5 @@
 //! What the reference server's tests share: the demo server on a loopback port (`demo`,
-//! `spawn`), a client of every binding in 1.0 and 0.3 (`clients`), a task from a message
+//! `reference`, `spawn`), a client of every binding in 1.0 and 0.3 (`clients`), a task from a message
 //! (`task_of`), and the binary as a child process (`ServerProcess`), started on a loopback port of
 //! its own and killed when dropped, for the tests that need a real process (kill -9, several
 //! replicas). What is not server-specific (the scripted service, fixtures) lives in
@@ -11,6 +11,7 @@ pub mod webhook;
 
 use std::sync::Arc;
 
+use a2a_core::push::DestinationPolicy;
 use a2a_core::ProtocolVersion::V0_3;
 use a2a_core::{A2aService, CallContext};
 use a2a_grpc::GrpcClient;
@@ -23,6 +24,14 @@ pub use a2a_test_support::fixtures::send;
 /// A builder of the demo server: `card` and the demo agent (`a2a_server::demo`).
 pub fn demo(card: AgentCard) -> ServerBuilder {
     Server::builder().agent_card(card).executor(a2a_server::demo::DemoAgent)
+}
+
+/// The demo server with everything the demo offers: the demo card and its extended card, and push
+/// notifications allowed to loopback webhooks (as `a2a-server --push-allow 127.0.0.0/8`).
+pub fn reference() -> ServerBuilder {
+    demo(a2a_server::demo::demo_card())
+        .extended_agent_card(a2a_server::demo::demo_extended_card())
+        .push_destination_policy(DestinationPolicy::public_only().allowing(["127.0.0.0/8".parse().unwrap()]))
 }
 
 /// Spawns `builder` on `127.0.0.1`, port chosen by the OS; it accepts connections on return.

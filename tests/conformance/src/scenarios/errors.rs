@@ -296,6 +296,15 @@ async fn invalid_agent_response(ctx: &Ctx) -> Step<()> {
     Ok(())
 }
 
+/// The fields an error names as invalid (spec 3.3.2), none for a success.
+fn violated_fields<T>(result: &Result<T, a2a_core::Error>) -> Vec<String> {
+    result
+        .as_ref()
+        .err()
+        .map(|e| e.field_violations().iter().map(|v| v.field.clone()).collect())
+        .unwrap_or_default()
+}
+
 async fn invalid_params(ctx: &Ctx) -> Step<()> {
     let client = ctx.client();
     let call = ctx.call();
@@ -319,11 +328,7 @@ async fn invalid_params(ctx: &Ctx) -> Step<()> {
     // alone.
     ctx.per_version(true);
     if ctx.expect_error("SendMessage without parts", &result, ErrorKind::InvalidParams, "3.3.2, 5.7") {
-        let fields: Vec<String> = result
-            .as_ref()
-            .err()
-            .map(|e| e.field_violations().iter().map(|v| v.field.clone()).collect())
-            .unwrap_or_default();
+        let fields = violated_fields(&result);
         ctx.should(
             fields.iter().any(|f| f.starts_with("message.parts")),
             "3.3.2",
@@ -335,16 +340,38 @@ async fn invalid_params(ctx: &Ctx) -> Step<()> {
         let result = ctx
             .timed(client.list_tasks(&call, ListTasksRequest { page_size: Some(size), ..Default::default() }))
             .await;
-        ctx.expect_error(
+        if ctx.expect_error(
             &format!("ListTasks pageSize {size}"),
             &result,
             ErrorKind::InvalidParams,
             "3.1.4, 6.5",
-        );
+        ) {
+            let fields = violated_fields(&result);
+            ctx.should(
+                fields.iter().any(|f| f == "pageSize"),
+                "3.3.2",
+                format!("pageSize {size}: the violation should name pageSize, named {fields:?}"),
+            );
+        }
     }
     // The same on the wire: 400 / INVALID_ARGUMENT / -32602 (spec 3.3.2, 9.5).
     let reply = ctx.wire(&ctx.wire_call(Operation::ListTasks, json!({"pageSize": 0}))).await?;
-    ctx.expect_wire_error("ListTasks pageSize 0 on the wire", &reply, ErrorKind::InvalidParams, "3.3.2, 9.5");
+    if ctx.expect_wire_error(
+        "ListTasks pageSize 0 on the wire",
+        &reply,
+        ErrorKind::InvalidParams,
+        "3.3.2, 9.5",
+    ) {
+        let fields = match &reply {
+            WireReply::Err(error) => error.fields.clone().unwrap_or_default(),
+            WireReply::Ok(_) => Vec::new(),
+        };
+        ctx.should(
+            fields.iter().any(|f| f == "pageSize"),
+            "3.3.2",
+            format!("pageSize 0 on the wire: the BadRequest should name pageSize, named {fields:?}"),
+        );
+    }
     // spec 3.2.4 / 6.5: historyLength is a non-negative count.
     let result = ctx
         .timed(client.list_tasks(&call, ListTasksRequest { history_length: Some(-1), ..Default::default() }))

@@ -93,9 +93,12 @@ async fn push_config_crud(ctx: &Ctx) -> Step<()> {
     // spec 3.1.8: the configuration details, webhook URL and settings included.
     let got = ctx.require(get(&first.id).await, "GetTaskPushNotificationConfig")?;
     ctx.check(
-        got.id == first.id && got.url == webhook && got.token == "token-1",
+        got.id == first.id && got.task_id == task.id && got.url == webhook && got.token == "token-1",
         "3.1.8",
-        format!("GetTaskPushNotificationConfig must return the config as created, got id {:?} url {:?} token {:?}", got.id, got.url, got.token),
+        format!(
+            "GetTaskPushNotificationConfig must return the config as created, got id {:?} taskId {:?} url {:?} token {:?}",
+            got.id, got.task_id, got.url, got.token
+        ),
     );
     ctx.record("got", &got);
     let second = ctx.require(create("token-2").await, "a second CreateTaskPushNotificationConfig")?;

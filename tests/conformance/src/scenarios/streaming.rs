@@ -29,8 +29,8 @@ pub(super) fn scenarios() -> Vec<Scenario> {
         Scenario {
             id: "subscribe",
             title: "SubscribeToTask: snapshot first, two subscribers see the same events, terminal tasks rejected",
-            spec: "3.1.6, 3.5.2",
-            needs: Needs::agent().capabilities(&[Capability::Streaming]).skills(&["wait"]),
+            spec: "3.1.6, 3.5.2, 4.2.1, 4.2.2",
+            needs: Needs::agent().capabilities(&[Capability::Streaming]).skills(&["wait", "echo"]),
             run: |ctx| Box::pin(subscribe(ctx)),
         },
         Scenario {
@@ -262,6 +262,14 @@ async fn subscribe(ctx: &Ctx) -> Step<()> {
         // 0.3: the stream ends with the canceled status update, marked `final` (0.3 7.2.2).
         let last =
             check_closed_at_terminal_state(ctx, &run, if ctx.is_v03() { "0.3 7.9, 7.2.2" } else { "3.1.6" });
+        // spec 4.2.1 / 4.2.2 (0.3 7.2.2, 7.2.3): every event of the subscription names its task.
+        let others: Vec<Option<&str>> =
+            run.events.iter().map(|e| e.task_id()).filter(|id| *id != Some(task.id.as_str())).collect();
+        ctx.check(
+            others.is_empty(),
+            if ctx.is_v03() { "0.3 7.2.2, 7.2.3" } else { "4.2.1, 4.2.2" },
+            format!("every event of the subscription names the subscribed task, some name {others:?}"),
+        );
         ctx.check(
             last == Some(TaskState::Canceled),
             if ctx.is_v03() { "0.3 7.9" } else { "3.1.6, 3.5.2" },
@@ -296,6 +304,19 @@ async fn subscribe(ctx: &Ctx) -> Step<()> {
     ctx.expect_error_unnamed_in_v03(
         "subscribe to the canceled task",
         &terminal,
+        ErrorKind::UnsupportedOperation,
+        "3.1.6",
+        "0.3 7.9 (resubscribing is for an ongoing task; no error named for a finished one)",
+    );
+    // The same for a task that completed (by the demo convention) rather than was canceled.
+    let done = ctx.send_text_task("finished before the subscription").await?;
+    require_state(&done, TaskState::Completed, "echo")?;
+    let completed = SubscribeToTaskRequest { id: done.id.clone(), ..Default::default() };
+    let completed =
+        ctx.first_event(ctx.timed(ctx.client().subscribe_to_task(&ctx.call(), completed)).await).await;
+    ctx.expect_error_unnamed_in_v03(
+        "subscribe to a completed task",
+        &completed,
         ErrorKind::UnsupportedOperation,
         "3.1.6",
         "0.3 7.9 (resubscribing is for an ongoing task; no error named for a finished one)",
