@@ -1,6 +1,6 @@
 //! `card get --validate` (SPEC.md §10.1, Tier 2): the raw card document checked against the A2A
 //! 1.0 `AgentCard` message itself, walked field by field from the proto's descriptors
-//! ([`a2a_proto::FILE_DESCRIPTOR_SET`]): every key must be a field of its message (ProtoJSON
+//! ([`a2a_proto::descriptor`]): every key must be a field of its message (ProtoJSON
 //! name or proto name), every value of the field's JSON type (ProtoJSON mapping: strings,
 //! booleans, integers, 64-bit integers also as strings, enums by value name or number, bytes as
 //! base64, timestamps as RFC 3339, `Struct` as any object...), at most one member of a `oneof`,
@@ -8,171 +8,20 @@
 //! listed with its JSON path (`skills[0].tags`).
 //!
 //! The `REQUIRED` annotations are read from `proto/a2a.proto` (the embedded descriptor set was
-//! re-encoded by prost, which drops extension options), as the workspace's golden tests do.
-//! The reference server's default union card carries 0.3 members for 0.3 clients (`url`,
-//! `protocolVersion`, ...): top-level keys that are fields of the 0.3 `AgentCard` are reported
-//! as notes, not problems.
+//! re-encoded by prost, which drops extension options; [`a2a_proto::required_fields`]), as the
+//! workspace's golden tests read them. The reference server's default union card carries 0.3
+//! members for 0.3 clients (`url`, `protocolVersion`, ...): top-level keys that are fields of the
+//! 0.3 `AgentCard` are reported as notes, not problems.
 
-use std::collections::{HashMap, HashSet};
-use std::sync::OnceLock;
+use std::collections::HashMap;
 
-use prost::Message as _;
-use prost_types::field_descriptor_proto::{Label, Type};
-use prost_types::{DescriptorProto, FileDescriptorSet};
+use a2a_proto::descriptor::{self, Descriptors, Scalar, Shape, Type, WellKnown};
 use serde_json::Value;
 
 use crate::agent::CardRef;
 use crate::error::{exit, CliError};
 
-/// How a field's value is written in ProtoJSON.
-#[derive(Debug, Clone)]
-enum Kind {
-    /// A message of the A2A package, by full name (`lf.a2a.v1.AgentSkill`).
-    Message(String),
-    /// An enum, by full name.
-    Enum(String),
-    /// `google.protobuf.Struct`: a JSON object.
-    Struct,
-    /// `google.protobuf.Value`: any JSON.
-    AnyJson,
-    /// `google.protobuf.ListValue`: a JSON array.
-    List,
-    /// `google.protobuf.Timestamp`: an RFC 3339 string.
-    Timestamp,
-    Scalar(Type),
-}
-
-#[derive(Debug, Clone)]
-struct Field {
-    name: String,
-    json_name: String,
-    kind: Kind,
-    repeated: bool,
-    /// A map field (`kind` is then its values' kind).
-    map: bool,
-    /// The real oneof (not a proto3 `optional`) this field belongs to.
-    oneof: Option<String>,
-    required: bool,
-}
-
-#[derive(Debug, Default)]
-struct Schema {
-    messages: HashMap<String, Vec<Field>>,
-    enums: HashMap<String, HashSet<String>>,
-    /// The top-level fields of the 0.3 `AgentCard` (JSON names), for union cards.
-    v03_card: HashSet<String>,
-}
-
 const CARD: &str = "lf.a2a.v1.AgentCard";
-
-fn schema() -> &'static Schema {
-    static SCHEMA: OnceLock<Schema> = OnceLock::new();
-    SCHEMA.get_or_init(|| {
-        let set = FileDescriptorSet::decode(a2a_proto::FILE_DESCRIPTOR_SET)
-            .expect("the embedded descriptors decode");
-        let required = required_fields();
-        let mut raw = HashMap::new();
-        let mut schema = Schema::default();
-        for file in &set.file {
-            for message in &file.message_type {
-                collect(file.package(), message, &mut raw, &mut schema.enums);
-            }
-            for e in &file.enum_type {
-                schema.enums.insert(
-                    format!("{}.{}", file.package(), e.name()),
-                    e.value.iter().map(|v| v.name().to_owned()).collect(),
-                );
-            }
-        }
-        for (name, message) in &raw {
-            if !name.starts_with(&format!("{}.", a2a_proto::PACKAGE)) || is_map_entry(message) {
-                continue;
-            }
-            let short = name.rsplit('.').next().unwrap_or_default();
-            let fields = message
-                .field
-                .iter()
-                .map(|field| {
-                    let mut kind = kind_of(field);
-                    let mut repeated = field.label() == Label::Repeated;
-                    let mut map = false;
-                    if let Kind::Message(entry) = &kind {
-                        if let Some(entry) = raw.get(entry).filter(|m| is_map_entry(m)) {
-                            map = true;
-                            repeated = false;
-                            kind =
-                                entry.field.iter().find(|f| f.number() == 2).map_or(Kind::AnyJson, kind_of);
-                        }
-                    }
-                    let oneof = field
-                        .oneof_index
-                        .filter(|_| !field.proto3_optional())
-                        .and_then(|i| message.oneof_decl.get(i as usize))
-                        .map(|o| o.name().to_owned());
-                    Field {
-                        name: field.name().to_owned(),
-                        json_name: field.json_name().to_owned(),
-                        kind,
-                        repeated,
-                        map,
-                        oneof,
-                        required: required.contains(&(short.to_owned(), field.name().to_owned())),
-                    }
-                })
-                .collect();
-            schema.messages.insert(name.clone(), fields);
-        }
-        if let Ok(set) = FileDescriptorSet::decode(a2a_proto::FILE_DESCRIPTOR_SET_V0_3) {
-            for file in set.file.iter().filter(|f| f.package() == "a2a.v1") {
-                if let Some(card) = file.message_type.iter().find(|m| m.name() == "AgentCard") {
-                    schema.v03_card = card.field.iter().map(|f| f.json_name().to_owned()).collect();
-                }
-            }
-        }
-        schema
-    })
-}
-
-fn collect(
-    prefix: &str,
-    message: &DescriptorProto,
-    out: &mut HashMap<String, DescriptorProto>,
-    enums: &mut HashMap<String, HashSet<String>>,
-) {
-    let name = format!("{prefix}.{}", message.name());
-    for nested in &message.nested_type {
-        collect(&name, nested, out, enums);
-    }
-    for e in &message.enum_type {
-        enums.insert(format!("{name}.{}", e.name()), e.value.iter().map(|v| v.name().to_owned()).collect());
-    }
-    out.insert(name, message.clone());
-}
-
-fn is_map_entry(message: &DescriptorProto) -> bool {
-    message.options.as_ref().is_some_and(|o| o.map_entry())
-}
-
-fn kind_of(field: &prost_types::FieldDescriptorProto) -> Kind {
-    let name = field.type_name().trim_start_matches('.').to_owned();
-    match field.r#type() {
-        Type::Message => match name.as_str() {
-            "google.protobuf.Struct" => Kind::Struct,
-            "google.protobuf.Value" => Kind::AnyJson,
-            "google.protobuf.ListValue" => Kind::List,
-            "google.protobuf.Timestamp" => Kind::Timestamp,
-            _ if name.starts_with("google.protobuf.") => Kind::AnyJson,
-            _ => Kind::Message(name),
-        },
-        Type::Enum => Kind::Enum(name),
-        other => Kind::Scalar(other),
-    }
-}
-
-/// `(message, field)` pairs annotated `[(google.api.field_behavior) = REQUIRED]` in a2a.proto.
-fn required_fields() -> HashSet<(String, String)> {
-    a2a_proto::required_fields().into_iter().map(|(m, f)| (m.to_owned(), f.to_owned())).collect()
-}
 
 /// What `--validate` found: problems (the card is invalid) and notes (tolerated extras).
 #[derive(Debug, Default)]
@@ -183,23 +32,26 @@ pub(crate) struct Report {
 
 /// Validates a raw card document against the 1.0 `AgentCard`.
 pub(crate) fn card(document: &Value) -> Report {
-    let schema = schema();
+    let descriptors = descriptor::v1();
+    // The top-level fields of the 0.3 `AgentCard` (JSON names), for union cards.
+    let v03_card = descriptor::v0_3().message("a2a.v1.AgentCard");
     let mut report = Report::default();
     let Some(object) = document.as_object() else {
         report.problems.push(format!("the card is {}, not a JSON object", type_name(document)));
         return report;
     };
     let mut known = object.clone();
+    let card = descriptors.message(CARD).expect("the 1.0 AgentCard is described");
     for key in object.keys() {
-        let field = schema.messages[CARD].iter().any(|f| &f.json_name == key || &f.name == key);
-        if !field && schema.v03_card.contains(key) {
+        let field = card.field(key).is_some();
+        if !field && v03_card.is_some_and(|v03| v03.fields.iter().any(|f| &f.json_name == key)) {
             report
                 .notes
                 .push(format!("`{key}` is an A2A 0.3 member (a card for 0.3 clients too), not checked"));
             known.remove(key);
         }
     }
-    message(schema, CARD, &known, "", &mut report.problems);
+    message(descriptors, CARD, &known, "", &mut report.problems);
     report
 }
 
@@ -223,17 +75,17 @@ fn type_name(value: &Value) -> &'static str {
 }
 
 fn message(
-    schema: &Schema,
+    descriptors: &Descriptors,
     name: &str,
     object: &serde_json::Map<String, Value>,
     path: &str,
     problems: &mut Vec<String>,
 ) {
-    let Some(fields) = schema.messages.get(name) else { return };
+    let Some(described) = descriptors.message(name) else { return };
     let short = name.rsplit('.').next().unwrap_or(name);
     let mut oneofs: HashMap<&str, Vec<&str>> = HashMap::new();
     for (key, value) in object {
-        let Some(field) = fields.iter().find(|f| &f.json_name == key || &f.name == key) else {
+        let Some(field) = described.field(key) else {
             problems.push(format!("`{}`: unknown field (not in the A2A 1.0 {short})", join(path, key)));
             continue;
         };
@@ -244,28 +96,26 @@ fn message(
             oneofs.entry(oneof.as_str()).or_default().push(key);
         }
         let at = join(path, key);
-        if field.map {
-            match value.as_object() {
+        match field.shape {
+            Shape::Map => match value.as_object() {
                 Some(entries) => {
                     for (k, v) in entries {
-                        single(schema, &field.kind, v, &format!("{at}.{k}"), problems);
+                        single(descriptors, &field.r#type, v, &format!("{at}.{k}"), problems);
                     }
                 }
                 None => {
                     problems.push(format!("`{at}`: expected an object (a map), got {}", type_name(value)))
                 }
-            }
-        } else if field.repeated {
-            match value.as_array() {
+            },
+            Shape::Repeated => match value.as_array() {
                 Some(items) => {
                     for (i, item) in items.iter().enumerate() {
-                        single(schema, &field.kind, item, &format!("{at}[{i}]"), problems);
+                        single(descriptors, &field.r#type, item, &format!("{at}[{i}]"), problems);
                     }
                 }
                 None => problems.push(format!("`{at}`: expected an array, got {}", type_name(value))),
-            }
-        } else {
-            single(schema, &field.kind, value, &at, problems);
+            },
+            Shape::Single => single(descriptors, &field.r#type, value, &at, problems),
         }
     }
     for (oneof, keys) in oneofs {
@@ -274,7 +124,7 @@ fn message(
             problems.push(format!("{}: at most one member of oneof `{oneof}` may be set", keys.join(", ")));
         }
     }
-    for field in fields.iter().filter(|f| f.required) {
+    for field in described.fields.iter().filter(|f| f.required) {
         let value = object.get(&field.json_name).or_else(|| object.get(&field.name)).filter(|v| !v.is_null());
         let at = join(path, &field.json_name);
         match value {
@@ -291,17 +141,17 @@ fn message(
     }
 }
 
-fn single(schema: &Schema, kind: &Kind, value: &Value, at: &str, problems: &mut Vec<String>) {
+fn single(descriptors: &Descriptors, r#type: &Type, value: &Value, at: &str, problems: &mut Vec<String>) {
     let mut wrong =
         |expected: &str| problems.push(format!("`{at}`: expected {expected}, got {}", type_name(value)));
-    match kind {
-        Kind::Message(name) => match value.as_object() {
-            Some(object) => message(schema, name, object, at, problems),
+    match r#type {
+        Type::Message(name) => match value.as_object() {
+            Some(object) => message(descriptors, name, object, at, problems),
             None => wrong("an object"),
         },
-        Kind::Enum(name) => match value {
+        Type::Enum(name) => match value {
             Value::String(s) => {
-                if !schema.enums.get(name).is_some_and(|values| values.contains(s)) {
+                if descriptors.enumeration(name).is_none_or(|e| e.number(s).is_none()) {
                     let short = name.rsplit('.').next().unwrap_or(name);
                     problems.push(format!("`{at}`: {s:?} is not a value of enum {short}"));
                 }
@@ -309,34 +159,42 @@ fn single(schema: &Schema, kind: &Kind, value: &Value, at: &str, problems: &mut 
             Value::Number(n) if n.is_i64() => {}
             _ => wrong("an enum value name"),
         },
-        Kind::Struct if !value.is_object() => wrong("an object"),
-        Kind::List if !value.is_array() => wrong("an array"),
-        Kind::Timestamp => match value.as_str() {
+        Type::WellKnown(WellKnown::Struct) if !value.is_object() => wrong("an object"),
+        Type::WellKnown(WellKnown::ListValue) if !value.is_array() => wrong("an array"),
+        Type::WellKnown(WellKnown::Timestamp) => match value.as_str() {
             Some(s) if is_rfc3339(s) => {}
             Some(s) => problems.push(format!("`{at}`: {s:?} is not an RFC 3339 timestamp")),
             None => wrong("an RFC 3339 timestamp string"),
         },
-        Kind::Struct | Kind::List | Kind::AnyJson => {}
-        Kind::Scalar(scalar) => match scalar {
-            Type::String if !value.is_string() => wrong("a string"),
-            Type::Bool if !value.is_boolean() => wrong("a boolean"),
-            Type::Bytes => match value.as_str() {
+        // `Value` (and any other well-known type): any JSON.
+        Type::WellKnown(_) => {}
+        Type::Scalar(scalar) => match scalar {
+            Scalar::String if !value.is_string() => wrong("a string"),
+            Scalar::Bool if !value.is_boolean() => wrong("a boolean"),
+            Scalar::Bytes => match value.as_str() {
                 Some(s) if is_base64(s) => {}
                 Some(_) => problems.push(format!("`{at}`: not base64")),
                 None => wrong("a base64 string"),
             },
-            Type::Double | Type::Float => {
+            Scalar::Double | Scalar::Float => {
                 let special = matches!(value.as_str(), Some("NaN" | "Infinity" | "-Infinity"));
                 if !value.is_number() && !special {
                     wrong("a number");
                 }
             }
-            Type::Int32 | Type::Sint32 | Type::Sfixed32 | Type::Int64 | Type::Sint64 | Type::Sfixed64
+            Scalar::Int32
+            | Scalar::Sint32
+            | Scalar::Sfixed32
+            | Scalar::Int64
+            | Scalar::Sint64
+            | Scalar::Sfixed64
                 if !is_integer(value, true) =>
             {
                 wrong("an integer")
             }
-            Type::Uint32 | Type::Fixed32 | Type::Uint64 | Type::Fixed64 if !is_integer(value, false) => {
+            Scalar::Uint32 | Scalar::Fixed32 | Scalar::Uint64 | Scalar::Fixed64
+                if !is_integer(value, false) =>
+            {
                 wrong("a non-negative integer")
             }
             _ => {}
@@ -504,13 +362,13 @@ mod tests {
     fn enums_and_timestamps_follow_protojson() {
         assert!(is_rfc3339("2026-11-25T16:00:00Z") && is_rfc3339("2026-11-25T16:00:00.123+01:00"));
         assert!(!is_rfc3339("2026-11-25 16:00") && !is_rfc3339("yesterday"));
-        let schema = schema();
+        let descriptors = descriptor::v1();
         let mut problems = Vec::new();
-        let kind = Kind::Enum("lf.a2a.v1.TaskState".into());
-        single(schema, &kind, &json!("TASK_STATE_WORKING"), "s", &mut problems);
-        single(schema, &kind, &json!(3), "s", &mut problems);
+        let state = Type::Enum("lf.a2a.v1.TaskState".into());
+        single(descriptors, &state, &json!("TASK_STATE_WORKING"), "s", &mut problems);
+        single(descriptors, &state, &json!(3), "s", &mut problems);
         assert!(problems.is_empty(), "{problems:?}");
-        single(schema, &kind, &json!("WORKING"), "s", &mut problems);
+        single(descriptors, &state, &json!("WORKING"), "s", &mut problems);
         assert_eq!(problems, ["`s`: \"WORKING\" is not a value of enum TaskState"]);
     }
 }

@@ -4,22 +4,21 @@
 //! "absent" (the field's default), and several SDKs send `"history": null` or
 //! `"metadata": null`; pbjson rejects `null` for repeated, map and scalar fields. Rather than
 //! patch generated code, [`from_slice`] and [`from_value`] first try the strict parse and, only if
-//! it fails, remove `null`-valued fields guided by the message descriptors ([`normalize_nulls`]),
-//! then parse again. `google.protobuf.Value` fields keep their `null` (it is data: `NullValue`), and
-//! nothing inside `Struct`/`Value`/`ListValue` is touched, so metadata round-trips exactly.
+//! it fails, remove `null`-valued fields guided by the message descriptors ([`normalize_nulls`],
+//! with [`descriptor`]), then parse again. `google.protobuf.Value` fields keep
+//! their `null` (it is data: `NullValue`), and nothing inside `Struct`/`Value`/`ListValue` is
+//! touched, so metadata round-trips exactly.
 //!
 //! One ProtoJSON corner pbjson cannot express: `{"data": null}` in a `Part` (a `Value` inside a
 //! oneof) parses as a part with no content rather than a `null` data part. Validation then reports
 //! the part as empty, which names the field.
 
-use std::collections::HashMap;
 use std::fmt;
-use std::sync::OnceLock;
 
-use prost::Message as _;
-use prost_types::field_descriptor_proto::{Label, Type};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Number, Value};
+
+use crate::descriptor::{self, Descriptors, Field, Shape, Type, WellKnown};
 
 /// Why a JSON document could not be read as an A2A message.
 #[derive(Debug)]
@@ -221,142 +220,46 @@ pub fn to_vec<T: serde::Serialize + prost::Name>(message: &T) -> Result<Vec<u8>,
 /// `google.protobuf.Value` fields and anything inside the JSON well-known types. Returns how many
 /// fields it removed. Unknown message names and non-object values are left alone.
 pub fn normalize_nulls(message: &str, value: &mut Value) -> usize {
-    let index = index();
-    let name = if message.starts_with('.') { message.to_owned() } else { format!(".{message}") };
-    normalize(index, &name, value)
+    normalize(descriptor::v1(), message.strip_prefix('.').unwrap_or(message), value)
 }
 
-fn normalize(index: &Index, message: &str, value: &mut Value) -> usize {
-    let (Some(info), Value::Object(object)) = (index.get(message), value) else {
+fn normalize(descriptors: &Descriptors, message: &str, value: &mut Value) -> usize {
+    let (Some(message), Value::Object(object)) = (descriptors.message(message), value) else {
         return 0;
     };
     let mut removed = 0;
     object.retain(|key, field_value| {
-        let keep =
-            !field_value.is_null() || info.fields.get(key).is_some_and(|f| f.kind == Kind::ProtobufValue);
+        // `google.protobuf.Value`: `null` is data.
+        let keep = !field_value.is_null()
+            || message.field(key).is_some_and(|f| matches!(f.r#type, Type::WellKnown(WellKnown::Value)));
         if !keep {
             removed += 1;
         }
         keep
     });
     for (key, field_value) in object.iter_mut() {
-        let Some(field) = info.fields.get(key) else { continue };
-        match (&field.kind, field_value) {
-            (Kind::Message(type_name), Value::Array(items)) if field.repeated => {
+        // Scalars, enums and the well-known types are left as they are.
+        let Some(Field { r#type: Type::Message(type_name), shape, .. }) = message.field(key) else {
+            continue;
+        };
+        match (*shape, field_value) {
+            (Shape::Repeated, Value::Array(items)) => {
                 for item in items {
-                    removed += normalize(index, type_name, item);
+                    removed += normalize(descriptors, type_name, item);
                 }
             }
-            (Kind::Message(type_name), Value::Object(entries)) if field.map => {
+            (Shape::Map, Value::Object(entries)) => {
                 for entry in entries.values_mut() {
-                    removed += normalize(index, type_name, entry);
+                    removed += normalize(descriptors, type_name, entry);
                 }
             }
-            (Kind::Message(type_name), item @ Value::Object(_)) => {
-                removed += normalize(index, type_name, item);
+            (_, item @ Value::Object(_)) => {
+                removed += normalize(descriptors, type_name, item);
             }
             _ => {}
         }
     }
     removed
-}
-
-#[derive(Debug, PartialEq)]
-enum Kind {
-    /// A message of this package, by fully qualified name: normalized recursively.
-    Message(String),
-    /// `google.protobuf.Value`: `null` is data.
-    ProtobufValue,
-    /// Scalars, enums, and the other well-known types: left as they are.
-    Other,
-}
-
-#[derive(Debug)]
-struct Field {
-    kind: Kind,
-    repeated: bool,
-    /// A map field; `kind` then describes the map's values.
-    map: bool,
-}
-
-#[derive(Debug, Default)]
-struct MessageInfo {
-    /// By JSON name and by proto name: ProtoJSON parsers accept both.
-    fields: HashMap<String, Field>,
-}
-
-type Index = HashMap<String, MessageInfo>;
-
-fn index() -> &'static Index {
-    static INDEX: OnceLock<Index> = OnceLock::new();
-    INDEX.get_or_init(|| {
-        let set = prost_types::FileDescriptorSet::decode(crate::FILE_DESCRIPTOR_SET)
-            .expect("the embedded descriptor set is valid (tested)");
-        let mut raw = HashMap::new();
-        for file in &set.file {
-            let prefix = format!(".{}", file.package());
-            for message in &file.message_type {
-                collect(&prefix, message, &mut raw);
-            }
-        }
-        let mut index = Index::new();
-        for (name, message) in &raw {
-            if !name.starts_with(&format!(".{}.", crate::PACKAGE)) || is_map_entry(message) {
-                continue;
-            }
-            let mut info = MessageInfo::default();
-            for field in &message.field {
-                let repeated = field.label() == Label::Repeated;
-                let mut kind = kind_of(field);
-                let mut map = false;
-                if let (true, Kind::Message(entry_name)) = (repeated, &kind) {
-                    if let Some(entry) = raw.get(entry_name).filter(|m| is_map_entry(m)) {
-                        map = true;
-                        kind = entry.field.iter().find(|f| f.number() == 2).map_or(Kind::Other, kind_of);
-                    }
-                }
-                let entry = Field { kind, repeated: repeated && !map, map };
-                info.fields.insert(field.name().to_owned(), clone_field(&entry));
-                info.fields.insert(field.json_name().to_owned(), entry);
-            }
-            index.insert(name.clone(), info);
-        }
-        index
-    })
-}
-
-fn clone_field(field: &Field) -> Field {
-    let kind = match &field.kind {
-        Kind::Message(name) => Kind::Message(name.clone()),
-        Kind::ProtobufValue => Kind::ProtobufValue,
-        Kind::Other => Kind::Other,
-    };
-    Field { kind, repeated: field.repeated, map: field.map }
-}
-
-fn kind_of(field: &prost_types::FieldDescriptorProto) -> Kind {
-    match (field.r#type(), field.type_name()) {
-        (Type::Message, ".google.protobuf.Value") => Kind::ProtobufValue,
-        (Type::Message, name) if name.starts_with(".google.protobuf.") => Kind::Other,
-        (Type::Message, name) => Kind::Message(name.to_owned()),
-        _ => Kind::Other,
-    }
-}
-
-fn is_map_entry(message: &prost_types::DescriptorProto) -> bool {
-    message.options.as_ref().is_some_and(|o| o.map_entry())
-}
-
-fn collect(
-    prefix: &str,
-    message: &prost_types::DescriptorProto,
-    out: &mut HashMap<String, prost_types::DescriptorProto>,
-) {
-    let name = format!("{prefix}.{}", message.name());
-    for nested in &message.nested_type {
-        collect(&name, nested, out);
-    }
-    out.insert(name, message.clone());
 }
 
 /// A JSON object as a protobuf `Struct` (`null` members are kept: in metadata they are data).
@@ -404,6 +307,7 @@ fn number(n: f64) -> Value {
 mod tests {
     use super::*;
     use crate::v1::{AgentCard, SendMessageRequest, StreamResponse, Task};
+    use prost::Message as _;
     use serde_json::json;
 
     /// A SendMessageRequest whose message metadata nests `levels` objects, the whole document

@@ -12,7 +12,8 @@
 //! - [`json`]: the JSON boundary. Use [`json::from_slice`] / [`json::from_value`] rather than
 //!   `serde_json` directly: they also accept `null` for absent fields, as ProtoJSON allows and
 //!   other SDKs send, while keeping `null` as data inside `Struct`/`Value`.
-//! - [`FILE_DESCRIPTOR_SET`]: the encoded descriptors (imports included), e.g. for gRPC reflection.
+//! - [`FILE_DESCRIPTOR_SET`]: the encoded descriptors (imports included), e.g. for gRPC reflection;
+//!   [`descriptor`]: the messages, fields and enums they describe, decoded once.
 //! - Helpers beside the generated code: part and message constructors ([`v1::Part::text`],
 //!   [`v1::Message::user`]), [`v1::TaskState::is_terminal`], conversions into
 //!   [`v1::StreamResponse`] and [`v1::SendMessageResponse`], resource names ([`resource`]).
@@ -42,6 +43,7 @@
 //!   that crates needing only the types do not build tonic).
 //! - `v0_3`: the A2A 0.3 package `a2a.v1` in `v0_3` (with `grpc`: its service stubs too).
 
+pub mod descriptor;
 mod helpers;
 pub mod json;
 pub mod resource;

@@ -179,7 +179,7 @@ fn missing_required(schema: &Schema, message: &str, value: &Value, path: &str, o
             }
             continue;
         };
-        let schema::Kind::Message(inner) = &field.kind else { continue };
+        let schema::Kind::Message(inner) = schema::Kind::of(field) else { continue };
         match (field.shape, item) {
             (Shape::Single, _) => missing_required(schema, inner, item, &field_path, out),
             (Shape::Repeated, Value::Array(items)) => {

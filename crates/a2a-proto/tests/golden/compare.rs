@@ -107,7 +107,8 @@ impl Differ<'_> {
     fn field(&mut self, path: &str, field: &Field, expected: Option<&Value>, got: Option<&Value>) {
         // `null` reads as absent, except for a `google.protobuf.Value` field, where it is the
         // value `NULL_VALUE` (a2a.proto has no repeated or map `Value` fields).
-        let null_is_data = field.kind == Kind::Data && field.shape == Shape::Single;
+        let kind = Kind::of(field);
+        let null_is_data = kind == Kind::Data && field.shape == Shape::Single;
         let (expected, got) =
             (expected.filter(|v| null_is_data || !v.is_null()), got.filter(|v| null_is_data || !v.is_null()));
         match field.shape {
@@ -120,7 +121,7 @@ impl Differ<'_> {
                     self.report(path, expected, got, reason);
                 }
                 for (i, (e, g)) in e.iter().zip(g).enumerate() {
-                    self.single(&format!("{path}[{i}]"), &field.kind, e, g);
+                    self.single(&format!("{path}[{i}]"), kind, e, g);
                 }
             }
             Shape::Map => {
@@ -131,17 +132,17 @@ impl Differ<'_> {
                 for key in keys {
                     let entry_path = member(path, key);
                     match (e.get(key), g.get(key)) {
-                        (Some(ev), Some(gv)) => self.single(&entry_path, &field.kind, ev, gv),
+                        (Some(ev), Some(gv)) => self.single(&entry_path, kind, ev, gv),
                         (ev, gv) => self.report(&entry_path, ev, gv, "map entry on one side only"),
                     }
                 }
             }
             Shape::Single => match (expected, got) {
                 (None, None) => {}
-                (Some(e), Some(g)) => self.single(path, &field.kind, e, g),
+                (Some(e), Some(g)) => self.single(path, kind, e, g),
                 (Some(v), None) | (None, Some(v)) => {
-                    if field.presence || !self.is_default(&field.kind, v) {
-                        let reason = match (expected.is_some(), field.presence) {
+                    if field.has_presence() || !self.is_default(kind, v) {
+                        let reason = match (expected.is_some(), field.has_presence()) {
                             (true, true) => "dropped (the field has explicit presence)",
                             (true, false) => "dropped",
                             (false, _) => "added",
@@ -183,7 +184,7 @@ impl Differ<'_> {
     }
 
     /// Two present values of one kind.
-    fn single(&mut self, path: &str, kind: &Kind, expected: &Value, got: &Value) {
+    fn single(&mut self, path: &str, kind: Kind<'_>, expected: &Value, got: &Value) {
         let equal = match kind {
             Kind::Message(message) => return self.message(path, message, expected, got),
             Kind::Data => return self.data(path, expected, got),
@@ -254,7 +255,7 @@ impl Differ<'_> {
         }
     }
 
-    fn is_default(&self, kind: &Kind, value: &Value) -> bool {
+    fn is_default(&self, kind: Kind<'_>, value: &Value) -> bool {
         match kind {
             Kind::String | Kind::Bytes => value.as_str() == Some(""),
             Kind::Bool => value == &Value::Bool(false),
