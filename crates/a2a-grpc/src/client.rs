@@ -147,12 +147,13 @@ impl GrpcClient {
 
     /// Speaks `version` to the agent: [`ProtocolVersion::V1_0`] (the default, service
     /// `lf.a2a.v1.A2AService`) or [`ProtocolVersion::V0_3`] (service `a2a.v1.A2AService`), for an
-    /// agent (or an interface of its card) that speaks A2A 0.3. The [`A2aService`] API is the
+    /// agent (or an interface of its card) that speaks A2A 0.3. The
+    /// [`A2aService`](a2a_core::A2aService) API is the
     /// same; the crate docs (*A2A 0.3*) say what 0.3 changes. Without this crate's `v03`
     /// feature, a 0.3 client fails every call with [`Error::UnsupportedOperation`] and sends
     /// nothing.
     ///
-    /// [`A2aService`]: a2a_core::A2aService
+    /// [`A2aService`](a2a_core::A2aService): a2a_core::A2aService
     #[must_use]
     pub fn with_protocol_version(mut self, version: ProtocolVersion) -> Self {
         self.carriage = self.carriage_of(version);

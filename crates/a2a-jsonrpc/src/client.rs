@@ -1,4 +1,5 @@
-//! The client: [`JsonRpcClient`] implements [`A2aService`] by POSTing JSON-RPC requests (spec 9).
+//! The client: [`JsonRpcClient`] implements [`A2aService`](a2a_core::A2aService) by POSTing
+//! JSON-RPC requests (spec 9).
 //!
 //! Failures map as follows:
 //! - a JSON-RPC error object: the error its details or code name ([`crate::error::from_wire`]),
@@ -34,7 +35,7 @@ use serde_json::value::RawValue;
 use crate::envelope::ReadError;
 use crate::{envelope, error, sse};
 
-/// An A2A agent reached over JSON-RPC, usable wherever an [`A2aService`] is.
+/// An A2A agent reached over JSON-RPC, usable wherever an [`A2aService`](a2a_core::A2aService) is.
 ///
 /// Each call sends the context's service parameters as HTTP headers, plus `A2A-Version: 1.0` when
 /// the context names no version (spec 3.6.1). Request ids are numbers, unique per client (clones
@@ -79,7 +80,8 @@ impl JsonRpcClient {
 
     /// Speaks `version` to the agent: [`ProtocolVersion::V1_0`] (the default) or
     /// [`ProtocolVersion::V0_3`], for an agent (or an interface of its card) that speaks A2A 0.3.
-    /// The [`A2aService`] API is the same; the crate docs (*A2A 0.3*) say what 0.3 changes.
+    /// The [`A2aService`](a2a_core::A2aService) API is the same; the crate docs (*A2A 0.3*) say
+    /// what 0.3 changes.
     /// Without this crate's `v03` feature, a 0.3 client fails every call with
     /// [`Error::UnsupportedOperation`] and sends nothing.
     #[must_use]

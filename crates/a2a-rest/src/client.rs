@@ -1,4 +1,5 @@
-//! [`RestClient`]: an [`A2aService`] that calls a remote agent over HTTP+JSON/REST (spec 11).
+//! [`RestClient`]: an [`A2aService`](a2a_core::A2aService) that calls a remote agent over
+//! HTTP+JSON/REST (spec 11).
 //!
 //! Requests follow the server's route table: POST operations send the request message as the
 //! body, GET and DELETE send its scalar fields as camelCase query parameters (spec 11.5). Path
@@ -42,8 +43,8 @@ const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'
 pub(crate) const EVENT_STREAM: &str = "text/event-stream";
 const ACCEPT_JSON: &str = "application/a2a+json, application/json";
 
-/// An A2A client over HTTP+JSON/REST, implementing [`A2aService`] like the server-side handler,
-/// so application code is written once for every binding.
+/// An A2A client over HTTP+JSON/REST, implementing [`A2aService`](a2a_core::A2aService) like the
+/// server-side handler, so application code is written once for every binding.
 ///
 /// [`with_protocol_version`](Self::with_protocol_version)`(ProtocolVersion::V0_3)` makes it a
 /// client of an A2A 0.3 agent with the same API: the `/v1/...` routes, 0.3 ProtoJSON bodies,
@@ -100,7 +101,8 @@ impl RestClient {
     /// Speaks `version` to the agent: [`ProtocolVersion::V1_0`] (the default) or
     /// [`ProtocolVersion::V0_3`], for an agent (or an interface of its card) that speaks A2A 0.3:
     /// the 0.3 routes are appended to the same base URL (`https://host/a2a` calls
-    /// `https://host/a2a/v1/message:send`). The [`A2aService`] API is the same; the crate docs
+    /// `https://host/a2a/v1/message:send`). The [`A2aService`](a2a_core::A2aService) API is the
+    /// same; the crate docs
     /// (*A2A 0.3*) say what 0.3 changes. Without this crate's `v03` feature, a 0.3 client fails
     /// every call with [`Error::UnsupportedOperation`] and sends nothing.
     #[must_use]
