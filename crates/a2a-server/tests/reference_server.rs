@@ -1,8 +1,8 @@
 //! The reference server's own concerns, on a loopback port: the agent card endpoint (every
 //! interface, caching headers, conditional requests), graceful shutdown of open streams, gRPC
 //! reflection and health on the shared port, bindings on ports of their own, JSON-RPC at a path,
-//! `into_app`, and push notifications over real HTTP (credentials, order, the loopback refusal
-//! of spec 13.2). What A2A behaviour every binding must show is the conformance suite's
+//! `into_app`, push notifications over real HTTP (credentials, order, the loopback refusal of
+//! spec 13.2), and the demo agent's echo answer, exactly. What A2A behaviour every binding must show is the conformance suite's
 //! (`tests/conformance`, run against this server in CI).
 
 mod common;
@@ -326,5 +326,29 @@ async fn push_to_a_private_address_is_refused_without_the_allowlist() {
     };
     let err = client.create_task_push_notification_config(&ctx(), config).await.unwrap_err();
     assert_eq!(err.field_violations()[0].field, "url", "spec 13.2: {err:?}");
+    server.shutdown().await.unwrap();
+}
+
+/// The demo agent's `echo` skill as the README's tour shows it, exactly, on every binding in 1.0
+/// and 0.3: a completed task whose one artifact, named `echo`, holds the message text and
+/// nothing else, and whose history is the one user message (the conformance suite compares
+/// these across bindings for any agent; what our demo answers is pinned here).
+#[tokio::test]
+async fn the_demo_echo_answers_exactly_the_text_in_one_artifact_with_the_message_as_history() {
+    let server = start().await;
+    for (name, client) in common::clients(&server).await {
+        let text = format!("hello over {name}");
+        let task = task_of(&*client, &ctx(), &text).await;
+        assert_eq!(task.state(), TaskState::Completed, "{name}");
+        assert_eq!(task.artifacts.len(), 1, "{name}: {task:?}");
+        let artifact = &task.artifacts[0];
+        assert_eq!(artifact.name, "echo", "{name}");
+        assert_eq!(artifact.parts.len(), 1, "{name}");
+        assert_eq!(artifact.parts[0].as_text(), Some(text.as_str()), "{name}");
+        assert_eq!(task.history.len(), 1, "{name}: the user message only: {:?}", task.history);
+        assert_eq!(task.history[0].text(), text, "{name}");
+        assert_eq!(task.history[0].task_id, task.id, "{name}");
+        assert_eq!(task.history[0].context_id, task.context_id, "{name}");
+    }
     server.shutdown().await.unwrap();
 }
