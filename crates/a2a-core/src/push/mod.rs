@@ -750,6 +750,15 @@ mod tests {
         script: Vec<std::result::Result<(), PushFailure>>,
         retry: RetryPolicy,
     ) -> (PushDispatcher, Arc<Scripted>) {
+        dispatcher_for(ProtocolVersion::V1_0, script, retry).await
+    }
+
+    /// [`dispatcher`] with the config registered over `version`.
+    async fn dispatcher_for(
+        version: ProtocolVersion,
+        script: Vec<std::result::Result<(), PushFailure>>,
+        retry: RetryPolicy,
+    ) -> (PushDispatcher, Arc<Scripted>) {
         let store = Arc::new(crate::store::memory::InMemoryPushConfigStore::new());
         let config = TaskPushNotificationConfig {
             task_id: "t".into(),
@@ -757,7 +766,7 @@ mod tests {
             url: "https://hooks.example.com/a2a".into(),
             ..Default::default()
         };
-        store.put(config, ProtocolVersion::V1_0).await.unwrap();
+        store.put(config, version).await.unwrap();
         let transport =
             Arc::new(Scripted { script: std::sync::Mutex::new(script.into()), ..Default::default() });
         let dispatcher = PushDispatcher::new(
@@ -810,21 +819,8 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_0_3_body_is_written_by_the_dispatcher_and_without_a_writer_given_up() {
         for writer in [Some(write_v03 as WriteTaskV0_3), None] {
-            let store = Arc::new(crate::store::memory::InMemoryPushConfigStore::new());
-            let config = TaskPushNotificationConfig {
-                task_id: "t".into(),
-                id: "c".into(),
-                url: "https://hooks.example.com/a2a".into(),
-                ..Default::default()
-            };
-            store.put(config, ProtocolVersion::V0_3).await.unwrap();
-            let transport = Arc::new(Scripted::default());
-            let dispatcher = PushDispatcher::new(
-                transport.clone(),
-                store,
-                DestinationPolicy::public_only(),
-                Duration::from_secs(10),
-            );
+            let (dispatcher, transport) =
+                dispatcher_for(ProtocolVersion::V0_3, Vec::new(), RetryPolicy::default()).await;
             let dispatcher = match writer {
                 Some(write) => dispatcher.with_v03_body(write),
                 None => dispatcher,
