@@ -62,8 +62,17 @@ fn assert_valid_v03(definition: &str, instance: &Value) {
 /// A 0.3 JSON-RPC call without `A2A-Version` (0.3 clients send none): status and body.
 async fn rpc_v03(server: &RunningServer, method: &str, params: Value) -> Value {
     let body = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
-    let response =
-        reqwest::Client::new().post(format!("{}/", server.url())).json(&body).send().await.unwrap();
+    post_rpc(format!("{}/", server.url()), None, &body).await
+}
+
+/// A JSON-RPC request object POSTed to `url`, with `A2A-Version: version` if given: the answer,
+/// which comes with HTTP 200 whatever it says (JSON-RPC errors included).
+async fn post_rpc(url: String, version: Option<&str>, body: &Value) -> Value {
+    let mut request = reqwest::Client::new().post(url).json(body);
+    if let Some(version) = version {
+        request = request.header("A2A-Version", version);
+    }
+    let response = request.send().await.unwrap();
     assert_eq!(response.status(), 200);
     response.json().await.unwrap()
 }
@@ -127,39 +136,14 @@ async fn jsonrpc_the_same_operation_in_1_0_shape_with_the_header_gets_the_1_0_re
     let server = start().await;
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {
         "message": {"role": "ROLE_USER", "parts": [{"text": "hi"}], "messageId": "m-1"}}});
-    let reply: Value = reqwest::Client::new()
-        .post(format!("{}/", server.url()))
-        .header("A2A-Version", "1.0")
-        .json(&body)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let reply: Value = post_rpc(format!("{}/", server.url()), Some("1.0"), &body).await;
     assert_eq!(reply["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED", "{reply}");
     assert!(reply["result"].get("kind").is_none());
     // Without the header the PascalCase method is 1.0 asked as 0.3: VersionNotSupported (-32009).
-    let reply: Value = reqwest::Client::new()
-        .post(format!("{}/", server.url()))
-        .json(&body)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let reply: Value = post_rpc(format!("{}/", server.url()), None, &body).await;
     assert_eq!(reply["error"]["code"], -32009, "{reply}");
     // The version as a query parameter (spec 3.6.1) makes the same request 1.0 again.
-    let reply: Value = reqwest::Client::new()
-        .post(format!("{}/?A2A-Version=1.0", server.url()))
-        .json(&body)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let reply: Value = post_rpc(format!("{}/?A2A-Version=1.0", server.url()), None, &body).await;
     assert_eq!(reply["result"]["task"]["status"]["state"], "TASK_STATE_COMPLETED", "{reply}");
     server.shutdown().await.unwrap();
 }
@@ -169,16 +153,7 @@ async fn jsonrpc_a_slash_method_is_0_3_even_with_a_1_0_version_header() {
     let server = start().await;
     let body = json!({"jsonrpc": "2.0", "id": "x", "method": "message/send",
                       "params": {"message": user_message_v03("hello")}});
-    let reply: Value = reqwest::Client::new()
-        .post(format!("{}/", server.url()))
-        .header("A2A-Version", "1.0")
-        .json(&body)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let reply: Value = post_rpc(format!("{}/", server.url()), Some("1.0"), &body).await;
     assert_valid_v03("SendMessageSuccessResponse", &reply);
     assert_eq!(reply["result"]["status"]["state"], "completed");
     server.shutdown().await.unwrap();
@@ -246,16 +221,12 @@ async fn jsonrpc_errors_come_in_each_version_s_shape_and_codes() {
     assert_eq!(reply["error"]["code"], -32602);
     assert!(reply["error"].to_string().contains("message.parts[0].file.bytes"), "{reply}");
     // 1.0: the same lookup with the header, the ErrorInfo array in `data` (spec 9.5).
-    let reply: Value = reqwest::Client::new()
-        .post(format!("{}/", server.url()))
-        .header("A2A-Version", "1.0")
-        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "no-such-task"}}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let reply: Value = post_rpc(
+        format!("{}/", server.url()),
+        Some("1.0"),
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "no-such-task"}}),
+    )
+    .await;
     assert_eq!(reply["error"]["code"], -32001);
     assert_eq!(reply["error"]["data"][0]["reason"], "TASK_NOT_FOUND", "{reply}");
     // 0.3 has no `tasks/list` JSON-RPC method.
