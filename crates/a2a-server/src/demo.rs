@@ -138,6 +138,9 @@ impl AgentExecutor for DemoAgent {
 /// reached (the approval URL is built on it). The layer overwrites whatever a client sent.
 pub const ORIGIN_PARAM: &str = "x-a2a-demo-origin";
 
+/// [`ORIGIN_PARAM`] as a header name, made once (a `&str` name is validated again on each use).
+static ORIGIN_HEADER: http::HeaderName = http::HeaderName::from_static(ORIGIN_PARAM);
+
 /// The path under which [`AuthorizeLayer`] serves the approval URLs: `GET {origin}{path}{code}`.
 pub const AUTHORIZE_PATH: &str = "/demo/authorize/";
 
@@ -326,9 +329,14 @@ where
             .or_else(|| request.headers().get(http::header::HOST).and_then(|h| h.to_str().ok()));
         let origin = host.and_then(|h| http::HeaderValue::try_from(format!("{scheme}://{h}")).ok());
         let headers = request.headers_mut();
-        headers.remove(ORIGIN_PARAM);
-        if let Some(value) = origin {
-            headers.insert(ORIGIN_PARAM, value);
+        match origin {
+            // `insert` replaces every value a client sent.
+            Some(value) => {
+                headers.insert(&ORIGIN_HEADER, value);
+            }
+            None => {
+                headers.remove(&ORIGIN_HEADER);
+            }
         }
         // The inner service was polled ready: use it, leave a fresh clone in its place.
         let clone = self.inner.clone();

@@ -79,7 +79,6 @@ use axum::serve::ListenerExt;
 use axum::Router;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-use tower::ServiceExt;
 
 pub use a2a_core::handler::TenantAgent;
 pub use card::{interfaces, interfaces_of, tenant_card_path, CardForm, AGENT_CARD_PATH};
@@ -562,12 +561,9 @@ impl ServerBuilder {
                 )),
                 None => router,
             };
-            layers.iter().fold(router, |router, layer| layer(router)).layer(
-                axum::middleware::from_fn_with_state(
-                    limits::HttpLimits { limits: Arc::clone(&limits), shapes, metrics: metrics.clone() },
-                    limits::enforce,
-                ),
-            )
+            layers.iter().fold(router, |router, layer| layer(router)).layer(limits::HttpLimitsLayer::new(
+                limits::HttpLimits { limits: Arc::clone(&limits), shapes, metrics: metrics.clone() },
+            ))
         };
         let jsonrpc_on_main = on_main(Binding::JsonRpc).then_some(jsonrpc_path.as_str());
         let main = wrap(
@@ -901,10 +897,32 @@ fn app(
         return http;
     }
     let grpc = grpc_router(service(Binding::Grpc), limits.max_body_bytes);
-    Router::new().fallback_service(tower::service_fn(move |request: Request<Body>| {
-        let target = if is_grpc(request.headers()) { grpc.clone() } else { http.clone() };
-        target.oneshot(request)
-    }))
+    Router::new().fallback_service(ByContentType { grpc, http })
+}
+
+/// The main port's choice between gRPC and the HTTP bindings, by the request's content type
+/// ([`is_grpc`]): each request goes straight to the router it is for (no clone of a router, no
+/// further future around its answer).
+#[derive(Clone)]
+struct ByContentType {
+    grpc: Router,
+    http: Router,
+}
+
+impl tower::Service<Request<Body>> for ByContentType {
+    type Response = axum::response::Response;
+    type Error = std::convert::Infallible;
+    type Future = axum::routing::future::RouteFuture<std::convert::Infallible>;
+
+    fn poll_ready(&mut self, _: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Self::Error>> {
+        // A router is always ready.
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<Body>) -> Self::Future {
+        let target = if is_grpc(request.headers()) { &mut self.grpc } else { &mut self.http };
+        tower::Service::call(target, request)
+    }
 }
 
 fn is_grpc(headers: &http::HeaderMap) -> bool {
@@ -977,5 +995,39 @@ pub async fn shutdown_signal() {
     tokio::select! {
         () = interrupt => {},
         () = terminate => {},
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::routing::post;
+    use tower::ServiceExt;
+
+    use super::*;
+
+    /// What answered: the router each request was sent to.
+    async fn answered_by(content_type: Option<&str>) -> String {
+        let dispatch = ByContentType {
+            grpc: Router::new().fallback(|| async { "grpc" }),
+            http: Router::new().route("/", post(|| async { "http" })),
+        };
+        let mut request = http::Request::post("/");
+        if let Some(content_type) = content_type {
+            request = request.header(http::header::CONTENT_TYPE, content_type);
+        }
+        let response = dispatch.oneshot(request.body(Body::empty()).unwrap()).await.unwrap();
+        let bytes = axum::body::to_bytes(response.into_body(), 1024).await.unwrap();
+        String::from_utf8(bytes.to_vec()).unwrap()
+    }
+
+    #[tokio::test]
+    async fn grpc_is_chosen_by_the_content_type_and_everything_else_is_http() {
+        for grpc in ["application/grpc", "application/grpc+proto", "application/grpc-web"] {
+            assert_eq!(answered_by(Some(grpc)).await, "grpc", "{grpc}");
+        }
+        for http in ["application/json", "text/plain", "application/a2a+json", "Application/grpc"] {
+            assert_eq!(answered_by(Some(http)).await, "http", "{http}");
+        }
+        assert_eq!(answered_by(None).await, "http", "no content type");
     }
 }

@@ -13,6 +13,7 @@
 //!   `a2a_core`, the same for every binding;
 //! - calls per caller: [`crate::rate_limit`].
 
+use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -24,11 +25,11 @@ use std::time::Duration;
 use a2a_core::handler::ContentLimits;
 use a2a_core::Error;
 use axum::body::{Body, Bytes};
-use axum::extract::{ConnectInfo, Request, State};
-use axum::middleware::Next;
+use axum::extract::{ConnectInfo, Request};
 use axum::response::Response;
 use http::{header, HeaderMap, HeaderValue, StatusCode, Version};
 use http_body::{Body as _, Frame, SizeHint};
+use tokio::task::futures::TaskLocalFuture;
 
 use crate::metrics::{Limit, Metrics};
 
@@ -104,20 +105,46 @@ impl Shapes {
         status: StatusCode,
         error: Error,
     ) -> Response {
+        self.shape_of(request).refuse(status, error)
+    }
+
+    /// The shape of the binding `request` is for.
+    fn shape_of(&self, request: &http::request::Parts) -> Shape {
         if crate::is_grpc(&request.headers) {
-            return a2a_grpc::error::to_status(&error).into_http::<Body>();
+            return Shape::Grpc;
         }
         let path = request.uri.path();
         let jsonrpc =
             self.jsonrpc_path.as_deref().is_some_and(|p| path == p || path.strip_suffix('/') == Some(p));
-        let mut response = if jsonrpc {
-            let mut response = a2a_jsonrpc::error_response(&error);
-            if let Error::ResourceExhausted { retry_after_secs: Some(secs), .. } = &error {
-                response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(*secs));
-            }
-            response
+        if jsonrpc {
+            Shape::JsonRpc
         } else {
-            a2a_rest::error_response(error)
+            Shape::Rest
+        }
+    }
+}
+
+/// The binding a refusal answers for ([`Shapes::shape_of`]).
+#[derive(Debug, Clone, Copy)]
+enum Shape {
+    Grpc,
+    JsonRpc,
+    Rest,
+}
+
+impl Shape {
+    /// `error` answered with HTTP `status` in this binding's shape (see [`Shapes::refuse`]).
+    fn refuse(self, status: StatusCode, error: Error) -> Response {
+        let mut response = match self {
+            Shape::Grpc => return a2a_grpc::error::to_status(&error).into_http::<Body>(),
+            Shape::JsonRpc => {
+                let mut response = a2a_jsonrpc::error_response(&error);
+                if let Error::ResourceExhausted { retry_after_secs: Some(secs), .. } = &error {
+                    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(*secs));
+                }
+                response
+            }
+            Shape::Rest => a2a_rest::error_response(error),
         };
         *response.status_mut() = status;
         response
@@ -132,86 +159,179 @@ pub(crate) struct HttpLimits {
     pub(crate) metrics: Metrics,
 }
 
-/// The HTTP layer's function (`axum::middleware::from_fn_with_state`): refuses a request whose
-/// URL or headers are too large before anything reads it, answers 408 when its body did not
-/// arrive within the body read timeout, and tells the stream limits which connection the
-/// request came on.
-pub(crate) async fn enforce(State(state): State<HttpLimits>, request: Request, next: Next) -> Response {
-    let limits = &state.limits;
-    let (parts, body) = request.into_parts();
-    let uri_bytes = parts.uri.path_and_query().map_or(0, |p| p.as_str().len());
-    if uri_bytes > limits.max_uri_bytes {
-        let error = Error::InvalidRequest {
-            reason: format!(
-                "the request URL is {uri_bytes} bytes; this server accepts at most {} (max_uri_bytes)",
-                limits.max_uri_bytes
-            ),
-        };
-        state.metrics.refused(Limit::MaxUriBytes);
-        return state.shapes.refuse(&parts, StatusCode::URI_TOO_LONG, error);
-    }
-    let header_bytes = header_bytes(&parts.headers);
-    if header_bytes > limits.max_header_bytes {
-        let error = Error::InvalidRequest {
-            reason: format!(
-                "the request headers are {header_bytes} bytes; this server accepts at most {} \
-                 (max_header_bytes)",
-                limits.max_header_bytes
-            ),
-        };
-        state.metrics.refused(Limit::MaxHeaderBytes);
-        return state.shapes.refuse(&parts, StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, error);
-    }
-    let timed_out = Arc::new(AtomicBool::new(false));
-    let body = if body.is_end_stream() {
-        body
-    } else {
-        Body::new(TimedBody {
-            inner: body,
-            deadline: tokio::time::Instant::now() + limits.body_read_timeout,
-            timer: None,
-            timed_out: Arc::clone(&timed_out),
-        })
-    };
-    let version = parts.version;
-    // What a refusal for a slow body reads of the request (made into parts only then).
-    let (uri, content_type) = (parts.uri.clone(), parts.headers.get(header::CONTENT_TYPE).cloned());
-    let connection = parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|info| info.0);
-    let request = Request::from_parts(parts, body);
-    let response = match connection {
-        Some(connection) => crate::streams::CONNECTION.scope(connection, next.run(request)).await,
-        None => next.run(request).await,
-    };
-    if !timed_out.load(Ordering::Acquire) {
-        return response;
-    }
-    // Whatever the binding made of the failed read, the cause is the slow body.
-    state.metrics.refused(Limit::BodyReadTimeout);
-    let error = Error::InvalidRequest {
-        reason: format!(
-            "the request body did not arrive within {} s (body_read_timeout)",
-            limits.body_read_timeout.as_secs_f64()
-        ),
-    };
-    let mut response =
-        state.shapes.refuse(&timeout_parts(uri, content_type), StatusCode::REQUEST_TIMEOUT, error);
-    if matches!(version, Version::HTTP_10 | Version::HTTP_11) {
-        // RFC 9110 15.5.9: the server may close the connection; the rest of the body would
-        // otherwise have to be read first. (HTTP/2 has no such header: the stream is reset.)
-        response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
-    }
-    response
+/// The HTTP limits layer, in front of every binding: refuses a request whose URL or headers are
+/// too large before anything reads it, answers 408 when its body did not arrive within the body
+/// read timeout, and tells the stream limits which connection the request came on. A layer of
+/// its own (not `axum::middleware::from_fn`): its future is a concrete type, with no box, no
+/// clone of the inner service or of the state per request.
+#[derive(Debug, Clone)]
+pub(crate) struct HttpLimitsLayer {
+    state: Arc<HttpLimits>,
 }
 
-/// What [`Shapes::refuse`] reads of a request (its URL and content type), kept while the request
-/// itself went on.
-fn timeout_parts(uri: http::Uri, content_type: Option<HeaderValue>) -> http::request::Parts {
-    let mut copy = http::Request::new(());
-    *copy.uri_mut() = uri;
-    if let Some(content_type) = content_type {
-        copy.headers_mut().insert(header::CONTENT_TYPE, content_type);
+impl HttpLimitsLayer {
+    pub(crate) fn new(state: HttpLimits) -> Self {
+        HttpLimitsLayer { state: Arc::new(state) }
     }
-    copy.into_parts().0
+}
+
+impl<S> tower::Layer<S> for HttpLimitsLayer {
+    type Service = HttpLimitsService<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        HttpLimitsService { inner, state: Arc::clone(&self.state) }
+    }
+}
+
+/// The service of [`HttpLimitsLayer`].
+#[derive(Debug, Clone)]
+pub(crate) struct HttpLimitsService<S> {
+    inner: S,
+    state: Arc<HttpLimits>,
+}
+
+impl<S> tower::Service<Request> for HttpLimitsService<S>
+where
+    S: tower::Service<Request, Response = Response, Error = Infallible>,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = HttpLimitsFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let state = &self.state;
+        let limits = &state.limits;
+        let (parts, body) = request.into_parts();
+        let uri_bytes = parts.uri.path_and_query().map_or(0, |p| p.as_str().len());
+        if uri_bytes > limits.max_uri_bytes {
+            let error = Error::InvalidRequest {
+                reason: format!(
+                    "the request URL is {uri_bytes} bytes; this server accepts at most {} (max_uri_bytes)",
+                    limits.max_uri_bytes
+                ),
+            };
+            state.metrics.refused(Limit::MaxUriBytes);
+            let response = state.shapes.refuse(&parts, StatusCode::URI_TOO_LONG, error);
+            return HttpLimitsFuture::Refused { response: Some(response) };
+        }
+        let header_bytes = header_bytes(&parts.headers);
+        if header_bytes > limits.max_header_bytes {
+            let error = Error::InvalidRequest {
+                reason: format!(
+                    "the request headers are {header_bytes} bytes; this server accepts at most {} \
+                     (max_header_bytes)",
+                    limits.max_header_bytes
+                ),
+            };
+            state.metrics.refused(Limit::MaxHeaderBytes);
+            let response = state.shapes.refuse(&parts, StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, error);
+            return HttpLimitsFuture::Refused { response: Some(response) };
+        }
+        // A body already received in full (most requests without one) cannot be slow.
+        let (body, watch) = if body.is_end_stream() {
+            (body, None)
+        } else {
+            let timed_out = Arc::new(AtomicBool::new(false));
+            let body = Body::new(TimedBody {
+                inner: body,
+                deadline: tokio::time::Instant::now() + limits.body_read_timeout,
+                timer: None,
+                timed_out: Arc::clone(&timed_out),
+            });
+            // What a refusal for a slow body needs of the request, read now: the request itself
+            // goes on.
+            let watch = SlowBody {
+                timed_out,
+                shape: state.shapes.shape_of(&parts),
+                version: parts.version,
+                state: Arc::clone(state),
+            };
+            (body, Some(watch))
+        };
+        let connection = parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|info| info.0);
+        let request = Request::from_parts(parts, body);
+        match connection {
+            // The call and every poll of its future see the connection (`crate::streams`).
+            Some(connection) => {
+                let inner = crate::streams::CONNECTION.sync_scope(connection, || self.inner.call(request));
+                HttpLimitsFuture::Scoped { inner: crate::streams::CONNECTION.scope(connection, inner), watch }
+            }
+            None => HttpLimitsFuture::Plain { inner: self.inner.call(request), watch },
+        }
+    }
+}
+
+/// What [`HttpLimitsFuture`] needs to answer 408 once the binding has answered a request whose
+/// body was too slow.
+#[derive(Debug)]
+struct SlowBody {
+    timed_out: Arc<AtomicBool>,
+    shape: Shape,
+    version: Version,
+    state: Arc<HttpLimits>,
+}
+
+impl SlowBody {
+    /// `response` as it is, or the 408 that replaces it if the body timed out.
+    fn answer(self, response: Response) -> Response {
+        if !self.timed_out.load(Ordering::Acquire) {
+            return response;
+        }
+        // Whatever the binding made of the failed read, the cause is the slow body.
+        self.state.metrics.refused(Limit::BodyReadTimeout);
+        let error = Error::InvalidRequest {
+            reason: format!(
+                "the request body did not arrive within {} s (body_read_timeout)",
+                self.state.limits.body_read_timeout.as_secs_f64()
+            ),
+        };
+        let mut response = self.shape.refuse(StatusCode::REQUEST_TIMEOUT, error);
+        if matches!(self.version, Version::HTTP_10 | Version::HTTP_11) {
+            // RFC 9110 15.5.9: the server may close the connection; the rest of the body would
+            // otherwise have to be read first. (HTTP/2 has no such header: the stream is reset.)
+            response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
+        response
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of [`HttpLimitsService`].
+    #[project = HttpLimitsProj]
+    pub(crate) enum HttpLimitsFuture<F> {
+        /// Refused before the binding saw it; `None` once answered.
+        Refused { response: Option<Response> },
+        /// Served without a known connection.
+        Plain { #[pin] inner: F, watch: Option<SlowBody> },
+        /// Served with the connection in scope.
+        Scoped { #[pin] inner: TaskLocalFuture<SocketAddr, F>, watch: Option<SlowBody> },
+    }
+}
+
+impl<F> Future for HttpLimitsFuture<F>
+where
+    F: Future<Output = Result<Response, Infallible>>,
+{
+    type Output = Result<Response, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let (result, watch) = match self.project() {
+            HttpLimitsProj::Refused { response } => {
+                return Poll::Ready(Ok(response.take().expect("polled after completion")));
+            }
+            HttpLimitsProj::Plain { inner, watch } => (std::task::ready!(inner.poll(cx)), watch),
+            HttpLimitsProj::Scoped { inner, watch } => (std::task::ready!(inner.poll(cx)), watch),
+        };
+        let Ok(response) = result;
+        Poll::Ready(Ok(match watch.take() {
+            Some(watch) => watch.answer(response),
+            None => response,
+        }))
+    }
 }
 
 /// The size of `headers`: each name and value (their separators are not counted, so the limit
