@@ -13,14 +13,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use a2a_core::{A2aService, Error, Operation};
-use axum::body::Bytes;
-use axum::extract::rejection::{BytesRejection, FailedToBufferBody};
-use axum::extract::{DefaultBodyLimit, State};
+use axum::body::{Body, Bytes, HttpBody as _};
+use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
-use http::request::Parts;
-use http::{header, StatusCode};
+use http::{header, HeaderValue, StatusCode};
 
 use crate::dispatch::{self, Outcome};
 use crate::envelope::{self, Id, Rejection};
@@ -89,7 +87,8 @@ impl JsonRpcServer {
         if self.path != "/" {
             router = router.route(&format!("{}/", self.path), post(handle));
         }
-        router.layer(DefaultBodyLimit::max(limit)).with_state(shared)
+        // The handler reads the body within `max_body_bytes` itself (`read_body`).
+        router.with_state(shared)
     }
 }
 
@@ -126,14 +125,11 @@ struct Shared {
     keep_alive: Duration,
 }
 
-async fn handle(
-    State(shared): State<Arc<Shared>>,
-    parts: Parts,
-    body: Result<Bytes, BytesRejection>,
-) -> Response {
-    let body = match body {
+async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let body = match read_body(body, shared.max_body_bytes).await {
         Ok(body) => body,
-        Err(rejection) => return json(envelope::failure(&Id::null(), &body_error(&rejection, &shared))),
+        Err(error) => return json(envelope::failure(&Id::null(), &error)),
     };
     let request = match envelope::parse_request(&body) {
         Ok(request) => request,
@@ -169,15 +165,38 @@ async fn handle(
     }
 }
 
-/// The error for a body that could not be read: too large, or the connection failed.
-fn body_error(rejection: &BytesRejection, shared: &Shared) -> Error {
-    let reason = match rejection {
-        BytesRejection::FailedToBufferBody(FailedToBufferBody::LengthLimitError(_)) => {
-            format!("the request body exceeds the limit of {} bytes", shared.max_body_bytes)
+/// The request body, read in full within `limit` bytes; or the error for a body that could not
+/// be read: too large, or the connection failed. What axum's `Bytes` extractor under a
+/// `DefaultBodyLimit` of `limit` did here (`http_body_util::Limited`: an error as soon as the data
+/// received passes the limit), with the same errors, without boxing the body again.
+async fn read_body(mut body: Body, limit: usize) -> Result<Bytes, Error> {
+    // The first chunk as it is (most bodies arrive in one); later ones joined after it.
+    let mut first: Option<Bytes> = None;
+    let mut joined: Vec<u8> = Vec::new();
+    let mut received = 0usize;
+    while let Some(frame) = std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await {
+        let frame = frame.map_err(|error| Error::InvalidRequest {
+            reason: format!("the request body could not be read: Failed to buffer the request body: {error}"),
+        })?;
+        // Trailers are no part of the body.
+        let Ok(data) = frame.into_data() else { continue };
+        received += data.len();
+        if received > limit {
+            return Err(Error::InvalidRequest {
+                reason: format!("the request body exceeds the limit of {limit} bytes"),
+            });
         }
-        other => format!("the request body could not be read: {}", other.body_text()),
-    };
-    Error::InvalidRequest { reason }
+        match &first {
+            None => first = Some(data),
+            Some(head) => {
+                if joined.is_empty() {
+                    joined.extend_from_slice(head);
+                }
+                joined.extend_from_slice(&data);
+            }
+        }
+    }
+    Ok(if joined.is_empty() { first.unwrap_or_default() } else { Bytes::from(joined) })
 }
 
 /// Answers `error` as a JSON-RPC error response with id `null` (the request was not read),
@@ -190,6 +209,53 @@ pub fn error_response(error: &Error) -> Response {
     json(envelope::failure(&Id::null(), error))
 }
 
-fn json(body: impl IntoResponse) -> Response {
-    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+fn json(body: impl Into<Body>) -> Response {
+    let mut response = Response::new(body.into());
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunked(chunks: &[&'static str]) -> Body {
+        let chunks: Vec<Result<Bytes, std::io::Error>> =
+            chunks.iter().map(|chunk| Ok(Bytes::from_static(chunk.as_bytes()))).collect();
+        Body::from_stream(futures::stream::iter(chunks))
+    }
+
+    fn reason(error: Error) -> String {
+        match error {
+            Error::InvalidRequest { reason } => reason,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_body_is_read_whole_up_to_the_limit_in_any_chunks() {
+        assert_eq!(read_body(Body::from("{}"), 2).await.unwrap(), "{}");
+        assert_eq!(read_body(chunked(&["a", "", "bc", "d"]), 4).await.unwrap(), "abcd");
+        assert_eq!(read_body(chunked(&["", "ab"]), 4).await.unwrap(), "ab");
+        assert_eq!(read_body(Body::empty(), 0).await.unwrap(), "");
+    }
+
+    #[tokio::test]
+    async fn a_body_past_the_limit_is_refused_however_it_arrives() {
+        let over = "the request body exceeds the limit of 3 bytes";
+        assert_eq!(reason(read_body(Body::from("abcd"), 3).await.unwrap_err()), over);
+        assert_eq!(reason(read_body(chunked(&["ab", "cd"]), 3).await.unwrap_err()), over);
+    }
+
+    #[tokio::test]
+    async fn a_body_that_fails_is_an_invalid_request_saying_why() {
+        let failing = Body::from_stream(futures::stream::iter(vec![
+            Ok(Bytes::from_static(b"ab")),
+            Err(std::io::Error::other("connection reset")),
+        ]));
+        assert_eq!(
+            reason(read_body(failing, 100).await.unwrap_err()),
+            "the request body could not be read: Failed to buffer the request body: connection reset"
+        );
+    }
 }
