@@ -18,28 +18,23 @@ pub const EXTENSIONS_PARAM: &str = "a2a-extensions";
 /// names HTTP/1.1, HTTP/2 and gRPC use for framing (`host`, `content-type`, `connection`, `te`,
 /// `grpc-*`, pseudo-headers, ...). These are never service parameters, in either direction.
 pub fn is_transport_header(name: &str) -> bool {
-    // Compared without a lowercased copy: this runs for every header of every request.
-    const NAMES: [&str; 15] = [
-        "accept",
-        "accept-encoding",
-        "connection",
-        "content-encoding",
-        "content-length",
-        "content-type",
-        "expect",
-        "host",
-        "keep-alive",
-        "proxy-connection",
-        "te",
-        "trailer",
-        "transfer-encoding",
-        "upgrade",
-        "user-agent",
-    ];
-    name.is_empty()
-        || name.starts_with(':')
-        || name.get(..5).is_some_and(|prefix| prefix.eq_ignore_ascii_case("grpc-"))
-        || NAMES.iter().any(|known| known.eq_ignore_ascii_case(name))
+    // Compared without a lowercased copy, and only with the names sharing the first letter:
+    // this runs for every header of every request.
+    let is = |known: &str| name.eq_ignore_ascii_case(known);
+    let Some(first) = name.bytes().next() else { return true };
+    match first.to_ascii_lowercase() {
+        b':' => true,
+        b'a' => is("accept") || is("accept-encoding"),
+        b'c' => is("connection") || is("content-encoding") || is("content-length") || is("content-type"),
+        b'e' => is("expect"),
+        b'g' => name.get(..5).is_some_and(|prefix| prefix.eq_ignore_ascii_case("grpc-")),
+        b'h' => is("host"),
+        b'k' => is("keep-alive"),
+        b'p' => is("proxy-connection"),
+        b't' => is("te") || is("trailer") || is("transfer-encoding"),
+        b'u' => is("upgrade") || is("user-agent"),
+        _ => false,
+    }
 }
 
 /// Whether a header or metadata name carries credentials (`authorization`, `cookie`, ...).
@@ -420,6 +415,52 @@ mod tests {
         assert_eq!(params.extensions(), ["urn:a", "urn:b", "urn:c"]);
         params.insert("A2A-VERSION", "1.0");
         assert_eq!(params.version(), Some("1.0"));
+    }
+
+    #[test]
+    fn transport_headers_are_the_framing_names_in_any_case() {
+        const NAMES: [&str; 15] = [
+            "accept",
+            "accept-encoding",
+            "connection",
+            "content-encoding",
+            "content-length",
+            "content-type",
+            "expect",
+            "host",
+            "keep-alive",
+            "proxy-connection",
+            "te",
+            "trailer",
+            "transfer-encoding",
+            "upgrade",
+            "user-agent",
+        ];
+        for name in NAMES {
+            assert!(is_transport_header(name), "{name}");
+            assert!(is_transport_header(&name.to_ascii_uppercase()), "{name}");
+            // One letter off, or one more or one fewer, is no transport header.
+            assert!(!is_transport_header(&format!("{name}s")), "{name}s");
+            assert!(!is_transport_header(&name[1..]), "{name} without its first letter");
+            assert!(!is_transport_header(&name.replacen(|c: char| c.is_ascii_lowercase(), "x", 1)));
+        }
+        for name in ["", ":path", ":authority", "grpc-timeout", "GRPC-Status", "grpc-"] {
+            assert!(is_transport_header(name), "{name:?}");
+        }
+        for name in ["a2a-version", "a2a-extensions", "x-request-id", "grpc", "traceparent", "accepts"] {
+            assert!(!is_transport_header(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn appending_joins_repeated_names_whatever_their_case() {
+        let mut params = ServiceParams::new();
+        params.append("x-a", "1");
+        params.append("X-A", "2");
+        params.append("x-a", "3");
+        params.append("X-b", "4");
+        params.append("x-b", "5");
+        assert_eq!(params.iter().collect::<Vec<_>>(), [("x-a", "1,2,3"), ("x-b", "4,5")]);
     }
 
     #[test]
