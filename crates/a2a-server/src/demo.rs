@@ -327,7 +327,14 @@ where
             .authority()
             .map(|a| a.as_str())
             .or_else(|| request.headers().get(http::header::HOST).and_then(|h| h.to_str().ok()));
-        let origin = host.and_then(|h| http::HeaderValue::try_from(format!("{scheme}://{h}")).ok());
+        let origin = host.and_then(|h| {
+            // `{scheme}://{h}`, written without the formatting machinery (every request).
+            let mut origin = String::with_capacity(scheme.len() + 3 + h.len());
+            origin.push_str(scheme);
+            origin.push_str("://");
+            origin.push_str(h);
+            http::HeaderValue::try_from(origin).ok()
+        });
         let headers = request.headers_mut();
         match origin {
             // `insert` replaces every value a client sent.
