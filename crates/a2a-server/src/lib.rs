@@ -541,7 +541,17 @@ impl ServerBuilder {
         let limits = Arc::new(limits);
         // Every response of a TLS port, the probes' too, says to stay on HTTPS.
         let tls = self.tls.is_some();
-        let hsts = |router: Router| if tls { tls::with_hsts(router) } else { router };
+        // The request ids, outside everything. Without TLS they are set by the same layer as the
+        // size limits (just outside them: one boxed route level less per request) and by a layer
+        // of their own on the probes; with TLS, HSTS comes between them and the limits, so they
+        // wrap the whole router.
+        let outermost = |router: Router| {
+            if tls {
+                tls::with_hsts(router).layer(request_id::RequestIdLayer)
+            } else {
+                router
+            }
+        };
         let rate_limit = self.rate_limit.map(rate_limit::Buckets::new);
         // From the inside out: the rate limit inside the user's layers (it reads the principal
         // an authentication layer sets), the size limits and body timeout outside them (no
@@ -561,9 +571,25 @@ impl ServerBuilder {
                 )),
                 None => router,
             };
-            layers.iter().fold(router, |router, layer| layer(router)).layer(limits::HttpLimitsLayer::new(
-                limits::HttpLimits { limits: Arc::clone(&limits), shapes, metrics: metrics.clone() },
-            ))
+            let router = layers.iter().fold(router, |router, layer| layer(router));
+            let limits = limits::HttpLimitsLayer::new(limits::HttpLimits {
+                limits: Arc::clone(&limits),
+                shapes,
+                metrics: metrics.clone(),
+            });
+            if tls {
+                router.layer(limits)
+            } else {
+                router.layer((request_id::RequestIdLayer, limits))
+            }
+        };
+        let probes = || {
+            let probes = health::router(readiness.clone());
+            if tls {
+                probes
+            } else {
+                probes.layer(request_id::RequestIdLayer)
+            }
         };
         let jsonrpc_on_main = on_main(Binding::JsonRpc).then_some(jsonrpc_path.as_str());
         let main = wrap(
@@ -577,8 +603,8 @@ impl ServerBuilder {
             ),
             jsonrpc_on_main,
         )
-        .merge(health::router(readiness.clone()));
-        let main = hsts(main).layer(request_id::RequestIdLayer);
+        .merge(probes());
+        let main = outermost(main);
         let separate = separate
             .into_iter()
             .map(|(binding, listener, _)| {
@@ -595,7 +621,7 @@ impl ServerBuilder {
                     Binding::Grpc => grpc_router(metered(binding), limits.max_body_bytes),
                 };
                 let jsonrpc = (binding == Binding::JsonRpc).then_some(jsonrpc_path.as_str());
-                (listener, hsts(wrap(router, jsonrpc)).layer(request_id::RequestIdLayer))
+                (listener, outermost(wrap(router, jsonrpc)))
             })
             .collect();
         let metrics_port = self.metrics_listener.take().map(|listener| {
