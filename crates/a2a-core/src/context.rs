@@ -72,7 +72,14 @@ impl ServiceParams {
 
     /// The value of `name` (any case).
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.entries.get(&name.to_ascii_lowercase()).map(String::as_str)
+        // Names are stored lowercase: a lowercase name (every name this crate asks for) is looked
+        // up as it is, without a lowercased copy.
+        let value = if name.bytes().any(|b| b.is_ascii_uppercase()) {
+            self.entries.get(&name.to_ascii_lowercase())
+        } else {
+            self.entries.get(name)
+        };
+        value.map(String::as_str)
     }
 
     /// Sets `name` (any case) to `value`, replacing a previous value.
@@ -415,6 +422,9 @@ mod tests {
         assert_eq!(params.extensions(), ["urn:a", "urn:b", "urn:c"]);
         params.insert("A2A-VERSION", "1.0");
         assert_eq!(params.version(), Some("1.0"));
+        assert_eq!(params.get("A2A-Version"), Some("1.0"));
+        assert_eq!(params.get("a2a-version"), Some("1.0"));
+        assert_eq!(params.get("a2a-versio"), None);
     }
 
     #[test]
