@@ -108,9 +108,14 @@ pub(crate) fn parse_request(body: &[u8]) -> Result<Request<'_>, Rejection> {
     };
     // From here on the id is known; errors echo it (or null for a notification).
     let answer_id = || id.clone().unwrap_or_else(Id::null);
-    match members.jsonrpc.map(|raw| serde_json::from_str::<String>(raw.get())) {
-        Some(Ok(version)) if version == VERSION => {}
-        _ => return Err(reject(answer_id(), format!("`jsonrpc` must be the string \"{VERSION}\""))),
+    // `"2.0"` as every client writes it is compared as it is; any other spelling (an escape) is
+    // read as a string first.
+    let version_ok = members.jsonrpc.is_some_and(|raw| {
+        raw.get() == r#""2.0""#
+            || serde_json::from_str::<String>(raw.get()).is_ok_and(|version| version == VERSION)
+    });
+    if !version_ok {
+        return Err(reject(answer_id(), format!("`jsonrpc` must be the string \"{VERSION}\"")));
     }
     let method = match members.method.map(|raw| serde_json::from_str::<String>(raw.get())) {
         Some(Ok(method)) => method,
@@ -291,6 +296,19 @@ mod tests {
             assert!(matches!(rejection.error, Error::InvalidRequest { .. }), "{id}");
             assert_eq!(rejection.id.0.get(), "null");
         }
+    }
+
+    #[test]
+    fn the_version_is_the_string_2_0_however_it_is_spelled() {
+        for version in [r#""2.0""#, r#""2\u002e0""#, r#""\u0032.0""#] {
+            let body = format!(r#"{{"jsonrpc":{version},"id":1,"method":"GetTask"}}"#);
+            assert!(parse_request(body.as_bytes()).is_ok(), "{version}");
+        }
+        for version in ["2.0", "2", r#""2.00""#, r#""2.0 ""#, "null", r#"["2.0"]"#] {
+            let rejection = rejected(&format!(r#"{{"jsonrpc":{version},"id":1,"method":"GetTask"}}"#));
+            assert!(matches!(rejection.error, Error::InvalidRequest { .. }), "{version}");
+        }
+        assert!(matches!(rejected(r#"{"id":1,"method":"GetTask"}"#).error, Error::InvalidRequest { .. }));
     }
 
     #[test]
