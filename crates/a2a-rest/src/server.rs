@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use a2a_core::error::FieldViolation;
 use a2a_core::{A2aService, CallContext, Error, Operation, Principal, ServiceParams};
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
@@ -21,6 +21,7 @@ use axum::Router;
 use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use http::request::Parts;
 use http::{HeaderMap, HeaderValue, Method};
+use http_body_util::BodyExt as _;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -249,13 +250,7 @@ pub(crate) async fn read_body(
     if declared.is_some_and(|length| length > limit as u64) {
         return Err(Rejection::payload_too_large(limit));
     }
-    let bytes = axum::body::to_bytes(body, limit).await.map_err(|err| {
-        if err.into_inner().downcast_ref::<http_body_util::LengthLimitError>().is_some() {
-            Rejection::payload_too_large(limit)
-        } else {
-            Error::InvalidRequest { reason: "the request body could not be read".into() }.into()
-        }
-    })?;
+    let bytes = collect_within(body, limit).await?;
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(Map::new());
     }
@@ -274,8 +269,44 @@ pub(crate) async fn read_body(
     }
 }
 
+/// The whole body within `limit` bytes: 413 as soon as the data received passes it
+/// (`http_body_util::Limited`), InvalidRequest if the body failed. What `axum::body::to_bytes`
+/// did here, without collecting the chunks into a buffer list first.
+async fn collect_within(body: Body, limit: usize) -> Result<Bytes, Rejection> {
+    let mut body = http_body_util::Limited::new(body, limit);
+    // The first chunk as it is (most bodies arrive in one); later ones joined after it.
+    let mut first: Option<Bytes> = None;
+    let mut joined: Vec<u8> = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|err| {
+            if err.downcast_ref::<http_body_util::LengthLimitError>().is_some() {
+                Rejection::payload_too_large(limit)
+            } else {
+                Error::InvalidRequest { reason: "the request body could not be read".into() }.into()
+            }
+        })?;
+        // Trailers are no part of the body.
+        let Ok(data) = frame.into_data() else { continue };
+        match &first {
+            None => first = Some(data),
+            Some(head) => {
+                if joined.is_empty() {
+                    joined.extend_from_slice(head);
+                }
+                joined.extend_from_slice(&data);
+            }
+        }
+    }
+    Ok(if joined.is_empty() { first.unwrap_or_default() } else { Bytes::from(joined) })
+}
+
 /// `application/a2a+json` or `application/json`, with any parameters (`; charset=utf-8`).
 fn is_json(content_type: &HeaderValue) -> bool {
+    // Either type exactly as clients send it, without the parsing below.
+    let bytes = content_type.as_bytes();
+    if bytes == A2A_JSON.as_bytes() || bytes == b"application/json" {
+        return true;
+    }
     let Ok(text) = content_type.to_str() else { return false };
     let essence = text.split(';').next().unwrap_or_default().trim();
     essence.eq_ignore_ascii_case(A2A_JSON) || essence.eq_ignore_ascii_case("application/json")
@@ -309,6 +340,24 @@ mod tests {
 
     fn matched(method: Method, path: &str) -> Matched {
         routes::resolve(&method, path).unwrap()
+    }
+
+    fn chunked(chunks: Vec<Result<Bytes, std::io::Error>>) -> Body {
+        Body::from_stream(futures::stream::iter(chunks))
+    }
+
+    #[tokio::test]
+    async fn a_body_is_collected_whole_within_the_limit_and_refused_past_it() {
+        let chunks = || vec![Ok(Bytes::from_static(b"ab")), Ok(Bytes::new()), Ok(Bytes::from_static(b"cd"))];
+        assert_eq!(collect_within(chunked(chunks()), 4).await.unwrap(), "abcd");
+        assert_eq!(collect_within(Body::from("abcd"), 4).await.unwrap(), "abcd");
+        assert_eq!(collect_within(Body::empty(), 0).await.unwrap(), "");
+        let over = collect_within(chunked(chunks()), 3).await.unwrap_err();
+        assert_eq!(over.status(), http::StatusCode::PAYLOAD_TOO_LARGE);
+        let broken = vec![Ok(Bytes::from_static(b"ab")), Err(std::io::Error::other("reset"))];
+        let broken = collect_within(chunked(broken), 100).await.unwrap_err();
+        assert_eq!(broken.status(), http::StatusCode::BAD_REQUEST);
+        assert!(matches!(broken.error(), Error::InvalidRequest { .. }), "{:?}", broken.error());
     }
 
     fn object(value: Value) -> Map<String, Value> {
