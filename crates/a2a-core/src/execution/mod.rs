@@ -55,7 +55,7 @@ pub(crate) use subscription::{Step, StreamMode, Subscription};
 use crate::cluster::{state_after, Cluster};
 use crate::context::ProtocolVersion;
 use crate::error::{Error, Result};
-use crate::lifecycle::{check_mutation, TaskMutation};
+use crate::lifecycle::{apply_owned_artifact, apply_owned_status, check_mutation, TaskMutation};
 use crate::push::{Notification, PushDispatcher};
 use crate::store::{apply_mutation, Scope, StoredPushConfig, TaskStore, TaskView};
 
@@ -636,14 +636,30 @@ impl TaskRuntime {
     }
 
     /// The task as stored at `seq`, projected by `view`, if this runtime wrote it whole and
-    /// nothing changed it since (see `RunState::written`).
+    /// nothing changed it since (see `RunState::written`). Taken: its events are folded into the
+    /// created task by moving their contents, unless a subscriber still holds one (then copied).
+    /// A later call finds nothing, and its caller reads the store, which holds the same task.
     pub(crate) async fn written_at(&self, seq: u64, view: TaskView) -> Option<Task> {
-        let run = self.state.lock().await;
-        let written = run.written.as_ref().filter(|written| written.seq == seq)?;
-        let Some(Payload::Task(created)) = &written.created.payload else { return None };
-        let mut task = created.clone();
-        for event in &written.events {
-            apply_mutation(&mut task, mutation_of(event));
+        let written = {
+            let mut run = self.state.lock().await;
+            if run.written.as_ref()?.seq != seq {
+                return None;
+            }
+            run.written.take()?
+        };
+        let mut task = match Arc::try_unwrap(written.created) {
+            Ok(StreamResponse { payload: Some(Payload::Task(task)) }) => task,
+            Ok(_) => return None,
+            Err(shared) => match &shared.payload {
+                Some(Payload::Task(task)) => task.clone(),
+                _ => return None,
+            },
+        };
+        for event in written.events {
+            match Arc::try_unwrap(event) {
+                Ok(event) => apply_event(&mut task, event),
+                Err(shared) => apply_mutation(&mut task, mutation_of(&shared)),
+            }
         }
         view.trim(&mut task);
         Some(task)
@@ -974,6 +990,20 @@ pub(crate) fn check_event(payload: Option<&Payload>, new_task: bool, replied: bo
              attach messages to status updates instead",
         )),
         Some(_) => Ok(()),
+    }
+}
+
+/// [`apply_mutation`] of an owned event (one [`check_event`] admitted and `fill_event` filled):
+/// the same change, its status or artifact moved into the task instead of copied.
+fn apply_event(task: &mut Task, event: StreamResponse) {
+    match event.payload {
+        Some(Payload::StatusUpdate(update)) => {
+            apply_owned_status(task, update.status.expect("filled by fill_event"));
+        }
+        Some(Payload::ArtifactUpdate(update)) => {
+            apply_owned_artifact(task, update.artifact.expect("checked by check_event"), update.append);
+        }
+        _ => unreachable!("check_event admits only status and artifact updates into the queue"),
     }
 }
 
