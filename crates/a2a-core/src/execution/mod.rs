@@ -112,11 +112,22 @@ struct RunState {
     written: Option<Written>,
     /// The task to create on the first event, until then.
     pending: Option<Task>,
+    /// Whether the send that made the pending task registered a push config for it: otherwise
+    /// it has none until it is stored (nobody else can name a task that is not stored yet), and
+    /// its first write looks none up.
+    pending_configs: bool,
     /// A write was abandoned: `state` must be read again from the store before the next write.
     stale: bool,
     /// The `seq` of the last event handed to subscribers (or of the snapshot the runtime was
     /// made from).
     last_seq: u64,
+}
+
+/// A new task's runtime is made with the task to create and whether its send registered a push
+/// config for it (`RunState::pending_configs`).
+struct Pending {
+    task: Task,
+    push_config: bool,
 }
 
 /// A task this runtime created with its first burst: the created task and the burst's events, as
@@ -253,8 +264,16 @@ impl Drop for ProducerGuard {
 
 impl TaskRuntime {
     /// A runtime for a task that does not exist yet: `pending` is created on the first event.
-    pub(crate) fn for_new_task(pending: Task, scope: Scope, backends: &Backends) -> Arc<Self> {
+    /// `push_config`: whether its send registered a push config for it (see
+    /// `RunState::pending_configs`).
+    pub(crate) fn for_new_task(
+        pending: Task,
+        push_config: bool,
+        scope: Scope,
+        backends: &Backends,
+    ) -> Arc<Self> {
         let (task_id, context_id) = (pending.id.clone(), pending.context_id.clone());
+        let pending = Pending { task: pending, push_config };
         Self::build(task_id, context_id, scope, TaskState::Submitted, Some(pending), 0, backends)
     }
 
@@ -268,11 +287,13 @@ impl TaskRuntime {
         context_id: String,
         scope: Scope,
         state: TaskState,
-        pending: Option<Task>,
+        pending: Option<Pending>,
         last_seq: u64,
         backends: &Backends,
     ) -> Arc<Self> {
         let created = pending.is_none();
+        let pending_configs = pending.as_ref().is_some_and(|pending| pending.push_config);
+        let pending = pending.map(|pending| pending.task);
         Arc::new(TaskRuntime {
             task_id,
             context_id,
@@ -288,6 +309,7 @@ impl TaskRuntime {
                 reply: None,
                 written: None,
                 pending,
+                pending_configs,
                 stale: false,
                 last_seq,
             }),
@@ -505,7 +527,7 @@ impl TaskRuntime {
     /// [`flush_locked`](Self::flush_locked) with events queued.
     async fn write_queue(&self, writing: &mut Writing<'_>) -> Result<()> {
         let queue = std::mem::take(&mut writing.state.queue);
-        let configs = match self.push_configs().await {
+        let configs = match self.push_configs(&writing.state).await {
             Ok(configs) => configs,
             Err(error) => {
                 // Without the configs the events cannot be stored with their notifications.
@@ -531,9 +553,11 @@ impl TaskRuntime {
         }
     }
 
-    /// The task's push configs (none without push delivery).
-    async fn push_configs(&self) -> Result<Vec<StoredPushConfig>> {
+    /// The task's push configs (none without push delivery, nor before a task whose send
+    /// registered none is stored: `RunState::pending_configs`).
+    async fn push_configs(&self, run: &RunState) -> Result<Vec<StoredPushConfig>> {
         match &self.push {
+            Some(_) if run.pending.is_some() && !run.pending_configs => Ok(Vec::new()),
             Some(push) => push.configs(&self.task_id).await,
             None => Ok(Vec::new()),
         }
@@ -730,7 +754,7 @@ impl TaskRuntime {
         if writing.state.pending.is_none() {
             return Ok(0);
         }
-        let configs = self.push_configs().await?;
+        let configs = self.push_configs(&writing.state).await?;
         self.store_burst(writing, Vec::new(), &configs).await?;
         Ok(1)
     }

@@ -687,6 +687,7 @@ impl Inner {
             }
         }
 
+        let registers_push = push_config.is_some();
         if let Some(mut push) = push_config {
             if existing.is_some() {
                 Box::pin(self.check_push_config_count(
@@ -726,7 +727,8 @@ impl Inner {
                     history: vec![message.clone()],
                     metadata: None,
                 };
-                let runtime = TaskRuntime::for_new_task(pending, scope.clone(), &self.backends());
+                let runtime =
+                    TaskRuntime::for_new_task(pending, registers_push, scope.clone(), &self.backends());
                 let runtime = self.registry.get_or_insert_with(&task_id, || runtime);
                 (runtime, false)
             }

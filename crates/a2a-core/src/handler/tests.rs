@@ -1130,6 +1130,68 @@ async fn push_configs_are_created_listed_fetched_and_deleted() {
     assert!(h.list_task_push_notification_configs(&ctx(), list).await.unwrap().configs.is_empty());
 }
 
+/// A push config store that counts the lookups of a task's configs.
+#[derive(Default)]
+struct CountingConfigs {
+    inner: crate::store::memory::InMemoryPushConfigStore,
+    lists: std::sync::atomic::AtomicUsize,
+}
+
+#[async_trait]
+impl PushConfigStore for CountingConfigs {
+    async fn put(
+        &self,
+        config: TaskPushNotificationConfig,
+        version: ProtocolVersion,
+    ) -> Result<TaskPushNotificationConfig> {
+        self.inner.put(config, version).await
+    }
+
+    async fn get(&self, task_id: &str, config_id: &str) -> Result<Option<crate::store::StoredPushConfig>> {
+        self.inner.get(task_id, config_id).await
+    }
+
+    async fn list(&self, task_id: &str) -> Result<Vec<crate::store::StoredPushConfig>> {
+        self.lists.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.inner.list(task_id).await
+    }
+
+    async fn delete(&self, task_id: &str, config_id: &str) -> Result<bool> {
+        self.inner.delete(task_id, config_id).await
+    }
+}
+
+#[tokio::test]
+async fn a_new_task_whose_send_registers_no_push_config_is_created_without_looking_configs_up() {
+    let transport = Arc::new(RecordingTransport::default());
+    let configs = Arc::new(CountingConfigs::default());
+    let h = DefaultRequestHandler::builder(card(true, true), Scripted)
+        .push_transport(transport.clone())
+        .push_config_store(configs.clone())
+        .push_destination_policy(crate::push::DestinationPolicy::public_only())
+        .build()
+        .unwrap();
+    let lists = || configs.lists.load(std::sync::atomic::Ordering::Relaxed);
+    // Nobody can register a config for a task before it is stored: its first write looks none up.
+    let task = send_task(&h, send("echo")).await;
+    assert_eq!((task.state(), lists()), (TaskState::Completed, 0));
+    // Once it is stored, its writes do: a config registered then gets the next events.
+    let asked = send_task(&h, send("ask")).await;
+    assert_eq!(lists(), 0);
+    let config = TaskPushNotificationConfig {
+        task_id: asked.id.clone(),
+        url: "https://hooks.example.com/later".into(),
+        ..Default::default()
+    };
+    h.create_task_push_notification_config(&ctx(), config).await.unwrap();
+    send_task(&h, continue_task(&asked, "answer")).await;
+    assert!(lists() > 0);
+    let requests = transport.wait_for(1).await;
+    assert_eq!(status_of(&stream_response(&requests[0])), Some(TaskState::Completed));
+    // A send that registers a config finds it for the task's first write (every event pushed:
+    // every_event_is_pushed_in_order_with_the_configured_credentials).
+}
+
 #[tokio::test]
 async fn push_configs_for_unknown_tasks_or_private_destinations_are_refused() {
     let h = push_handler(Arc::new(RecordingTransport::default()));
