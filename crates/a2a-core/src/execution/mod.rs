@@ -538,13 +538,13 @@ impl TaskRuntime {
         };
         // A 0.3 webhook receives the task as it is after each event: one write per event then.
         let per_event = queue.len() > 1 && configs.iter().any(|c| c.version == ProtocolVersion::V0_3);
-        let batch = if per_event { 1 } else { queue.len() };
+        if !per_event {
+            return self.store_burst(writing, queue, &configs).await;
+        }
         let mut events = queue.into_iter();
         loop {
-            let burst: Vec<(StreamResponse, TaskState)> = events.by_ref().take(batch).collect();
-            if burst.is_empty() {
-                return Ok(());
-            }
+            let Some(event) = events.next() else { return Ok(()) };
+            let burst = vec![event];
             if let Err(error) = self.store_burst(writing, burst, &configs).await {
                 // The events after a failed one were checked against a state that never was.
                 self.release_primary(events.len());

@@ -574,7 +574,10 @@ impl Inner {
                     runtime.cancellation.cancelled().await;
                     tokio::time::sleep(CANCEL_GRACE).await;
                 };
+                // Biased: the execution is polled first, so one that ends at its first poll (a
+                // blocking send's inline run) never sets up the wait for its cancellation.
                 let outcome = tokio::select! {
+                    biased;
                     outcome = execution => outcome,
                     () = abandoned => {
                         tracing::warn!(
