@@ -123,6 +123,30 @@ struct RunState {
     last_seq: u64,
 }
 
+impl Written {
+    /// The task as stored at `seq`, projected by `view`: the created task with the events folded
+    /// in, their contents moved unless a subscriber still holds one (then copied).
+    fn into_task(mut self, view: TaskView) -> Option<Task> {
+        // Taken out of their `Arc`s in place: moving whole events out would copy each one.
+        let mut task = match Arc::get_mut(&mut self.created) {
+            Some(StreamResponse { payload: Some(Payload::Task(task)) }) => std::mem::take(task),
+            Some(_) => return None,
+            None => match &self.created.payload {
+                Some(Payload::Task(task)) => task.clone(),
+                _ => return None,
+            },
+        };
+        for mut event in self.events {
+            match Arc::get_mut(&mut event) {
+                Some(owned) => apply_event(&mut task, owned),
+                None => apply_mutation(&mut task, mutation_of(&event)),
+            }
+        }
+        view.trim(&mut task);
+        Some(task)
+    }
+}
+
 /// A new task's runtime is made with the task to create and whether its send registered a push
 /// config for it (`RunState::pending_configs`).
 struct Pending {
@@ -341,6 +365,19 @@ impl TaskRuntime {
         let writing = self.writing().await?;
         let run = &writing.state;
         Ok(Standing { seq: run.last_seq, state: run.state, reply: run.reply.clone() })
+    }
+
+    /// [`standing`](Self::standing), and in the same hold of the lock [`written_at`](Self::written_at)
+    /// its `seq`: what a blocking send whose execution ended at its first poll answers with.
+    pub(crate) async fn standing_and_written(&self, view: TaskView) -> Result<(Standing, Option<Task>)> {
+        let (standing, written) = {
+            let mut writing = self.writing().await?;
+            let run = &mut *writing.state;
+            let seq = run.last_seq;
+            let standing = Standing { seq, state: run.state, reply: run.reply.clone() };
+            (standing, run.written.take_if(|written| written.seq == seq))
+        };
+        Ok((standing, written.and_then(|written| written.into_task(view))))
     }
 
     /// Registers a producer; events published through it keep the runtime alive.
@@ -664,29 +701,8 @@ impl TaskRuntime {
     /// created task by moving their contents, unless a subscriber still holds one (then copied).
     /// A later call finds nothing, and its caller reads the store, which holds the same task.
     pub(crate) async fn written_at(&self, seq: u64, view: TaskView) -> Option<Task> {
-        let written = {
-            let mut run = self.state.lock().await;
-            if run.written.as_ref()?.seq != seq {
-                return None;
-            }
-            run.written.take()?
-        };
-        let mut task = match Arc::try_unwrap(written.created) {
-            Ok(StreamResponse { payload: Some(Payload::Task(task)) }) => task,
-            Ok(_) => return None,
-            Err(shared) => match &shared.payload {
-                Some(Payload::Task(task)) => task.clone(),
-                _ => return None,
-            },
-        };
-        for event in written.events {
-            match Arc::try_unwrap(event) {
-                Ok(event) => apply_event(&mut task, event),
-                Err(shared) => apply_mutation(&mut task, mutation_of(&shared)),
-            }
-        }
-        view.trim(&mut task);
-        Some(task)
+        let written = self.state.lock().await.written.take_if(|written| written.seq == seq)?;
+        written.into_task(view)
     }
 
     /// Writes the queued events in a task of their own.
@@ -1017,15 +1033,17 @@ pub(crate) fn check_event(payload: Option<&Payload>, new_task: bool, replied: bo
     }
 }
 
-/// [`apply_mutation`] of an owned event (one [`check_event`] admitted and `fill_event` filled):
-/// the same change, its status or artifact moved into the task instead of copied.
-fn apply_event(task: &mut Task, event: StreamResponse) {
-    match event.payload {
+/// [`apply_mutation`] of an event nobody else holds (one [`check_event`] admitted and
+/// `fill_event` filled): the same change, its status or artifact moved into the task instead of
+/// copied (the event is left without it).
+fn apply_event(task: &mut Task, event: &mut StreamResponse) {
+    match &mut event.payload {
         Some(Payload::StatusUpdate(update)) => {
-            apply_owned_status(task, update.status.expect("filled by fill_event"));
+            apply_owned_status(task, update.status.take().expect("filled by fill_event"));
         }
         Some(Payload::ArtifactUpdate(update)) => {
-            apply_owned_artifact(task, update.artifact.expect("checked by check_event"), update.append);
+            let artifact = update.artifact.take().expect("checked by check_event");
+            apply_owned_artifact(task, artifact, update.append);
         }
         _ => unreachable!("check_event admits only status and artifact updates into the queue"),
     }

@@ -905,11 +905,14 @@ impl A2aService for DefaultRequestHandler {
                 // 64 connections: one client wake-up per request instead of one per seven, and
                 // 40% more server CPU per request, docs/benchmarks.md).
                 tokio::task::yield_now().await;
-                let standing = runtime.standing().await?;
-                match (standing.reply, runtime.failure()) {
-                    (Some(reply), _) => return Ok(Arc::unwrap_or_clone(reply).into()),
-                    (None, Some(error)) => return Err(error),
-                    (None, None) => (runtime, Waited::At(standing.seq)),
+                let view = history_view(&inner.limits, history_length);
+                let (standing, written) = runtime.standing_and_written(view).await?;
+                match (standing.reply, runtime.failure(), written) {
+                    (Some(reply), _, _) => return Ok(Arc::unwrap_or_clone(reply).into()),
+                    (None, Some(error), _) => return Err(error),
+                    // The task this runtime just stored whole is the task the store would return.
+                    (None, None, Some(task)) => return Ok(task.into()),
+                    (None, None, None) => (runtime, Waited::At(standing.seq)),
                 }
             } else {
                 let mut subscription = runtime.subscribe(StreamMode::Execution, false);
