@@ -452,14 +452,22 @@ impl TaskRuntime {
     /// not terminal yet; before the task exists, the error is reported to the caller instead. An
     /// execution that published nothing at all is an invalid agent response.
     pub(crate) async fn finish_execution(self: &Arc<Self>, outcome: Result<()>) {
-        // What the execution published is stored first; a write that failed is its failure.
-        let outcome = match (outcome, self.flush().await) {
+        // What the execution published is stored first ([`flush`](Self::flush)); a write that
+        // failed is its failure. The state is read under the same lock.
+        let read = |run: &RunState| (run.pending.is_none(), run.reply.is_some(), run.state);
+        let (flushed, (created, replied, state)) = match self.lock().await {
+            Ok(mut writing) => {
+                let flushed = match writing.state.deferred.take() {
+                    Some(error) => Err(error),
+                    None => self.flush_locked(&mut writing).await,
+                };
+                (flushed, read(&writing.state))
+            }
+            Err(error) => (Err(error), read(&*self.state.lock().await)),
+        };
+        let outcome = match (outcome, flushed) {
             (Ok(()), Err(error)) => Err(error),
             (outcome, _) => outcome,
-        };
-        let (created, replied, state) = {
-            let state = self.state.lock().await;
-            (state.pending.is_none(), state.reply.is_some(), state.state)
         };
         match outcome {
             Ok(()) if !created && !replied => self
