@@ -126,22 +126,33 @@ struct RunState {
 impl Written {
     /// The task as stored at `seq`, projected by `view`: the created task with the events folded
     /// in, their contents moved unless a subscriber still holds one (then copied).
-    fn into_task(mut self, view: TaskView) -> Option<Task> {
-        // Taken out of their `Arc`s in place: moving whole events out would copy each one.
-        let mut task = match Arc::get_mut(&mut self.created) {
-            Some(StreamResponse { payload: Some(Payload::Task(task)) }) => std::mem::take(task),
-            Some(_) => return None,
-            None => match &self.created.payload {
-                Some(Payload::Task(task)) => task.clone(),
-                _ => return None,
-            },
-        };
-        for mut event in self.events {
-            match Arc::get_mut(&mut event) {
-                Some(owned) => apply_event(&mut task, owned),
-                None => apply_mutation(&mut task, mutation_of(&event)),
+    fn into_task(self, view: TaskView) -> Option<Task> {
+        let mut task = match self.burst {
+            Burst::Unheard { mut created, events } => {
+                for (mut event, _) in events {
+                    apply_event(&mut created, &mut event);
+                }
+                created
             }
-        }
+            Burst::Shared { mut created, events } => {
+                // Taken out of their `Arc`s in place: moving whole events out would copy each one.
+                let mut task = match Arc::get_mut(&mut created) {
+                    Some(StreamResponse { payload: Some(Payload::Task(task)) }) => std::mem::take(task),
+                    Some(_) => return None,
+                    None => match &created.payload {
+                        Some(Payload::Task(task)) => task.clone(),
+                        _ => return None,
+                    },
+                };
+                for mut event in events {
+                    match Arc::get_mut(&mut event) {
+                        Some(owned) => apply_event(&mut task, owned),
+                        None => apply_mutation(&mut task, mutation_of(&event)),
+                    }
+                }
+                task
+            }
+        };
         view.trim(&mut task);
         Some(task)
     }
@@ -154,12 +165,24 @@ struct Pending {
     push_config: bool,
 }
 
-/// A task this runtime created with its first burst: the created task and the burst's events, as
-/// handed out (folded on demand, see [`TaskRuntime::written_at`]), and the `seq` after them.
+/// A task this runtime created with its first burst: the created task and the burst's events
+/// (folded on demand, see [`TaskRuntime::written_at`]), and the `seq` after them.
 struct Written {
     seq: u64,
-    created: Arc<StreamResponse>,
-    events: Vec<Arc<StreamResponse>>,
+    burst: Burst,
+}
+
+/// The created task and the events of a first burst.
+// One per runtime at most, in its state where the pending task it replaces was: boxing the task
+// would cost the allocation `Unheard` saves.
+#[allow(clippy::large_enum_variant)]
+enum Burst {
+    /// As handed out to subscribers (or other replicas), who may still hold them.
+    Shared { created: Arc<StreamResponse>, events: Vec<Arc<StreamResponse>> },
+    /// As stored, when nobody could hear them: no subscriber had made the event channel and there
+    /// is no cluster. A subscriber that comes later reads a snapshot (or the state, under the
+    /// lock) after subscribing, and the store has them by then.
+    Unheard { created: Task, events: Vec<(StreamResponse, TaskState)> },
 }
 
 /// The runtime's lock held for a write. It is armed from the moment a write goes to the store
@@ -197,6 +220,11 @@ impl Channel {
 
     fn subscribe(&self) -> broadcast::Receiver<Envelope> {
         self.0.get_or_init(|| broadcast::channel(CHANNEL_CAPACITY).0).subscribe()
+    }
+
+    /// Whether a subscriber has made the channel.
+    fn made(&self) -> bool {
+        self.0.get().is_some()
     }
 }
 
@@ -680,28 +708,46 @@ impl TaskRuntime {
         }
         // The stored task is the created one with this burst folded in (the store contract):
         // kept for a blocking send.
-        let mut written = match pending {
-            Some(task) => Some(Written {
-                seq: last_seq,
-                created: self.announce_created(writing, task).await,
-                events: Vec::with_capacity(burst.len()),
-            }),
-            None => None,
-        };
+        if let Some(task) = pending {
+            if !self.tx.made() && self.cluster.is_none() {
+                // Nobody can hear these events (`Burst::Unheard`): handed out, they would only
+                // be numbered.
+                self.created.store(true, Ordering::Release);
+                writing.state.last_seq = writing.state.last_seq.max(last_seq);
+                writing.armed = false;
+                let burst = Burst::Unheard { created: task, events: burst };
+                writing.state.written = Some(Written { seq: last_seq, burst });
+                return Ok(());
+            }
+            let created = self.announce_created(writing, task).await;
+            let mut events = Vec::with_capacity(burst.len());
+            self.hand_out(writing, burst, last_seq, Some(&mut events)).await;
+            writing.state.written = Some(Written { seq: last_seq, burst: Burst::Shared { created, events } });
+        } else {
+            self.hand_out(writing, burst, last_seq, None).await;
+        }
+        writing.armed = false;
+        Ok(())
+    }
+
+    /// Hands out the events of a burst just stored, the last one at `last_seq` (the caller holds
+    /// the armed lock), keeping them in `kept` too if given.
+    async fn hand_out(
+        &self,
+        writing: &mut Writing<'_>,
+        burst: Vec<(StreamResponse, TaskState)>,
+        last_seq: u64,
+        mut kept: Option<&mut Vec<Arc<StreamResponse>>>,
+    ) {
         let first_seq = last_seq + 1 - burst.len() as u64;
         for ((event, state), seq) in burst.into_iter().zip(first_seq..) {
             let event = Arc::new(event);
-            if let Some(written) = &mut written {
-                written.events.push(Arc::clone(&event));
+            if let Some(kept) = kept.as_deref_mut() {
+                kept.push(Arc::clone(&event));
             }
             self.broadcast(&mut writing.state, seq, Arc::clone(&event), state);
             self.tell_cluster(seq, &event, state).await;
         }
-        writing.armed = false;
-        if written.is_some() {
-            writing.state.written = written;
-        }
-        Ok(())
     }
 
     /// The task as stored at `seq`, projected by `view`, if this runtime wrote it whole and

@@ -244,6 +244,22 @@ async fn blocking_send_returns_the_completed_task_with_its_artifact_and_history(
 }
 
 #[tokio::test]
+async fn a_blocking_send_answers_with_the_task_as_stored_in_the_view_it_asked_for() {
+    // Inline or not, the reply is built from what the runtime wrote, not read back: it must be
+    // exactly what GetTask returns, in the history length asked for.
+    let h = handler();
+    for script in ["echo views", "waitecho views"] {
+        for history_length in [None, Some(0), Some(1), Some(5)] {
+            let mut request = send(script);
+            request.configuration = Some(SendMessageConfiguration { history_length, ..Default::default() });
+            let task = send_task(&h, request).await;
+            let get = GetTaskRequest { id: task.id.clone(), history_length, ..Default::default() };
+            assert_eq!(task, h.get_task(&ctx(), get).await.unwrap(), "{script} {history_length:?}");
+        }
+    }
+}
+
+#[tokio::test]
 async fn a_direct_reply_is_a_message_and_creates_no_task() {
     let h = handler();
     let reply = h.send_message(&ctx(), send("reply")).await.unwrap();
