@@ -23,6 +23,8 @@
 //! }
 //! ```
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use a2a_proto::v1::{
@@ -74,19 +76,40 @@ pub trait AgentExecutor: Send + Sync + 'static {
 /// The status message of a task the server failed because it restarted while the task ran.
 pub const RESTARTED: &str = "The server restarted while this task was running; it was not finished.";
 
+/// The boxed future an [`AgentExecutor`] method returns (what `#[async_trait]` makes of it).
+type Call<'a> = Pin<Box<dyn Future<Output = Result<()>> + Send + 'a>>;
+
 /// A shared executor is an executor (so a builder can hold `Arc<dyn AgentExecutor>`).
-#[async_trait]
+///
+/// Each method returns the shared executor's own future: no future of its own around it, which
+/// would be one more allocation per call, and one more move of the whole request context into it.
 impl<T: AgentExecutor + ?Sized> AgentExecutor for Arc<T> {
-    async fn execute(&self, ctx: RequestContext, updater: TaskUpdater) -> Result<()> {
-        (**self).execute(ctx, updater).await
+    fn execute<'life0, 'async_trait>(
+        &'life0 self,
+        ctx: RequestContext,
+        updater: TaskUpdater,
+    ) -> Call<'async_trait>
+    where
+        'life0: 'async_trait,
+        Self: 'async_trait,
+    {
+        (**self).execute(ctx, updater)
     }
 
-    async fn cancel(&self, task: Task, updater: TaskUpdater) -> Result<()> {
-        (**self).cancel(task, updater).await
+    fn cancel<'life0, 'async_trait>(&'life0 self, task: Task, updater: TaskUpdater) -> Call<'async_trait>
+    where
+        'life0: 'async_trait,
+        Self: 'async_trait,
+    {
+        (**self).cancel(task, updater)
     }
 
-    async fn recover(&self, task: Task, updater: TaskUpdater) -> Result<()> {
-        (**self).recover(task, updater).await
+    fn recover<'life0, 'async_trait>(&'life0 self, task: Task, updater: TaskUpdater) -> Call<'async_trait>
+    where
+        'life0: 'async_trait,
+        Self: 'async_trait,
+    {
+        (**self).recover(task, updater)
     }
 }
 

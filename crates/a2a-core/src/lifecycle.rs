@@ -121,6 +121,27 @@ pub fn apply_mutation(task: &mut Task, mutation: TaskMutation<'_>) {
     }
 }
 
+/// [`apply_mutation`] of a [`TaskMutation::Status`] whose status the caller owns: moved into the
+/// task instead of copied.
+pub(crate) fn apply_owned_status(task: &mut Task, status: TaskStatus) {
+    archive_status_message(task);
+    task.status = Some(status);
+}
+
+/// [`apply_mutation`] of a [`TaskMutation::Artifact`] whose artifact the caller owns: its parts
+/// (or the whole artifact) moved into the task instead of copied.
+pub(crate) fn apply_owned_artifact(task: &mut Task, mut artifact: Artifact, append: bool) {
+    let existing = task.artifacts.iter_mut().find(|a| a.artifact_id == artifact.artifact_id);
+    match (existing, append) {
+        (Some(existing), true) => {
+            existing.parts.append(&mut artifact.parts);
+            merge_artifact_head(existing, &artifact);
+        }
+        (Some(existing), false) => *existing = artifact,
+        (None, _) => task.artifacts.push(artifact),
+    }
+}
+
 /// What an appended chunk changes of the artifact it extends besides the parts (spec 4.2.2): a
 /// non-empty name or description and present metadata replace the old ones; extensions are
 /// added. Stores that keep parts apart (a row per chunk) call this for the rest.
@@ -237,6 +258,44 @@ mod tests {
         assert_eq!(texts, ["1", "2"]);
         apply_mutation(&mut task, TaskMutation::Artifact { artifact: &artifact("a", "new"), append: false });
         assert_eq!(task.artifacts[0].parts.len(), 1, "a non-append update replaces the artifact");
+    }
+
+    #[test]
+    fn owned_changes_apply_exactly_as_borrowed_ones() {
+        let status = |state: TaskState, text: &str| TaskStatus {
+            state: state.into(),
+            message: Some(Message::agent_text(text)),
+            timestamp: None,
+        };
+        let mut chunk = artifact("a", "2");
+        chunk.name = "renamed".into();
+        chunk.extensions.push("urn:x".into());
+        let (mut borrowed, mut owned) = (Task::default(), Task::default());
+        for (change, append) in [
+            (Some(status(Working, "one")), false),
+            (None, false),
+            (None, true),
+            (Some(status(InputRequired, "two")), false),
+            (None, false),
+        ] {
+            match change {
+                Some(status) => {
+                    apply_mutation(&mut borrowed, TaskMutation::Status(&status));
+                    apply_owned_status(&mut owned, status);
+                }
+                None => {
+                    let chunk = if append { chunk.clone() } else { artifact("a", "1") };
+                    apply_mutation(&mut borrowed, TaskMutation::Artifact { artifact: &chunk, append });
+                    apply_owned_artifact(&mut owned, chunk, append);
+                }
+            }
+            assert_eq!(owned, borrowed);
+        }
+        let other = artifact("b", "x");
+        apply_mutation(&mut borrowed, TaskMutation::Artifact { artifact: &other, append: true });
+        apply_owned_artifact(&mut owned, other, true);
+        assert_eq!(owned, borrowed);
+        assert_eq!((owned.artifacts.len(), owned.history.len()), (2, 1));
     }
 
     #[test]

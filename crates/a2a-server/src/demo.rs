@@ -46,7 +46,8 @@ impl AgentExecutor for DemoAgent {
         let text = ctx.message.text();
         let mut words = text.split_whitespace();
         let command = words.next().unwrap_or("").to_ascii_lowercase();
-        let rest = words.collect::<Vec<_>>().join(" ");
+        // The words after the command, for the skills that read them (not the echo's).
+        let rest = || words.clone().collect::<Vec<_>>().join(" ");
         // A message to a task waiting for authorization (spec 7.6.1: agents SHOULD accept
         // messages while AUTH_REQUIRED, to negotiate or refuse): `deny` refuses it.
         if let Some(task) = &ctx.task {
@@ -67,6 +68,7 @@ impl AgentExecutor for DemoAgent {
         }
         match command.as_str() {
             "stream" => {
+                let rest = rest();
                 let mut numbers = rest.split_whitespace().map(str::parse::<u64>);
                 let n = numbers.next().and_then(Result::ok).unwrap_or(5).clamp(1, MAX_CHUNKS as u64) as usize;
                 let pause =
@@ -89,7 +91,7 @@ impl AgentExecutor for DemoAgent {
             }
             "ask" => updater.require_input(Some(updater.agent_text("What is your name?"))).await,
             "wait" => {
-                let seconds = rest.parse::<u64>().unwrap_or(300).min(3600);
+                let seconds = rest().parse::<u64>().unwrap_or(300).min(3600);
                 updater
                     .start_work(Some(updater.agent_text(format!("Working for up to {seconds} s"))))
                     .await?;
@@ -101,6 +103,7 @@ impl AgentExecutor for DemoAgent {
                 }
             }
             "reply" => {
+                let rest = rest();
                 let answer = if rest.is_empty() { "Hello from the reference agent".to_owned() } else { rest };
                 updater
                     .reply(a2a_proto::v1::Message::agent_text(answer).with_context_id(updater.context_id()))
@@ -127,7 +130,7 @@ impl AgentExecutor for DemoAgent {
             }
             _ => {
                 updater.start_work(None).await?;
-                updater.add_artifact(Artifact::new(vec![Part::text(text.clone())]).with_name("echo")).await?;
+                updater.add_artifact(Artifact::new(vec![Part::text(text)]).with_name("echo")).await?;
                 updater.complete(None).await
             }
         }

@@ -55,7 +55,7 @@ pub(crate) use subscription::{Step, StreamMode, Subscription};
 use crate::cluster::{state_after, Cluster};
 use crate::context::ProtocolVersion;
 use crate::error::{Error, Result};
-use crate::lifecycle::{check_mutation, TaskMutation};
+use crate::lifecycle::{apply_owned_artifact, apply_owned_status, check_mutation, TaskMutation};
 use crate::push::{Notification, PushDispatcher};
 use crate::store::{apply_mutation, Scope, StoredPushConfig, TaskStore, TaskView};
 
@@ -112,6 +112,10 @@ struct RunState {
     written: Option<Written>,
     /// The task to create on the first event, until then.
     pending: Option<Task>,
+    /// Whether the send that made the pending task registered a push config for it: otherwise
+    /// it has none until it is stored (nobody else can name a task that is not stored yet), and
+    /// its first write looks none up.
+    pending_configs: bool,
     /// A write was abandoned: `state` must be read again from the store before the next write.
     stale: bool,
     /// The `seq` of the last event handed to subscribers (or of the snapshot the runtime was
@@ -119,12 +123,66 @@ struct RunState {
     last_seq: u64,
 }
 
-/// A task this runtime created with its first burst: the created task and the burst's events, as
-/// handed out (folded on demand, see [`TaskRuntime::written_at`]), and the `seq` after them.
+impl Written {
+    /// The task as stored at `seq`, projected by `view`: the created task with the events folded
+    /// in, their contents moved unless a subscriber still holds one (then copied).
+    fn into_task(self, view: TaskView) -> Option<Task> {
+        let mut task = match self.burst {
+            Burst::Unheard { mut created, events } => {
+                for (mut event, _) in events {
+                    apply_event(&mut created, &mut event);
+                }
+                created
+            }
+            Burst::Shared { mut created, events } => {
+                // Taken out of their `Arc`s in place: moving whole events out would copy each one.
+                let mut task = match Arc::get_mut(&mut created) {
+                    Some(StreamResponse { payload: Some(Payload::Task(task)) }) => std::mem::take(task),
+                    Some(_) => return None,
+                    None => match &created.payload {
+                        Some(Payload::Task(task)) => task.clone(),
+                        _ => return None,
+                    },
+                };
+                for mut event in events {
+                    match Arc::get_mut(&mut event) {
+                        Some(owned) => apply_event(&mut task, owned),
+                        None => apply_mutation(&mut task, mutation_of(&event)),
+                    }
+                }
+                task
+            }
+        };
+        view.trim(&mut task);
+        Some(task)
+    }
+}
+
+/// A new task's runtime is made with the task to create and whether its send registered a push
+/// config for it (`RunState::pending_configs`).
+struct Pending {
+    task: Task,
+    push_config: bool,
+}
+
+/// A task this runtime created with its first burst: the created task and the burst's events
+/// (folded on demand, see [`TaskRuntime::written_at`]), and the `seq` after them.
 struct Written {
     seq: u64,
-    created: Arc<StreamResponse>,
-    events: Vec<Arc<StreamResponse>>,
+    burst: Burst,
+}
+
+/// The created task and the events of a first burst.
+// One per runtime at most, in its state where the pending task it replaces was: boxing the task
+// would cost the allocation `Unheard` saves.
+#[allow(clippy::large_enum_variant)]
+enum Burst {
+    /// As handed out to subscribers (or other replicas), who may still hold them.
+    Shared { created: Arc<StreamResponse>, events: Vec<Arc<StreamResponse>> },
+    /// As stored, when nobody could hear them: no subscriber had made the event channel and there
+    /// is no cluster. A subscriber that comes later reads a snapshot (or the state, under the
+    /// lock) after subscribing, and the store has them by then.
+    Unheard { created: Task, events: Vec<(StreamResponse, TaskState)> },
 }
 
 /// The runtime's lock held for a write. It is armed from the moment a write goes to the store
@@ -162,6 +220,11 @@ impl Channel {
 
     fn subscribe(&self) -> broadcast::Receiver<Envelope> {
         self.0.get_or_init(|| broadcast::channel(CHANNEL_CAPACITY).0).subscribe()
+    }
+
+    /// Whether a subscriber has made the channel.
+    fn made(&self) -> bool {
+        self.0.get().is_some()
     }
 }
 
@@ -253,8 +316,16 @@ impl Drop for ProducerGuard {
 
 impl TaskRuntime {
     /// A runtime for a task that does not exist yet: `pending` is created on the first event.
-    pub(crate) fn for_new_task(pending: Task, scope: Scope, backends: &Backends) -> Arc<Self> {
+    /// `push_config`: whether its send registered a push config for it (see
+    /// `RunState::pending_configs`).
+    pub(crate) fn for_new_task(
+        pending: Task,
+        push_config: bool,
+        scope: Scope,
+        backends: &Backends,
+    ) -> Arc<Self> {
         let (task_id, context_id) = (pending.id.clone(), pending.context_id.clone());
+        let pending = Pending { task: pending, push_config };
         Self::build(task_id, context_id, scope, TaskState::Submitted, Some(pending), 0, backends)
     }
 
@@ -268,11 +339,13 @@ impl TaskRuntime {
         context_id: String,
         scope: Scope,
         state: TaskState,
-        pending: Option<Task>,
+        pending: Option<Pending>,
         last_seq: u64,
         backends: &Backends,
     ) -> Arc<Self> {
         let created = pending.is_none();
+        let pending_configs = pending.as_ref().is_some_and(|pending| pending.push_config);
+        let pending = pending.map(|pending| pending.task);
         Arc::new(TaskRuntime {
             task_id,
             context_id,
@@ -288,6 +361,7 @@ impl TaskRuntime {
                 reply: None,
                 written: None,
                 pending,
+                pending_configs,
                 stale: false,
                 last_seq,
             }),
@@ -319,6 +393,19 @@ impl TaskRuntime {
         let writing = self.writing().await?;
         let run = &writing.state;
         Ok(Standing { seq: run.last_seq, state: run.state, reply: run.reply.clone() })
+    }
+
+    /// [`standing`](Self::standing), and in the same hold of the lock [`written_at`](Self::written_at)
+    /// its `seq`: what a blocking send whose execution ended at its first poll answers with.
+    pub(crate) async fn standing_and_written(&self, view: TaskView) -> Result<(Standing, Option<Task>)> {
+        let (standing, written) = {
+            let mut writing = self.writing().await?;
+            let run = &mut *writing.state;
+            let seq = run.last_seq;
+            let standing = Standing { seq, state: run.state, reply: run.reply.clone() };
+            (standing, run.written.take_if(|written| written.seq == seq))
+        };
+        Ok((standing, written.and_then(|written| written.into_task(view))))
     }
 
     /// Registers a producer; events published through it keep the runtime alive.
@@ -393,14 +480,22 @@ impl TaskRuntime {
     /// not terminal yet; before the task exists, the error is reported to the caller instead. An
     /// execution that published nothing at all is an invalid agent response.
     pub(crate) async fn finish_execution(self: &Arc<Self>, outcome: Result<()>) {
-        // What the execution published is stored first; a write that failed is its failure.
-        let outcome = match (outcome, self.flush().await) {
+        // What the execution published is stored first ([`flush`](Self::flush)); a write that
+        // failed is its failure. The state is read under the same lock.
+        let read = |run: &RunState| (run.pending.is_none(), run.reply.is_some(), run.state);
+        let (flushed, (created, replied, state)) = match self.lock().await {
+            Ok(mut writing) => {
+                let flushed = match writing.state.deferred.take() {
+                    Some(error) => Err(error),
+                    None => self.flush_locked(&mut writing).await,
+                };
+                (flushed, read(&writing.state))
+            }
+            Err(error) => (Err(error), read(&*self.state.lock().await)),
+        };
+        let outcome = match (outcome, flushed) {
             (Ok(()), Err(error)) => Err(error),
             (outcome, _) => outcome,
-        };
-        let (created, replied, state) = {
-            let state = self.state.lock().await;
-            (state.pending.is_none(), state.reply.is_some(), state.state)
         };
         match outcome {
             Ok(()) if !created && !replied => self
@@ -505,7 +600,7 @@ impl TaskRuntime {
     /// [`flush_locked`](Self::flush_locked) with events queued.
     async fn write_queue(&self, writing: &mut Writing<'_>) -> Result<()> {
         let queue = std::mem::take(&mut writing.state.queue);
-        let configs = match self.push_configs().await {
+        let configs = match self.push_configs(&writing.state).await {
             Ok(configs) => configs,
             Err(error) => {
                 // Without the configs the events cannot be stored with their notifications.
@@ -516,13 +611,13 @@ impl TaskRuntime {
         };
         // A 0.3 webhook receives the task as it is after each event: one write per event then.
         let per_event = queue.len() > 1 && configs.iter().any(|c| c.version == ProtocolVersion::V0_3);
-        let batch = if per_event { 1 } else { queue.len() };
+        if !per_event {
+            return self.store_burst(writing, queue, &configs).await;
+        }
         let mut events = queue.into_iter();
         loop {
-            let burst: Vec<(StreamResponse, TaskState)> = events.by_ref().take(batch).collect();
-            if burst.is_empty() {
-                return Ok(());
-            }
+            let Some(event) = events.next() else { return Ok(()) };
+            let burst = vec![event];
             if let Err(error) = self.store_burst(writing, burst, &configs).await {
                 // The events after a failed one were checked against a state that never was.
                 self.release_primary(events.len());
@@ -531,9 +626,11 @@ impl TaskRuntime {
         }
     }
 
-    /// The task's push configs (none without push delivery).
-    async fn push_configs(&self) -> Result<Vec<StoredPushConfig>> {
+    /// The task's push configs (none without push delivery, nor before a task whose send
+    /// registered none is stored: `RunState::pending_configs`).
+    async fn push_configs(&self, run: &RunState) -> Result<Vec<StoredPushConfig>> {
         match &self.push {
+            Some(_) if run.pending.is_some() && !run.pending_configs => Ok(Vec::new()),
             Some(push) => push.configs(&self.task_id).await,
             None => Ok(Vec::new()),
         }
@@ -611,42 +708,55 @@ impl TaskRuntime {
         }
         // The stored task is the created one with this burst folded in (the store contract):
         // kept for a blocking send.
-        let mut written = match pending {
-            Some(task) => Some(Written {
-                seq: last_seq,
-                created: self.announce_created(writing, task).await,
-                events: Vec::with_capacity(burst.len()),
-            }),
-            None => None,
-        };
+        if let Some(task) = pending {
+            if !self.tx.made() && self.cluster.is_none() {
+                // Nobody can hear these events (`Burst::Unheard`): handed out, they would only
+                // be numbered.
+                self.created.store(true, Ordering::Release);
+                writing.state.last_seq = writing.state.last_seq.max(last_seq);
+                writing.armed = false;
+                let burst = Burst::Unheard { created: task, events: burst };
+                writing.state.written = Some(Written { seq: last_seq, burst });
+                return Ok(());
+            }
+            let created = self.announce_created(writing, task).await;
+            let mut events = Vec::with_capacity(burst.len());
+            self.hand_out(writing, burst, last_seq, Some(&mut events)).await;
+            writing.state.written = Some(Written { seq: last_seq, burst: Burst::Shared { created, events } });
+        } else {
+            self.hand_out(writing, burst, last_seq, None).await;
+        }
+        writing.armed = false;
+        Ok(())
+    }
+
+    /// Hands out the events of a burst just stored, the last one at `last_seq` (the caller holds
+    /// the armed lock), keeping them in `kept` too if given.
+    async fn hand_out(
+        &self,
+        writing: &mut Writing<'_>,
+        burst: Vec<(StreamResponse, TaskState)>,
+        last_seq: u64,
+        mut kept: Option<&mut Vec<Arc<StreamResponse>>>,
+    ) {
         let first_seq = last_seq + 1 - burst.len() as u64;
         for ((event, state), seq) in burst.into_iter().zip(first_seq..) {
             let event = Arc::new(event);
-            if let Some(written) = &mut written {
-                written.events.push(Arc::clone(&event));
+            if let Some(kept) = kept.as_deref_mut() {
+                kept.push(Arc::clone(&event));
             }
             self.broadcast(&mut writing.state, seq, Arc::clone(&event), state);
             self.tell_cluster(seq, &event, state).await;
         }
-        writing.armed = false;
-        if written.is_some() {
-            writing.state.written = written;
-        }
-        Ok(())
     }
 
     /// The task as stored at `seq`, projected by `view`, if this runtime wrote it whole and
-    /// nothing changed it since (see `RunState::written`).
+    /// nothing changed it since (see `RunState::written`). Taken: its events are folded into the
+    /// created task by moving their contents, unless a subscriber still holds one (then copied).
+    /// A later call finds nothing, and its caller reads the store, which holds the same task.
     pub(crate) async fn written_at(&self, seq: u64, view: TaskView) -> Option<Task> {
-        let run = self.state.lock().await;
-        let written = run.written.as_ref().filter(|written| written.seq == seq)?;
-        let Some(Payload::Task(created)) = &written.created.payload else { return None };
-        let mut task = created.clone();
-        for event in &written.events {
-            apply_mutation(&mut task, mutation_of(event));
-        }
-        view.trim(&mut task);
-        Some(task)
+        let written = self.state.lock().await.written.take_if(|written| written.seq == seq)?;
+        written.into_task(view)
     }
 
     /// Writes the queued events in a task of their own.
@@ -714,7 +824,7 @@ impl TaskRuntime {
         if writing.state.pending.is_none() {
             return Ok(0);
         }
-        let configs = self.push_configs().await?;
+        let configs = self.push_configs(&writing.state).await?;
         self.store_burst(writing, Vec::new(), &configs).await?;
         Ok(1)
     }
@@ -974,6 +1084,22 @@ pub(crate) fn check_event(payload: Option<&Payload>, new_task: bool, replied: bo
              attach messages to status updates instead",
         )),
         Some(_) => Ok(()),
+    }
+}
+
+/// [`apply_mutation`] of an event nobody else holds (one [`check_event`] admitted and
+/// `fill_event` filled): the same change, its status or artifact moved into the task instead of
+/// copied (the event is left without it).
+fn apply_event(task: &mut Task, event: &mut StreamResponse) {
+    match &mut event.payload {
+        Some(Payload::StatusUpdate(update)) => {
+            apply_owned_status(task, update.status.take().expect("filled by fill_event"));
+        }
+        Some(Payload::ArtifactUpdate(update)) => {
+            let artifact = update.artifact.take().expect("checked by check_event");
+            apply_owned_artifact(task, artifact, update.append);
+        }
+        _ => unreachable!("check_event admits only status and artifact updates into the queue"),
     }
 }
 

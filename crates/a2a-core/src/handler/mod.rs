@@ -574,7 +574,10 @@ impl Inner {
                     runtime.cancellation.cancelled().await;
                     tokio::time::sleep(CANCEL_GRACE).await;
                 };
+                // Biased: the execution is polled first, so one that ends at its first poll (a
+                // blocking send's inline run) never sets up the wait for its cancellation.
                 let outcome = tokio::select! {
+                    biased;
                     outcome = execution => outcome,
                     () = abandoned => {
                         tracing::warn!(
@@ -687,6 +690,7 @@ impl Inner {
             }
         }
 
+        let registers_push = push_config.is_some();
         if let Some(mut push) = push_config {
             if existing.is_some() {
                 Box::pin(self.check_push_config_count(
@@ -726,7 +730,8 @@ impl Inner {
                     history: vec![message.clone()],
                     metadata: None,
                 };
-                let runtime = TaskRuntime::for_new_task(pending, scope.clone(), &self.backends());
+                let runtime =
+                    TaskRuntime::for_new_task(pending, registers_push, scope.clone(), &self.backends());
                 let runtime = self.registry.get_or_insert_with(&task_id, || runtime);
                 (runtime, false)
             }
@@ -900,11 +905,14 @@ impl A2aService for DefaultRequestHandler {
                 // 64 connections: one client wake-up per request instead of one per seven, and
                 // 40% more server CPU per request, docs/benchmarks.md).
                 tokio::task::yield_now().await;
-                let standing = runtime.standing().await?;
-                match (standing.reply, runtime.failure()) {
-                    (Some(reply), _) => return Ok(Arc::unwrap_or_clone(reply).into()),
-                    (None, Some(error)) => return Err(error),
-                    (None, None) => (runtime, Waited::At(standing.seq)),
+                let view = history_view(&inner.limits, history_length);
+                let (standing, written) = runtime.standing_and_written(view).await?;
+                match (standing.reply, runtime.failure(), written) {
+                    (Some(reply), _, _) => return Ok(Arc::unwrap_or_clone(reply).into()),
+                    (None, Some(error), _) => return Err(error),
+                    // The task this runtime just stored whole is the task the store would return.
+                    (None, None, Some(task)) => return Ok(task.into()),
+                    (None, None, None) => (runtime, Waited::At(standing.seq)),
                 }
             } else {
                 let mut subscription = runtime.subscribe(StreamMode::Execution, false);

@@ -244,6 +244,22 @@ async fn blocking_send_returns_the_completed_task_with_its_artifact_and_history(
 }
 
 #[tokio::test]
+async fn a_blocking_send_answers_with_the_task_as_stored_in_the_view_it_asked_for() {
+    // Inline or not, the reply is built from what the runtime wrote, not read back: it must be
+    // exactly what GetTask returns, in the history length asked for.
+    let h = handler();
+    for script in ["echo views", "waitecho views"] {
+        for history_length in [None, Some(0), Some(1), Some(5)] {
+            let mut request = send(script);
+            request.configuration = Some(SendMessageConfiguration { history_length, ..Default::default() });
+            let task = send_task(&h, request).await;
+            let get = GetTaskRequest { id: task.id.clone(), history_length, ..Default::default() };
+            assert_eq!(task, h.get_task(&ctx(), get).await.unwrap(), "{script} {history_length:?}");
+        }
+    }
+}
+
+#[tokio::test]
 async fn a_direct_reply_is_a_message_and_creates_no_task() {
     let h = handler();
     let reply = h.send_message(&ctx(), send("reply")).await.unwrap();
@@ -1128,6 +1144,68 @@ async fn push_configs_are_created_listed_fetched_and_deleted() {
         Err(Error::TaskNotFound { .. })
     ));
     assert!(h.list_task_push_notification_configs(&ctx(), list).await.unwrap().configs.is_empty());
+}
+
+/// A push config store that counts the lookups of a task's configs.
+#[derive(Default)]
+struct CountingConfigs {
+    inner: crate::store::memory::InMemoryPushConfigStore,
+    lists: std::sync::atomic::AtomicUsize,
+}
+
+#[async_trait]
+impl PushConfigStore for CountingConfigs {
+    async fn put(
+        &self,
+        config: TaskPushNotificationConfig,
+        version: ProtocolVersion,
+    ) -> Result<TaskPushNotificationConfig> {
+        self.inner.put(config, version).await
+    }
+
+    async fn get(&self, task_id: &str, config_id: &str) -> Result<Option<crate::store::StoredPushConfig>> {
+        self.inner.get(task_id, config_id).await
+    }
+
+    async fn list(&self, task_id: &str) -> Result<Vec<crate::store::StoredPushConfig>> {
+        self.lists.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.inner.list(task_id).await
+    }
+
+    async fn delete(&self, task_id: &str, config_id: &str) -> Result<bool> {
+        self.inner.delete(task_id, config_id).await
+    }
+}
+
+#[tokio::test]
+async fn a_new_task_whose_send_registers_no_push_config_is_created_without_looking_configs_up() {
+    let transport = Arc::new(RecordingTransport::default());
+    let configs = Arc::new(CountingConfigs::default());
+    let h = DefaultRequestHandler::builder(card(true, true), Scripted)
+        .push_transport(transport.clone())
+        .push_config_store(configs.clone())
+        .push_destination_policy(crate::push::DestinationPolicy::public_only())
+        .build()
+        .unwrap();
+    let lists = || configs.lists.load(std::sync::atomic::Ordering::Relaxed);
+    // Nobody can register a config for a task before it is stored: its first write looks none up.
+    let task = send_task(&h, send("echo")).await;
+    assert_eq!((task.state(), lists()), (TaskState::Completed, 0));
+    // Once it is stored, its writes do: a config registered then gets the next events.
+    let asked = send_task(&h, send("ask")).await;
+    assert_eq!(lists(), 0);
+    let config = TaskPushNotificationConfig {
+        task_id: asked.id.clone(),
+        url: "https://hooks.example.com/later".into(),
+        ..Default::default()
+    };
+    h.create_task_push_notification_config(&ctx(), config).await.unwrap();
+    send_task(&h, continue_task(&asked, "answer")).await;
+    assert!(lists() > 0);
+    let requests = transport.wait_for(1).await;
+    assert_eq!(status_of(&stream_response(&requests[0])), Some(TaskState::Completed));
+    // A send that registers a config finds it for the task's first write (every event pushed:
+    // every_event_is_pushed_in_order_with_the_configured_credentials).
 }
 
 #[tokio::test]

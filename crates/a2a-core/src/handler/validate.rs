@@ -44,7 +44,9 @@ pub(crate) fn message(message: Option<&Message>, field: &str, violations: &mut V
         violations.add(field, "is required");
         return;
     };
-    violations.require(&message.message_id, &format!("{field}.messageId"));
+    if message.message_id.is_empty() {
+        violations.add(format!("{field}.messageId"), "is required");
+    }
     if message.role == 0 || a2a_proto::v1::Role::try_from(message.role).is_err() {
         violations.add(format!("{field}.role"), "must be ROLE_USER or ROLE_AGENT");
     }
@@ -145,21 +147,14 @@ pub(crate) fn decode_page_token(token: &str, violations: &mut Violations) -> Opt
 /// The first media type in `message` that the agent does not accept (spec 3.3.2
 /// ContentTypeNotSupported), judged against its default input modes and every skill's.
 pub(crate) fn unsupported_media_type<'a>(card: &AgentCard, message: &'a Message) -> Option<&'a str> {
-    let accepted: Vec<&str> = card
-        .default_input_modes
-        .iter()
-        .chain(card.skills.iter().flat_map(|s| s.input_modes.iter()))
-        .map(String::as_str)
-        .collect();
-    if accepted.is_empty() {
-        return None;
-    }
-    message
-        .parts
-        .iter()
-        .map(|p| p.media_type.as_str())
-        .filter(|m| !m.is_empty())
-        .find(|media_type| !accepted.iter().any(|mode| media_type_matches(mode, media_type)))
+    // Read in place: most messages carry no media type, and then nothing is looked at.
+    let accepted =
+        || card.default_input_modes.iter().chain(card.skills.iter().flat_map(|s| s.input_modes.iter()));
+    message.parts.iter().map(|p| p.media_type.as_str()).filter(|m| !m.is_empty()).find(|media_type| {
+        let mut modes = accepted().peekable();
+        // A card that lists no input mode accepts everything.
+        modes.peek().is_some() && !modes.any(|mode| media_type_matches(mode, media_type))
+    })
 }
 
 /// `mode` (possibly `*/*` or `type/*`) accepts `media_type`; parameters and case are ignored.

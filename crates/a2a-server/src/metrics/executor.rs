@@ -1,12 +1,13 @@
 //! [`CountedExecutor`]: an [`AgentExecutor`] wrapper that keeps the executions gauge: how many
 //! `execute`, `cancel` and `recover` calls are in progress.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use a2a_core::{AgentExecutor, RequestContext, Result, TaskUpdater};
 use a2a_proto::v1::Task;
-use async_trait::async_trait;
 
 use super::{Counters, ExecutionKind, Metrics};
 
@@ -40,20 +41,48 @@ impl Drop for Running<'_> {
     }
 }
 
-#[async_trait]
+/// The boxed future an [`AgentExecutor`] method returns (what `#[async_trait]` makes of it).
+type Call<'a> = Pin<Box<dyn Future<Output = Result<()>> + Send + 'a>>;
+
+impl CountedExecutor {
+    /// `call` (the inner executor's future, which does nothing until polled), counted from its
+    /// first poll to its end. Written out rather than with `#[async_trait]`: that would move the
+    /// request context into a future of its own first, to hand it on at the first poll; here it
+    /// goes straight into the inner executor's future, and this one holds only that.
+    fn counted<'a>(&'a self, kind: ExecutionKind, call: Call<'a>) -> Call<'a> {
+        Box::pin(async move {
+            let _running = self.running(kind);
+            call.await
+        })
+    }
+}
+
 impl AgentExecutor for CountedExecutor {
-    async fn execute(&self, ctx: RequestContext, updater: TaskUpdater) -> Result<()> {
-        let _running = self.running(ExecutionKind::Execute);
-        self.inner.execute(ctx, updater).await
+    fn execute<'life0, 'async_trait>(
+        &'life0 self,
+        ctx: RequestContext,
+        updater: TaskUpdater,
+    ) -> Call<'async_trait>
+    where
+        'life0: 'async_trait,
+        Self: 'async_trait,
+    {
+        self.counted(ExecutionKind::Execute, self.inner.execute(ctx, updater))
     }
 
-    async fn cancel(&self, task: Task, updater: TaskUpdater) -> Result<()> {
-        let _running = self.running(ExecutionKind::Cancel);
-        self.inner.cancel(task, updater).await
+    fn cancel<'life0, 'async_trait>(&'life0 self, task: Task, updater: TaskUpdater) -> Call<'async_trait>
+    where
+        'life0: 'async_trait,
+        Self: 'async_trait,
+    {
+        self.counted(ExecutionKind::Cancel, self.inner.cancel(task, updater))
     }
 
-    async fn recover(&self, task: Task, updater: TaskUpdater) -> Result<()> {
-        let _running = self.running(ExecutionKind::Recover);
-        self.inner.recover(task, updater).await
+    fn recover<'life0, 'async_trait>(&'life0 self, task: Task, updater: TaskUpdater) -> Call<'async_trait>
+    where
+        'life0: 'async_trait,
+        Self: 'async_trait,
+    {
+        self.counted(ExecutionKind::Recover, self.inner.recover(task, updater))
     }
 }

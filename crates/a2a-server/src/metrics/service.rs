@@ -2,6 +2,7 @@
 //! keeps the open streams gauge. One wrapper per binding: the binding is known by which router it
 //! was given to, the operation by which method is called, the outcome by the result.
 
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -151,20 +152,32 @@ impl Drop for OpenStream {
 
 #[async_trait]
 impl A2aService for Metered {
-    async fn send_message(
-        &self,
-        ctx: &CallContext,
+    // Written out rather than with `#[async_trait]`, for the busiest operation: that would move
+    // the request into a future of its own, to hand it on at the first poll; here it goes
+    // straight into the inner call's future (which does nothing until polled either), and this
+    // one holds only that.
+    fn send_message<'life0, 'life1, 'async_trait>(
+        &'life0 self,
+        ctx: &'life1 CallContext,
         request: SendMessageRequest,
-    ) -> Result<SendMessageResponse> {
+    ) -> Pin<Box<dyn Future<Output = Result<SendMessageResponse>> + Send + 'async_trait>>
+    where
+        'life0: 'async_trait,
+        'life1: 'async_trait,
+        Self: 'async_trait,
+    {
         let operation = Operation::SendMessage;
         let span = self.span(operation, ctx, &request);
-        let result = self.call(operation, ctx, &span, self.inner.send_message(ctx, request)).await;
-        // A new task's ids are known only from the reply.
-        #[cfg(feature = "otel")]
-        if let Ok(response) = &result {
-            crate::otel::record_ids(&span, crate::otel::Ids::ids(response));
-        }
-        result
+        let call = self.inner.send_message(ctx, request);
+        Box::pin(async move {
+            let result = self.call(operation, ctx, &span, call).await;
+            // A new task's ids are known only from the reply.
+            #[cfg(feature = "otel")]
+            if let Ok(response) = &result {
+                crate::otel::record_ids(&span, crate::otel::Ids::ids(response));
+            }
+            result
+        })
     }
 
     async fn send_streaming_message(
