@@ -105,7 +105,13 @@ where
         let mut response = std::task::ready!(this.inner.as_mut().poll(cx))?;
         #[cfg(feature = "otel")]
         crate::otel::record_status(this.inner.span(), response.status());
-        if let Some(id) = this.id.take() {
+        if let Some(mut id) = this.id.take() {
+            // Over HTTP/2 (gRPC), HPACK would add every new id to the connection's header
+            // table, where it is never used again: each response paid a table search (comparing
+            // with the ids already there), an insert and an eviction, and the client the same to
+            // decode. A sensitive value is sent as a "never indexed" literal (RFC 7541 6.2.3);
+            // HTTP/1.1 ignores the flag.
+            id.set_sensitive(true);
             response.headers_mut().insert(REQUEST_ID.clone(), id);
         }
         Poll::Ready(Ok(response))
@@ -135,6 +141,21 @@ mod tests {
         let generated = request_id(&http::HeaderMap::new());
         assert!(uuid_like(generated.to_str().unwrap()), "{generated:?}");
         assert_ne!(generated, request_id(&http::HeaderMap::new()), "each generated id is new");
+    }
+
+    #[tokio::test]
+    async fn the_echoed_id_is_never_indexed_by_hpack() {
+        use tower::{Layer as _, ServiceExt as _};
+        let inner = tower::service_fn(|request: Request<()>| async move {
+            // What runs behind sees the id too.
+            assert!(request.headers().contains_key(&REQUEST_ID));
+            Ok::<_, std::convert::Infallible>(Response::new(()))
+        });
+        let request = Request::builder().header(&REQUEST_ID, "abc").body(()).unwrap();
+        let response = RequestIdLayer.layer(inner).oneshot(request).await.unwrap();
+        let id = &response.headers()[&REQUEST_ID];
+        assert_eq!(id, "abc");
+        assert!(id.is_sensitive(), "sent as an HPACK never-indexed literal");
     }
 
     fn uuid_like(id: &str) -> bool {
