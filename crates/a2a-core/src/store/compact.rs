@@ -563,7 +563,11 @@ mod frozen {
 
     /// Encodes a task at the end of `out`.
     pub(super) fn encode_into(task: &Task, out: &mut Vec<u8>) {
-        task.encode(out).expect("a Vec grows as needed");
+        // `encode_raw`, not `encode`: `encode` first walks the whole task for its encoded length,
+        // only to compare it with the room left in the buffer, and a `Vec` grows as needed (the
+        // nested messages' lengths are still computed where their prefixes need them). The bytes
+        // are the same: `encode` is this call after that check.
+        task.encode_raw(out);
     }
 
     /// Decodes what [`encode_into`] wrote; `None` if the bytes are not a task's encoding.
@@ -655,6 +659,17 @@ mod tests {
         assert_eq!(frozen::decode(&frozen::encode(&empty)).unwrap(), empty);
         let echo = echo_task(&a2a_proto::new_id(), 1);
         assert_eq!(frozen::decode(&frozen::encode(&echo)).unwrap(), echo);
+    }
+
+    #[test]
+    fn encode_into_appends_the_task_s_protobuf_encoding() {
+        for task in [rich_task(), Task::default(), echo_task(&a2a_proto::new_id(), 1)] {
+            let mut out = b"before".to_vec();
+            frozen::encode_into(&task, &mut out);
+            assert_eq!(&out[..6], b"before");
+            assert_eq!(out[6..], prost::Message::encode_to_vec(&task)[..]);
+            assert_eq!(frozen::decode(&out[6..]).unwrap(), task);
+        }
     }
 
     #[test]
