@@ -6,6 +6,7 @@
 //! the executor in [`RequestContext`](crate::executor::RequestContext).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crate::error::Error;
 
@@ -52,9 +53,12 @@ pub fn is_credential_header(name: &str) -> bool {
 
 /// Service parameters (spec 3.2.6): case-insensitive names, case-sensitive values. Bindings fill
 /// them from HTTP headers or gRPC metadata (names are stored lowercased); clients send them.
+///
+/// Cloning is cheap: the entries are shared until one of the clones changes them (copy on write),
+/// so a request context can take its caller's parameters without copying every header.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ServiceParams {
-    entries: BTreeMap<String, String>,
+    entries: Arc<BTreeMap<String, String>>,
 }
 
 impl ServiceParams {
@@ -84,12 +88,12 @@ impl ServiceParams {
 
     /// Sets `name` (any case) to `value`, replacing a previous value.
     pub fn insert(&mut self, name: &str, value: impl Into<String>) {
-        self.entries.insert(name.to_ascii_lowercase(), value.into());
+        Arc::make_mut(&mut self.entries).insert(name.to_ascii_lowercase(), value.into());
     }
 
     /// Adds a value to `name`, joining with a comma if it has one (how repeated headers combine).
     pub fn append(&mut self, name: &str, value: &str) {
-        self.entries
+        Arc::make_mut(&mut self.entries)
             .entry(name.to_ascii_lowercase())
             .and_modify(|v| {
                 v.push(',');
@@ -106,7 +110,9 @@ impl ServiceParams {
 
     /// Removes `name`.
     pub fn remove(&mut self, name: &str) -> Option<String> {
-        self.entries.remove(&name.to_ascii_lowercase())
+        // Nothing to remove: the entries stay shared.
+        self.get(name)?;
+        Arc::make_mut(&mut self.entries).remove(&name.to_ascii_lowercase())
     }
 
     /// The raw `A2A-Version` value, if sent.
@@ -531,5 +537,24 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+}
+
+#[cfg(test)]
+mod sharing_tests {
+    use super::*;
+
+    #[test]
+    fn clones_share_entries_until_one_changes() {
+        let original = ServiceParams::new().with("X-One", "1").with("x-two", "2");
+        let mut copy = original.clone();
+        assert!(Arc::ptr_eq(&original.entries, &copy.entries), "a clone copies nothing");
+        assert_eq!(copy.remove("x-absent"), None);
+        assert!(Arc::ptr_eq(&original.entries, &copy.entries), "removing nothing copies nothing");
+        copy.append("X-ONE", "3");
+        copy.insert("x-three", "3");
+        assert_eq!(copy.remove("X-Two").as_deref(), Some("2"));
+        assert_eq!(original.iter().collect::<Vec<_>>(), [("x-one", "1"), ("x-two", "2")], "unchanged");
+        assert_eq!(copy.iter().collect::<Vec<_>>(), [("x-one", "1,3"), ("x-three", "3")]);
     }
 }

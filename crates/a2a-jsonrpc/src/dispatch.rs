@@ -1,11 +1,21 @@
 //! From method to service call: decodes `params` into the operation's request message (spec 9.4)
 //! and serializes what the service returns.
 
+use std::fmt;
+
 use a2a_core::error::FieldViolation;
 use a2a_core::{A2aService, CallContext, Error, EventStream, Operation};
-use serde::de::DeserializeOwned;
-use serde::Serialize;
+use a2a_proto::v1::{
+    CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
+    GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
+    ListTasksRequest, SendMessageRequest, SubscribeToTaskRequest, TaskPushNotificationConfig,
+};
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{DeserializeOwned, DeserializeSeed, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
+
+use crate::envelope::Params;
 
 /// What a call produced.
 pub(crate) enum Outcome {
@@ -16,7 +26,8 @@ pub(crate) enum Outcome {
     Stream(EventStream),
 }
 
-/// Runs `operation` on `service` with the raw `params` of the request.
+/// Runs `operation` on `service` with the `params` of the request: decoded already in the
+/// envelope's pass (for `operation`, see [`ParamsSeed`]), or raw.
 ///
 /// Absent or `null` params count as `{}` (JSON-RPC 2.0 lets clients omit them, spec 9.4.8 does
 /// for GetExtendedAgentCard); other methods then fail the handler's required-field checks.
@@ -24,41 +35,110 @@ pub(crate) async fn call(
     service: &dyn A2aService,
     ctx: &CallContext,
     operation: Operation,
-    params: Option<&RawValue>,
+    params: Params<'_>,
 ) -> Result<Outcome, Error> {
-    let params = params_object(params)?;
-    match operation {
-        Operation::SendMessage => unary(service.send_message(ctx, decode(params)?).await),
-        Operation::SendStreamingMessage => {
-            Ok(Outcome::Stream(service.send_streaming_message(ctx, decode(params)?).await?))
+    let request = match params {
+        Params::Decoded(request) => *request,
+        Params::Raw(raw) => Decoded::from_params(operation, params_object(raw)?)?,
+    };
+    match request {
+        Decoded::SendMessage(request) => unary(service.send_message(ctx, request).await),
+        Decoded::SendStreamingMessage(request) => {
+            Ok(Outcome::Stream(service.send_streaming_message(ctx, request).await?))
         }
-        Operation::GetTask => unary(service.get_task(ctx, decode(params)?).await),
-        Operation::ListTasks => unary(service.list_tasks(ctx, decode(params)?).await),
-        Operation::CancelTask => unary(service.cancel_task(ctx, decode(params)?).await),
-        Operation::SubscribeToTask => {
-            Ok(Outcome::Stream(service.subscribe_to_task(ctx, decode(params)?).await?))
+        Decoded::GetTask(request) => unary(service.get_task(ctx, request).await),
+        Decoded::ListTasks(request) => unary(service.list_tasks(ctx, request).await),
+        Decoded::CancelTask(request) => unary(service.cancel_task(ctx, request).await),
+        Decoded::SubscribeToTask(request) => {
+            Ok(Outcome::Stream(service.subscribe_to_task(ctx, request).await?))
         }
-        Operation::CreateTaskPushNotificationConfig => {
-            unary(service.create_task_push_notification_config(ctx, decode(params)?).await)
+        Decoded::CreateTaskPushNotificationConfig(request) => {
+            unary(service.create_task_push_notification_config(ctx, request).await)
         }
-        Operation::GetTaskPushNotificationConfig => {
-            unary(service.get_task_push_notification_config(ctx, decode(params)?).await)
+        Decoded::GetTaskPushNotificationConfig(request) => {
+            unary(service.get_task_push_notification_config(ctx, request).await)
         }
-        Operation::ListTaskPushNotificationConfigs => {
-            unary(service.list_task_push_notification_configs(ctx, decode(params)?).await)
+        Decoded::ListTaskPushNotificationConfigs(request) => {
+            unary(service.list_task_push_notification_configs(ctx, request).await)
         }
         // The proto returns google.protobuf.Empty; the Python and JS SDKs answer `"result": null`,
         // and so does this server (the client accepts any result).
-        Operation::DeleteTaskPushNotificationConfig => {
-            service.delete_task_push_notification_config(ctx, decode(params)?).await?;
+        Decoded::DeleteTaskPushNotificationConfig(request) => {
+            service.delete_task_push_notification_config(ctx, request).await?;
             Ok(Outcome::Unary(b"null".to_vec()))
         }
-        Operation::GetExtendedAgentCard => unary(service.get_extended_agent_card(ctx, decode(params)?).await),
+        Decoded::GetExtendedAgentCard(request) => unary(service.get_extended_agent_card(ctx, request).await),
+    }
+}
+
+macro_rules! decoded {
+    ($($operation:ident($message:ident)),* $(,)?) => {
+        /// The request message of an operation, decoded from `params`.
+        #[derive(Debug, PartialEq)]
+        pub(crate) enum Decoded {
+            $(
+                #[doc = concat!("`", stringify!($operation), "`")]
+                $operation($message),
+            )*
+        }
+
+        impl Decoded {
+            /// Decodes the JSON text of a params object as `operation`'s request message
+            /// ([`decode`]: the errors name the field).
+            pub(crate) fn from_params(operation: Operation, params: &str) -> Result<Self, Error> {
+                match operation {
+                    $(Operation::$operation => decode::<$message>(params).map(Decoded::$operation),)*
+                }
+            }
+        }
+
+        impl<'de> Visitor<'de> for ParamsSeed {
+            type Value = Decoded;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a params object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Decoded, A::Error> {
+                let message = MapAccessDeserializer::new(map);
+                match self.0 {
+                    $(Operation::$operation => $message::deserialize(message).map(Decoded::$operation),)*
+                }
+            }
+        }
+    };
+}
+
+decoded! {
+    SendMessage(SendMessageRequest),
+    SendStreamingMessage(SendMessageRequest),
+    GetTask(GetTaskRequest),
+    ListTasks(ListTasksRequest),
+    CancelTask(CancelTaskRequest),
+    SubscribeToTask(SubscribeToTaskRequest),
+    CreateTaskPushNotificationConfig(TaskPushNotificationConfig),
+    GetTaskPushNotificationConfig(GetTaskPushNotificationConfigRequest),
+    ListTaskPushNotificationConfigs(ListTaskPushNotificationConfigsRequest),
+    DeleteTaskPushNotificationConfig(DeleteTaskPushNotificationConfigRequest),
+    GetExtendedAgentCard(GetExtendedAgentCardRequest),
+}
+
+/// Decodes a `params` member in the envelope's own pass, as the request message of the operation:
+/// a JSON object only, read strictly as pbjson reads it (what [`a2a_proto::json::from_slice`]
+/// tries first). Whatever fails here (`null`s it would normalize, wrong types, non-objects) makes
+/// the envelope take its raw path, where [`call`] decodes the params with the usual errors.
+pub(crate) struct ParamsSeed(pub(crate) Operation);
+
+impl<'de> DeserializeSeed<'de> for ParamsSeed {
+    type Value = Decoded;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Decoded, D::Error> {
+        deserializer.deserialize_map(self)
     }
 }
 
 /// The JSON text of the params object; `{}` when absent or `null`.
-fn params_object(params: Option<&RawValue>) -> Result<&str, Error> {
+pub(crate) fn params_object(params: Option<&RawValue>) -> Result<&str, Error> {
     match params.map(RawValue::get) {
         None | Some("null") => Ok("{}"),
         Some(text) if text.starts_with('{') => Ok(text),
@@ -108,6 +188,18 @@ mod tests {
         );
         assert_eq!(nested.field, "message.parts[0].text");
         assert!(nested.description.starts_with("not a valid SendMessageRequest"), "{}", nested.description);
+    }
+
+    #[test]
+    fn params_decode_by_operation() {
+        let decoded = Decoded::from_params(Operation::GetTask, r#"{"id": "t"}"#).unwrap();
+        assert_eq!(decoded, Decoded::GetTask(GetTaskRequest { id: "t".into(), ..Default::default() }));
+        let seeded = ParamsSeed(Operation::GetTask)
+            .deserialize(&mut serde_json::Deserializer::from_str(r#"{"id": "t"}"#));
+        assert_eq!(seeded.unwrap(), decoded);
+        let array =
+            ParamsSeed(Operation::GetTask).deserialize(&mut serde_json::Deserializer::from_str(r#"[]"#));
+        assert!(array.is_err(), "params are an object, never positional");
     }
 
     #[test]

@@ -4,14 +4,19 @@
 //! Members are kept as raw JSON ([`RawValue`]) until they are needed, so the `id` is echoed
 //! byte for byte (a number like `12345678901234567890123` or `1.50` comes back unchanged, which a
 //! round trip through `f64` would not guarantee) and `params` is decoded once, straight into the
-//! operation's request message.
+//! operation's request message: in the same pass as the envelope when `method` comes before
+//! `params` (as every SDK writes them), else from the raw member afterwards.
 
-use a2a_core::Error;
+use std::fmt;
+
+use a2a_core::{Error, Operation};
+use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::error;
+use crate::dispatch::{Decoded, ParamsSeed};
+use crate::{error, v03};
 
 /// The only `jsonrpc` value JSON-RPC 2.0 allows.
 const VERSION: &str = "2.0";
@@ -53,8 +58,30 @@ pub(crate) struct Request<'a> {
     pub(crate) id: Option<Id>,
     /// The method name, not yet looked up.
     pub(crate) method: String,
-    /// The raw `params` member, if present.
-    pub(crate) params: Option<&'a RawValue>,
+    /// The `params` member.
+    pub(crate) params: Params<'a>,
+}
+
+/// The `params` of a request.
+#[derive(Debug)]
+pub(crate) enum Params<'a> {
+    /// The raw member, `None` if absent: not decoded yet.
+    Raw(Option<&'a RawValue>),
+    /// Decoded in the envelope's pass as the request message of the 1.0 operation that `method`
+    /// names (never for a 0.3 method).
+    Decoded(Box<Decoded>),
+}
+
+impl<'a> Params<'a> {
+    /// The raw member for a method whose params are never decoded in the envelope's pass (0.3
+    /// methods, unknown ones): `None` if it is absent.
+    pub(crate) fn raw(&self) -> Option<&'a RawValue> {
+        match self {
+            Params::Raw(raw) => *raw,
+            // Not for such methods (see `OnePass`).
+            Params::Decoded(_) => None,
+        }
+    }
 }
 
 /// Why a body is not a usable request object, with the id to answer with.
@@ -85,17 +112,144 @@ fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<&'de Raw
     <&RawValue>::deserialize(deserializer).map(Some)
 }
 
+/// [`Members`] with `params` decoded when the method is known by then.
+struct Parsed<'a> {
+    jsonrpc: Option<&'a RawValue>,
+    method: Option<&'a RawValue>,
+    params: Option<Params<'a>>,
+    id: Option<&'a RawValue>,
+}
+
+impl<'a> From<Members<'a>> for Parsed<'a> {
+    fn from(members: Members<'a>) -> Self {
+        let Members { jsonrpc, method, params, id } = members;
+        Parsed { jsonrpc, method, params: params.map(|raw| Params::Raw(Some(raw))), id }
+    }
+}
+
+/// Reads a request object in one pass: its members as [`Members`] does, and `params` straight into
+/// the request message when `method` came first and names a 1.0 operation (`decode`, if the
+/// document is shallow enough to need no depth check). Any failure, a duplicate member included,
+/// only means the caller reads the body as before, which gives the answer (every error as it was).
+struct OnePass {
+    decode: bool,
+}
+
+/// A member name of a request object.
+enum Key {
+    Jsonrpc,
+    Method,
+    Params,
+    Id,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Name;
+        impl Visitor<'_> for Name {
+            type Value = Key;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Key, E> {
+                Ok(match name {
+                    "jsonrpc" => Key::Jsonrpc,
+                    "method" => Key::Method,
+                    "params" => Key::Params,
+                    "id" => Key::Id,
+                    _ => Key::Other,
+                })
+            }
+        }
+        deserializer.deserialize_identifier(Name)
+    }
+}
+
+/// Sets a member seen for the first time; a second one fails the pass.
+fn once<T, E: serde::de::Error>(slot: &mut Option<T>, value: T) -> Result<(), E> {
+    match slot.replace(value) {
+        None => Ok(()),
+        Some(_) => Err(E::custom("duplicate member")),
+    }
+}
+
+/// The 1.0 operation whose params the pass decodes for the method `raw` (a JSON string without
+/// escapes; anything else is left to the raw path).
+fn decodable(raw: &RawValue) -> Option<Operation> {
+    let name = raw.get().strip_prefix('"')?.strip_suffix('"')?;
+    if name.contains(['\\', '"']) || v03::Method::from_name(name).is_some() {
+        return None;
+    }
+    Operation::from_method(name)
+}
+
+impl<'de> Visitor<'de> for OnePass {
+    type Value = Parsed<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a request object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Parsed<'de>, A::Error> {
+        let mut parsed = Parsed { jsonrpc: None, method: None, params: None, id: None };
+        while let Some(key) = map.next_key::<Key>()? {
+            match key {
+                Key::Jsonrpc => once(&mut parsed.jsonrpc, map.next_value()?)?,
+                Key::Method => once(&mut parsed.method, map.next_value()?)?,
+                Key::Id => once(&mut parsed.id, map.next_value()?)?,
+                Key::Params => {
+                    let operation = parsed.method.filter(|_| self.decode).and_then(decodable);
+                    let params = match operation {
+                        Some(operation) => {
+                            Params::Decoded(Box::new(map.next_value_seed(ParamsSeed(operation))?))
+                        }
+                        None => Params::Raw(Some(map.next_value()?)),
+                    };
+                    once(&mut parsed.params, params)?;
+                }
+                Key::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(parsed)
+    }
+}
+
+/// [`OnePass`] over a body that starts as an object.
+fn one_pass(body: &[u8]) -> Result<Parsed<'_>, ()> {
+    // A document with no more brackets than the envelope's own plus `MAX_DEPTH` cannot nest params
+    // deeper than `a2a_proto::json::from_slice` allows; deeper ones are decoded by it, which checks.
+    let decode = a2a_proto::json::nesting_bound(body) <= a2a_proto::json::MAX_DEPTH + 1;
+    let mut deserializer = serde_json::Deserializer::from_slice(body);
+    let parsed = deserializer.deserialize_map(OnePass { decode }).map_err(drop)?;
+    deserializer.end().map_err(drop)?;
+    Ok(parsed)
+}
+
 /// Reads a request body: -32700 if it is not JSON, -32600 if it is not one request object
 /// (batches included, see the crate docs), with the request's id when it could be read.
 pub(crate) fn parse_request(body: &[u8]) -> Result<Request<'_>, Rejection> {
+    read_request(body, true)
+}
+
+/// [`parse_request`], with the params decoded in the envelope's pass if `one_pass` (the tests
+/// compare both ways).
+fn read_request(body: &[u8], one_pass: bool) -> Result<Request<'_>, Rejection> {
     let reject = |id: Id, reason: String| Rejection { id, error: Error::InvalidRequest { reason } };
     // One pass over a well-formed request object (the common case); anything else takes the
     // slow path, which tells a parse error from an invalid request. Only a body that starts as
     // an object may take the fast path: serde would also read a struct from a JSON array.
     let is_object = body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
-    let members = match is_object.then(|| serde_json::from_slice::<Members<'_>>(body)) {
+    let members = match is_object.then(|| if one_pass { self::one_pass(body) } else { Err(()) }) {
         Some(Ok(members)) => members,
-        _ => members_slowly(body)?,
+        // What the pass did not settle is read as before: the params raw, decoded later.
+        Some(Err(_)) => match serde_json::from_slice::<Members<'_>>(body) {
+            Ok(members) => members.into(),
+            Err(_) => members_slowly(body)?.into(),
+        },
+        None => members_slowly(body)?.into(),
     };
     let id = match members.id {
         None => None,
@@ -121,7 +275,7 @@ pub(crate) fn parse_request(body: &[u8]) -> Result<Request<'_>, Rejection> {
         Some(Ok(method)) => method,
         _ => return Err(reject(answer_id(), "`method` must be a string".into())),
     };
-    Ok(Request { id, method, params: members.params })
+    Ok(Request { id, method, params: members.params.unwrap_or(Params::Raw(None)) })
 }
 
 /// [`parse_request`]'s members of a body that did not parse in one pass, or why it is not a
@@ -330,6 +484,103 @@ mod tests {
             rejected(r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"GetTask"}"#).error,
             Error::InvalidRequest { .. }
         ));
+    }
+
+    /// A request as the server goes on with it: id, method and, for a 1.0 method, the decoded
+    /// params or the error of decoding them.
+    fn outcome(body: &str, one_pass: bool) -> String {
+        let request = match read_request(body.as_bytes(), one_pass) {
+            Ok(request) => request,
+            Err(rejection) => return format!("{rejection:?}"),
+        };
+        let params = match (request.params, Operation::from_method(&request.method)) {
+            (Params::Decoded(decoded), _) => Some(Ok(*decoded)),
+            (Params::Raw(raw), Some(operation)) => Some(
+                crate::dispatch::params_object(raw).and_then(|text| Decoded::from_params(operation, text)),
+            ),
+            (Params::Raw(_), None) => None,
+        };
+        format!("{:?} {} {params:?}", request.id, request.method)
+    }
+
+    #[test]
+    fn params_decoded_in_the_envelopes_pass_are_what_decoding_them_afterwards_gives() {
+        let message = r#"{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"}]}}"#;
+        let deep = format!(r#"{{"metadata":{{"k":{}1{}}}}}"#, r#"{"a":"#.repeat(30), "}".repeat(30));
+        let deeper = format!(r#"{{"metadata":{{"k":{}1{}}}}}"#, r#"{"a":"#.repeat(40), "}".repeat(40));
+        let params = [
+            message,
+            r#"{"message":{"messageId":"m","role":"ROLE_USER","parts":null,"extensions":null},"configuration":null}"#,
+            r#"{"message":{"messageId":"m","role":"ROLE_NOBODY"}}"#,
+            r#"{"message":{"parts":[{"text":1}]}}"#,
+            r#"{"message":5}"#,
+            r#"{"tenant":"t","tenant":"u"}"#,
+            r#"{"id":"t1","future":{"x":[1,null,"\ud800",1e400]}}"#,
+            r#"{"id":"t1","id":"t1"}"#,
+            r#"{"metadata":{"a":null}}"#,
+            "{}",
+            "null",
+            "[]",
+            "[1]",
+            "7",
+            r#""text""#,
+            &deep,
+            &deeper,
+        ];
+        let methods = [
+            r#""SendMessage""#,
+            r#""SendStreamingMessage""#,
+            r#""GetTask""#,
+            r#""CancelTask""#,
+            r#""CreateTaskPushNotificationConfig""#,
+            r#""GetExtendedAgentCard""#,
+            r#""Send\u004dessage""#,
+            r#""message/send""#,
+            r#""Unknown""#,
+            "7",
+            "null",
+        ];
+        for method in methods {
+            for params in params {
+                for body in [
+                    format!(r#"{{"jsonrpc":"2.0","id":1,"method":{method},"params":{params}}}"#),
+                    format!(r#"{{"jsonrpc":"2.0","method":{method},"params":{params},"id":"x"}}"#),
+                    format!(r#"{{"params":{params},"jsonrpc":"2.0","id":1,"method":{method}}}"#),
+                    format!(r#"{{"jsonrpc":"2.0","method":{method},"params":{params}}}"#),
+                    format!(r#"{{"jsonrpc":"1.0","id":2,"method":{method},"params":{params}}}"#),
+                    format!(r#"{{"jsonrpc":"2.0","id":true,"method":{method},"params":{params}}}"#),
+                    format!(
+                        r#"{{"jsonrpc":"2.0","id":1,"method":{method},"params":{params},"params":{{}}}}"#
+                    ),
+                    format!(
+                        r#"{{"jsonrpc":"2.0","id":1,"method":{method},"params":{params},"method":"GetTask"}}"#
+                    ),
+                    format!(r#"{{"jsonrpc":"2.0","id":1,"method":{method},"params":{params}}} x"#),
+                    format!(r#"{{"jsonrpc":"2.0","id":1,"method":{method},"params":{params}"#),
+                    format!(
+                        r#"{{"jsonrpc":"2.0","id":1,"method":{method},"extra":[{params}],"params":{params}}}"#
+                    ),
+                ] {
+                    assert_eq!(outcome(&body, true), outcome(&body, false), "{body}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn params_after_the_method_are_decoded_in_the_envelopes_pass() {
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}"#;
+        let Params::Decoded(decoded) = parse_request(body.as_bytes()).unwrap().params else { panic!("raw") };
+        assert!(matches!(*decoded, Decoded::GetTask(_)));
+        // Before the method, with nulls to normalize, or for a 0.3 method: raw.
+        for body in [
+            r#"{"jsonrpc":"2.0","id":1,"params":{"id":"t"},"method":"GetTask"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t","tenant":null}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t"}}"#,
+        ] {
+            let request = parse_request(body.as_bytes()).unwrap();
+            assert!(request.params.raw().is_some(), "{body}");
+        }
     }
 
     #[test]

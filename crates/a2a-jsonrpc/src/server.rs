@@ -139,7 +139,8 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
     // A slash method name is A2A 0.3, whatever `A2A-Version` says (see `v03`).
     if let Some(method) = v03::Method::from_name(&request.method) {
         let service = &*shared.service;
-        return v03::handle(service, &ctx, method, request.id, request.params, shared.keep_alive).await;
+        let params = request.params.raw();
+        return v03::handle(service, &ctx, method, request.id, params, shared.keep_alive).await;
     }
     let operation = Operation::from_method(&request.method);
     let Some(id) = request.id else {

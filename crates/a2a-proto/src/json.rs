@@ -99,7 +99,7 @@ pub fn from_slice<T: DeserializeOwned + prost::Name>(bytes: &[u8]) -> Result<T, 
     };
     // Fewer brackets than the limit cannot nest past it: one vectorized count settles nearly
     // every request without the byte-by-byte walk below.
-    if bytes.iter().filter(|&&b| b == b'{' || b == b'[').count() <= MAX_DEPTH {
+    if nesting_bound(bytes) <= MAX_DEPTH {
         return Ok(message);
     }
     // Valid JSON here, so brackets inside strings are the only ones to skip.
@@ -121,6 +121,32 @@ pub fn from_slice<T: DeserializeOwned + prost::Name>(bytes: &[u8]) -> Result<T, 
         }
     }
     Ok(message)
+}
+
+/// An upper bound of how deep JSON `bytes` nest objects and arrays: how many `{` and `[` they
+/// hold, in strings too. A document whose bound is at most [`MAX_DEPTH`] needs no other depth check.
+pub fn nesting_bound(bytes: &[u8]) -> usize {
+    // `{` is 0x7B and `[` 0x5B: the only bytes that are `{` with bit 0x20 set.
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOW: u64 = 0x7F * ONES;
+    let mut count = 0;
+    // Eight bytes at a time: the bytes that are brackets become 0x01 in `lanes` (a zero byte of
+    // `t` is exactly one whose high bit survives below), which a lane can add up 255 times.
+    for group in bytes.chunks(8 * 255) {
+        let mut lanes = 0u64;
+        let mut words = group.chunks_exact(8);
+        for word in &mut words {
+            let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
+            let t = (word | (0x20 * ONES)) ^ (u64::from(b'{') * ONES);
+            lanes += !(((t & LOW) + LOW) | t | LOW) >> 7;
+        }
+        // The sum of the eight lanes: pairs of lanes added into four 16-bit ones (at most 510
+        // each), which one multiplication adds up in its top 16 bits (at most 2040).
+        let pairs = (lanes & 0x00FF_00FF_00FF_00FF) + ((lanes >> 8) & 0x00FF_00FF_00FF_00FF);
+        count += usize::try_from(pairs.wrapping_mul(0x0001_0001_0001_0001) >> 48).unwrap_or(usize::MAX);
+        count += words.remainder().iter().filter(|&&byte| byte | 0x20 == b'{').count();
+    }
+    count
 }
 
 /// Parses a ProtoJSON value into `T`, accepting `null` for absent fields. A data error names the
@@ -355,6 +381,22 @@ mod tests {
         assert!(from_slice::<SendMessageRequest>(text.as_bytes()).is_ok());
         let escaped = r#"{"message":{"messageId":"\"[[[[","role":"ROLE_USER"}}"#;
         assert!(from_slice::<SendMessageRequest>(escaped.as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn the_nesting_bound_counts_every_opening_bracket() {
+        assert_eq!(nesting_bound(b""), 0);
+        assert_eq!(nesting_bound(br#"{"a":[1,{"b":"[{"}]}"#), 5);
+        let long = "{[x".repeat(100);
+        assert_eq!(nesting_bound(long.as_bytes()), 200, "across blocks of 16 bytes and the rest");
+        let huge = "[".repeat(8 * 255 * 2 + 7);
+        assert_eq!(nesting_bound(huge.as_bytes()), 8 * 255 * 2 + 7, "no lane overflows");
+        let mixed: Vec<u8> =
+            (0..5000u32).map(|i| [b'{', b'[', b'x', 0x7B ^ 0x80, 0xFB, b'"'][(i % 6) as usize]).collect();
+        let expected = mixed.iter().filter(|&&b| b == b'{' || b == b'[').count();
+        assert_eq!(nesting_bound(&mixed), expected);
+        let all: Vec<u8> = (0..=255).collect();
+        assert_eq!(nesting_bound(&all), 2, "`{{` and `[` only");
     }
 
     #[test]
