@@ -171,9 +171,7 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
 /// `DefaultBodyLimit` of `limit` did here (`http_body_util::Limited`: an error as soon as the data
 /// received passes the limit), with the same errors, without boxing the body again.
 async fn read_body(mut body: Body, limit: usize) -> Result<Bytes, Error> {
-    // The first chunk as it is (most bodies arrive in one); later ones joined after it.
-    let mut first: Option<Bytes> = None;
-    let mut joined: Vec<u8> = Vec::new();
+    let mut frames = a2a_core::binding::BodyFrames::default();
     let mut received = 0usize;
     while let Some(frame) = std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await {
         let frame = frame.map_err(|error| Error::InvalidRequest {
@@ -187,17 +185,9 @@ async fn read_body(mut body: Body, limit: usize) -> Result<Bytes, Error> {
                 reason: format!("the request body exceeds the limit of {limit} bytes"),
             });
         }
-        match &first {
-            None => first = Some(data),
-            Some(head) => {
-                if joined.is_empty() {
-                    joined.extend_from_slice(head);
-                }
-                joined.extend_from_slice(&data);
-            }
-        }
+        frames.push(data);
     }
-    Ok(if joined.is_empty() { first.unwrap_or_default() } else { Bytes::from(joined) })
+    Ok(frames.into_bytes())
 }
 
 /// Answers `error` as a JSON-RPC error response with id `null` (the request was not read),

@@ -357,9 +357,7 @@ fn to_object(bytes: &[u8]) -> Result<Map<String, Value>, Rejection> {
 /// did here, without collecting the chunks into a buffer list first.
 async fn collect_within(body: Body, limit: usize) -> Result<Bytes, Rejection> {
     let mut body = http_body_util::Limited::new(body, limit);
-    // The first chunk as it is (most bodies arrive in one); later ones joined after it.
-    let mut first: Option<Bytes> = None;
-    let mut joined: Vec<u8> = Vec::new();
+    let mut frames = a2a_core::binding::BodyFrames::default();
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|err| {
             if err.downcast_ref::<http_body_util::LengthLimitError>().is_some() {
@@ -370,17 +368,9 @@ async fn collect_within(body: Body, limit: usize) -> Result<Bytes, Rejection> {
         })?;
         // Trailers are no part of the body.
         let Ok(data) = frame.into_data() else { continue };
-        match &first {
-            None => first = Some(data),
-            Some(head) => {
-                if joined.is_empty() {
-                    joined.extend_from_slice(head);
-                }
-                joined.extend_from_slice(&data);
-            }
-        }
+        frames.push(data);
     }
-    Ok(if joined.is_empty() { first.unwrap_or_default() } else { Bytes::from(joined) })
+    Ok(frames.into_bytes())
 }
 
 /// `application/a2a+json` or `application/json`, with any parameters (`; charset=utf-8`).
