@@ -23,8 +23,6 @@
 //! }
 //! ```
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use a2a_proto::v1::{
@@ -38,6 +36,7 @@ use tokio_util::sync::CancellationToken;
 use crate::context::CallContext;
 use crate::error::{Error, Result};
 use crate::execution::{ProducerGuard, TaskRuntime};
+use crate::service::Call;
 
 /// Your agent. One call of [`execute`](Self::execute) per incoming message; [`cancel`](Self::cancel)
 /// when a client cancels the task.
@@ -76,9 +75,6 @@ pub trait AgentExecutor: Send + Sync + 'static {
 /// The status message of a task the server failed because it restarted while the task ran.
 pub const RESTARTED: &str = "The server restarted while this task was running; it was not finished.";
 
-/// The boxed future an [`AgentExecutor`] method returns (what `#[async_trait]` makes of it).
-type Call<'a> = Pin<Box<dyn Future<Output = Result<()>> + Send + 'a>>;
-
 /// A shared executor is an executor (so a builder can hold `Arc<dyn AgentExecutor>`).
 ///
 /// Each method returns the shared executor's own future: no future of its own around it, which
@@ -88,7 +84,7 @@ impl<T: AgentExecutor + ?Sized> AgentExecutor for Arc<T> {
         &'life0 self,
         ctx: RequestContext,
         updater: TaskUpdater,
-    ) -> Call<'async_trait>
+    ) -> Call<'async_trait, ()>
     where
         'life0: 'async_trait,
         Self: 'async_trait,
@@ -96,7 +92,7 @@ impl<T: AgentExecutor + ?Sized> AgentExecutor for Arc<T> {
         (**self).execute(ctx, updater)
     }
 
-    fn cancel<'life0, 'async_trait>(&'life0 self, task: Task, updater: TaskUpdater) -> Call<'async_trait>
+    fn cancel<'life0, 'async_trait>(&'life0 self, task: Task, updater: TaskUpdater) -> Call<'async_trait, ()>
     where
         'life0: 'async_trait,
         Self: 'async_trait,
@@ -104,7 +100,7 @@ impl<T: AgentExecutor + ?Sized> AgentExecutor for Arc<T> {
         (**self).cancel(task, updater)
     }
 
-    fn recover<'life0, 'async_trait>(&'life0 self, task: Task, updater: TaskUpdater) -> Call<'async_trait>
+    fn recover<'life0, 'async_trait>(&'life0 self, task: Task, updater: TaskUpdater) -> Call<'async_trait, ()>
     where
         'life0: 'async_trait,
         Self: 'async_trait,

@@ -17,6 +17,12 @@ use futures::stream::BoxStream;
 use crate::context::CallContext;
 use crate::error::Result;
 
+/// The future a method of [`A2aService`] or [`AgentExecutor`](crate::AgentExecutor) returns
+/// (what `#[async_trait]` makes of an `async fn`): for a method written out by hand, which hands
+/// an inner call's future on (or wraps it) instead of moving its arguments into a future of its
+/// own first.
+pub type Call<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = Result<T>> + Send + 'a>>;
+
 /// The events of a streaming operation, in order (spec 3.5.2). The stream ends after a terminal
 /// (or, for SendStreamingMessage, interrupted) state; an `Err` item ends it abnormally.
 pub type EventStream = BoxStream<'static, Result<StreamResponse>>;

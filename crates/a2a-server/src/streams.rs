@@ -9,9 +9,7 @@
 //!   from ever finishing its graceful shutdown.
 
 use std::collections::HashMap;
-use std::future::Future;
 use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -190,7 +188,7 @@ impl A2aService for StreamLimits {
         &'life0 self,
         ctx: &'life1 CallContext,
         request: SendMessageRequest,
-    ) -> Pin<Box<dyn Future<Output = Result<SendMessageResponse>> + Send + 'async_trait>>
+    ) -> a2a_core::service::Call<'async_trait, SendMessageResponse>
     where
         'life0: 'async_trait,
         'life1: 'async_trait,

@@ -1,12 +1,11 @@
 //! [`CountedExecutor`]: an [`AgentExecutor`] wrapper that keeps the executions gauge: how many
 //! `execute`, `cancel` and `recover` calls are in progress.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use a2a_core::{AgentExecutor, RequestContext, Result, TaskUpdater};
+use a2a_core::service::Call;
+use a2a_core::{AgentExecutor, RequestContext, TaskUpdater};
 use a2a_proto::v1::Task;
 
 use super::{Counters, ExecutionKind, Metrics};
@@ -41,15 +40,12 @@ impl Drop for Running<'_> {
     }
 }
 
-/// The boxed future an [`AgentExecutor`] method returns (what `#[async_trait]` makes of it).
-type Call<'a> = Pin<Box<dyn Future<Output = Result<()>> + Send + 'a>>;
-
 impl CountedExecutor {
     /// `call` (the inner executor's future, which does nothing until polled), counted from its
     /// first poll to its end. Written out rather than with `#[async_trait]`: that would move the
     /// request context into a future of its own first, to hand it on at the first poll; here it
     /// goes straight into the inner executor's future, and this one holds only that.
-    fn counted<'a>(&'a self, kind: ExecutionKind, call: Call<'a>) -> Call<'a> {
+    fn counted<'a>(&'a self, kind: ExecutionKind, call: Call<'a, ()>) -> Call<'a, ()> {
         Box::pin(async move {
             let _running = self.running(kind);
             call.await
@@ -62,7 +58,7 @@ impl AgentExecutor for CountedExecutor {
         &'life0 self,
         ctx: RequestContext,
         updater: TaskUpdater,
-    ) -> Call<'async_trait>
+    ) -> Call<'async_trait, ()>
     where
         'life0: 'async_trait,
         Self: 'async_trait,
@@ -70,7 +66,7 @@ impl AgentExecutor for CountedExecutor {
         self.counted(ExecutionKind::Execute, self.inner.execute(ctx, updater))
     }
 
-    fn cancel<'life0, 'async_trait>(&'life0 self, task: Task, updater: TaskUpdater) -> Call<'async_trait>
+    fn cancel<'life0, 'async_trait>(&'life0 self, task: Task, updater: TaskUpdater) -> Call<'async_trait, ()>
     where
         'life0: 'async_trait,
         Self: 'async_trait,
@@ -78,7 +74,7 @@ impl AgentExecutor for CountedExecutor {
         self.counted(ExecutionKind::Cancel, self.inner.cancel(task, updater))
     }
 
-    fn recover<'life0, 'async_trait>(&'life0 self, task: Task, updater: TaskUpdater) -> Call<'async_trait>
+    fn recover<'life0, 'async_trait>(&'life0 self, task: Task, updater: TaskUpdater) -> Call<'async_trait, ()>
     where
         'life0: 'async_trait,
         Self: 'async_trait,

@@ -2,7 +2,6 @@
 //! keeps the open streams gauge. One wrapper per binding: the binding is known by which router it
 //! was given to, the operation by which method is called, the outcome by the result.
 
-use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -160,7 +159,7 @@ impl A2aService for Metered {
         &'life0 self,
         ctx: &'life1 CallContext,
         request: SendMessageRequest,
-    ) -> Pin<Box<dyn Future<Output = Result<SendMessageResponse>> + Send + 'async_trait>>
+    ) -> a2a_core::service::Call<'async_trait, SendMessageResponse>
     where
         'life0: 'async_trait,
         'life1: 'async_trait,
