@@ -17,9 +17,10 @@ impl Violations {
         self.0.push(FieldViolation { field: field.into(), description: description.into() });
     }
 
-    pub(crate) fn require(&mut self, value: &str, field: &str) {
+    /// A violation of `field` if `value` is empty; the field's path is written only then.
+    pub(crate) fn require(&mut self, value: &str, field: impl std::fmt::Display) {
         if value.is_empty() {
-            self.add(field, "is required");
+            self.add(field.to_string(), "is required");
         }
     }
 
@@ -44,9 +45,7 @@ pub(crate) fn message(message: Option<&Message>, field: &str, violations: &mut V
         violations.add(field, "is required");
         return;
     };
-    if message.message_id.is_empty() {
-        violations.add(format!("{field}.messageId"), "is required");
-    }
+    violations.require(&message.message_id, format_args!("{field}.messageId"));
     if message.role == 0 || a2a_proto::v1::Role::try_from(message.role).is_err() {
         violations.add(format!("{field}.role"), "must be ROLE_USER or ROLE_AGENT");
     }
@@ -72,10 +71,10 @@ pub(crate) fn push_config(
     violations: &mut Violations,
 ) {
     let field = |name: &str| if prefix.is_empty() { name.to_owned() } else { format!("{prefix}.{name}") };
-    violations.require(&config.url, &field("url"));
+    violations.require(&config.url, field("url"));
     let mut sent = vec![("url", config.url.as_str()), ("token", config.token.as_str())];
     if let Some(auth) = &config.authentication {
-        violations.require(&auth.scheme, &field("authentication.scheme"));
+        violations.require(&auth.scheme, field("authentication.scheme"));
         sent.extend([
             ("authentication.scheme", auth.scheme.as_str()),
             ("authentication.credentials", auth.credentials.as_str()),
