@@ -99,10 +99,7 @@ pub fn is_event(mutation: &TaskMutation<'_>) -> bool {
 /// artifact lookup is a scan of artifact ids, without copying any).
 pub fn apply_mutation(task: &mut Task, mutation: TaskMutation<'_>) {
     match mutation {
-        TaskMutation::Status(status) => {
-            archive_status_message(task);
-            task.status = Some(status.clone());
-        }
+        TaskMutation::Status(status) => apply_owned_status(task, status.clone()),
         TaskMutation::Artifact { artifact, append } => {
             let existing = task.artifacts.iter_mut().find(|a| a.artifact_id == artifact.artifact_id);
             match (existing, append) {
