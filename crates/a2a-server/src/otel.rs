@@ -78,14 +78,15 @@ pub(crate) fn request_span<B>(request: &http::Request<B>, request_id: &str) -> t
     let span = tracing::error_span!(
         target: "a2a_server::request",
         "request",
-        request_id,
+        // `Display`, as without `otel` (`crate::request_id`): no `Debug` escaping per char.
+        request_id = %request_id,
         otel.name = name,
         otel.kind = "server",
         http.request.method = request.method().as_str(),
         url.path = path,
         rpc.system = if grpc { Some("grpc") } else { None },
         http.response.status_code = Empty,
-        a2a.request_id = request_id,
+        a2a.request_id = %request_id,
     );
     if request.headers().contains_key("traceparent") {
         let parent = TraceContextPropagator::new().extract(&Headers(request.headers()));

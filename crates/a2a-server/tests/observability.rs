@@ -465,6 +465,36 @@ async fn json_log_lines_parse_and_carry_the_request_id_without_message_content()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_log_lines_carry_the_request_id_in_the_request_span() {
+    // The text format writes the id bare (recorded with `Display`: it is visible ASCII already).
+    let (server, mut log) =
+        common::ServerProcess::start_logging(["--store", "memory", "--log", "warn,a2a_server=debug"]).await;
+    let response = reqwest::Client::new()
+        .post(server.jsonrpc_url())
+        .header("A2A-Version", "1.0")
+        .header("x-request-id", "log-text-5c1d")
+        .json(&json!({
+            "jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "no-such-task"}
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["x-request-id"], "log-text-5c1d");
+    tokio::time::timeout(PATIENCE, async {
+        loop {
+            let line = log.next_line().await.unwrap().expect("the server logs until it is stopped");
+            if line.contains("A2A call answered") {
+                assert!(line.contains("request{request_id=log-text-5c1d}"), "{line}");
+                assert!(line.contains(r#"outcome="TASK_NOT_FOUND""#), "{line}");
+                break;
+            }
+        }
+    })
+    .await
+    .expect("the call's log line");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_embedder_serves_the_apps_metrics_router_on_a_listener_of_its_own() {
     let builder =
         || Server::builder().agent_card(a2a_server::demo::demo_card()).executor(a2a_server::demo::DemoAgent);
