@@ -16,7 +16,6 @@ use a2a_core::{A2aService, CallContext, Error, Operation, Principal, ServicePara
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::response::{IntoResponse, Response};
-use axum::routing::any;
 use axum::Router;
 use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use http::request::Parts;
@@ -85,8 +84,13 @@ impl RestServer {
     /// The router. It routes every path itself (see the crate docs for the route table), so it
     /// can be nested under a prefix or merged with routes of other paths such as
     /// `/.well-known/agent-card.json`, which take precedence.
+    ///
+    /// Every path reaches it as the router's fallback rather than through a `/{*path}` route: a
+    /// wildcard route makes axum percent-decode the path into a parameter and store it in the
+    /// request's extensions on every call (2k instructions per request), a parameter nothing
+    /// here reads. A router merged with this one must not have a fallback of its own.
     pub fn into_router(self) -> Router {
-        Router::new().route("/", any(dispatch)).route("/{*path}", any(dispatch)).with_state(Arc::new(self))
+        Router::new().fallback(dispatch).with_state(Arc::new(self))
     }
 }
 
