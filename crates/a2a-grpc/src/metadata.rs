@@ -7,16 +7,21 @@
 //! such as `content-type` or `connection`, would otherwise break the outgoing HTTP/2 request).
 
 use a2a_core::{Error, Result, ServiceParams};
-use tonic::metadata::{Ascii, KeyAndValueRef, MetadataKey, MetadataMap, MetadataValue};
+use tonic::metadata::{Ascii, MetadataKey, MetadataMap, MetadataValue};
 
 /// The service parameters of an incoming call: every ASCII metadata entry that is not
 /// [reserved](is_reserved). Keys are lowercase (gRPC lowercases them); repeated keys are joined
 /// with commas, as repeated HTTP headers combine (spec 10.2: several values of one parameter are
 /// comma-separated). Binary (`-bin`) entries and values that are not visible ASCII are skipped.
 pub fn params_from_metadata(metadata: &MetadataMap) -> ServiceParams {
-    let entries = metadata.iter().filter_map(|entry| match entry {
-        KeyAndValueRef::Ascii(key, value) => value.to_str().ok().map(|v| (key.as_str(), v.as_bytes())),
-        KeyAndValueRef::Binary(..) => None,
+    // Straight over the headers, the name checked before the value: the transport's entries
+    // (most of a call's metadata) are passed over without reading their values.
+    let entries = metadata.as_ref().iter().filter_map(|(name, value)| {
+        let name = name.as_str();
+        if name.ends_with("-bin") || is_reserved(name) {
+            return None;
+        }
+        value.to_str().ok().map(|value| (name, value.as_bytes()))
     });
     ServiceParams::from_transport(entries)
 }
@@ -81,6 +86,40 @@ mod tests {
         assert_eq!(params.get("X-Tenant-Hint"), Some("blue"));
         let names: Vec<_> = params.iter().map(|(k, _)| k).collect();
         assert_eq!(names, ["a2a-extensions", "a2a-version", "x-tenant-hint"]);
+    }
+
+    /// What `params_from_metadata` made of a call's metadata when it read it through tonic's
+    /// metadata iterator, every value before its name.
+    fn through_tonic(metadata: &MetadataMap) -> ServiceParams {
+        let entries = metadata.iter().filter_map(|entry| match entry {
+            tonic::metadata::KeyAndValueRef::Ascii(key, value) => {
+                value.to_str().ok().map(|v| (key.as_str(), v.as_bytes()))
+            }
+            tonic::metadata::KeyAndValueRef::Binary(..) => None,
+        });
+        ServiceParams::from_transport(entries)
+    }
+
+    #[test]
+    fn reading_the_headers_directly_finds_the_same_parameters() {
+        let cases: &[&[(&str, &[u8])]] = &[
+            &[("a2a-version", b"1.0"), ("te", b"trailers"), ("content-type", b"application/grpc")],
+            &[("a2a-version", b"1.0"), ("a2a-version", b"0.3"), ("x-request-id", b"abc")],
+            &[("x-extra", b""), ("user-agent", b"tonic"), ("grpc-timeout", b"5S")],
+            &[("authorization", b"Bearer t"), ("cookie", b"c=1"), ("x-extra", b"1")],
+            &[("x-extra", "caf\u{e9}".as_bytes()), ("x-other", b"tab\there"), ("x-high", b"a\xffb")],
+            &[("trace-bin", b"AAEC"), ("x-bin-not", b"1"), ("grpc-status-details-bin", b"AA")],
+            &[(":authority", b"x"), ("host", b"h"), ("x-tenant-hint", b"blue"), ("x-tenant-hint", b"red")],
+            &[],
+        ];
+        for entries in cases {
+            let mut metadata = MetadataMap::new();
+            for (name, value) in *entries {
+                let Ok(name) = http::HeaderName::from_bytes(name.as_bytes()) else { continue };
+                metadata.as_mut().append(name, http::HeaderValue::from_bytes(value).unwrap());
+            }
+            assert_eq!(params_from_metadata(&metadata), through_tonic(&metadata), "{entries:?}");
+        }
     }
 
     #[test]
