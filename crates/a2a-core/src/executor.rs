@@ -246,9 +246,10 @@ impl TaskUpdater {
     /// Publishes a status update.
     pub async fn update_status(&self, state: TaskState, message: Option<Message>) -> Result<()> {
         let status = TaskStatus { state: state.into(), message, timestamp: None };
+        // The ids are left empty: the runtime fills them in when the event is handed out.
         self.publish(TaskStatusUpdateEvent {
-            task_id: self.task_id().into(),
-            context_id: self.context_id().into(),
+            task_id: String::new(),
+            context_id: String::new(),
             status: Some(status),
             metadata: None,
         })
@@ -303,9 +304,10 @@ impl TaskUpdater {
 
     /// Publishes an artifact update with explicit `append` and `lastChunk`.
     pub async fn artifact_update(&self, artifact: Artifact, append: bool, last_chunk: bool) -> Result<()> {
+        // The ids are left empty: the runtime fills them in when the event is handed out.
         self.publish(TaskArtifactUpdateEvent {
-            task_id: self.task_id().into(),
-            context_id: self.context_id().into(),
+            task_id: String::new(),
+            context_id: String::new(),
             artifact: Some(artifact),
             append,
             last_chunk,

@@ -642,12 +642,15 @@ impl TaskRuntime {
     async fn store_burst(
         &self,
         writing: &mut Writing<'_>,
-        burst: Vec<(StreamResponse, TaskState)>,
+        mut burst: Vec<(StreamResponse, TaskState)>,
         configs: &[StoredPushConfig],
     ) -> Result<()> {
         let pending = writing.state.pending.take();
         let notify = match &self.push {
             Some(push) if !configs.is_empty() => {
+                for (event, _) in &mut burst {
+                    self.fill_ids(event);
+                }
                 let created = pending.as_ref().map(|task| StreamResponse::from(task.clone()));
                 let events: Vec<&StreamResponse> =
                     created.iter().chain(burst.iter().map(|(event, _)| event)).collect();
@@ -740,7 +743,8 @@ impl TaskRuntime {
         mut kept: Option<&mut Vec<Arc<StreamResponse>>>,
     ) {
         let first_seq = last_seq + 1 - burst.len() as u64;
-        for ((event, state), seq) in burst.into_iter().zip(first_seq..) {
+        for ((mut event, state), seq) in burst.into_iter().zip(first_seq..) {
+            self.fill_ids(&mut event);
             let event = Arc::new(event);
             if let Some(kept) = kept.as_deref_mut() {
                 kept.push(Arc::clone(&event));
@@ -1013,24 +1017,30 @@ impl TaskRuntime {
         }
     }
 
-    /// Fills an update's empty ids (and a status's timestamp and message ids); refuses the ids
-    /// of another task.
+    /// Checks an update's ids and fills a status's timestamp and message ids; refuses the ids of
+    /// another task. Empty ids stay empty until the event is handed out ([`fill_ids`](Self::fill_ids)):
+    /// an event nobody hears (folded into the task a blocking send answers with) never needs them.
     fn fill_event(&self, payload: &mut Payload) -> Result<()> {
         let (task_id, context_id) = match payload {
-            Payload::StatusUpdate(update) => (&mut update.task_id, &mut update.context_id),
-            Payload::ArtifactUpdate(update) => (&mut update.task_id, &mut update.context_id),
+            Payload::StatusUpdate(update) => (&update.task_id, &update.context_id),
+            Payload::ArtifactUpdate(update) => (&update.task_id, &update.context_id),
             Payload::Task(_) | Payload::Message(_) => return Ok(()),
         };
-        if task_id.is_empty() {
-            task_id.clone_from(&self.task_id);
-        }
-        if context_id.is_empty() {
-            context_id.clone_from(&self.context_id);
-        }
-        if *task_id != self.task_id || *context_id != self.context_id {
+        let foreign = |id: &str, own: &str| !id.is_empty() && id != own;
+        if foreign(task_id, &self.task_id) || foreign(context_id, &self.context_id) {
+            fn or_own<'a>(id: &'a str, own: &'a str) -> &'a str {
+                if id.is_empty() {
+                    own
+                } else {
+                    id
+                }
+            }
             return Err(invalid(format!(
-                "event for task {task_id} / context {context_id} published on task {} / context {}",
-                self.task_id, self.context_id
+                "event for task {} / context {} published on task {} / context {}",
+                or_own(task_id, &self.task_id),
+                or_own(context_id, &self.context_id),
+                self.task_id,
+                self.context_id
             )));
         }
         if let Payload::StatusUpdate(update) = payload {
@@ -1043,6 +1053,22 @@ impl TaskRuntime {
             }
         }
         Ok(())
+    }
+
+    /// Fills an update's empty ids with this task's: every event handed out (to subscribers,
+    /// other replicas, webhooks) carries them.
+    fn fill_ids(&self, event: &mut StreamResponse) {
+        let (task_id, context_id) = match &mut event.payload {
+            Some(Payload::StatusUpdate(update)) => (&mut update.task_id, &mut update.context_id),
+            Some(Payload::ArtifactUpdate(update)) => (&mut update.task_id, &mut update.context_id),
+            _ => return,
+        };
+        if task_id.is_empty() {
+            task_id.clone_from(&self.task_id);
+        }
+        if context_id.is_empty() {
+            context_id.clone_from(&self.context_id);
+        }
     }
 
     /// Fills a message's empty ids. A direct reply belongs to no task (spec 3.1.1); a status
