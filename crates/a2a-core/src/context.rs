@@ -354,6 +354,9 @@ impl ProtocolVersion {
         let raw = raw.unwrap_or("").trim();
         let parsed = if raw.is_empty() {
             Some(ProtocolVersion::V0_3)
+        } else if raw == "1.0" {
+            // What every 1.0 client sends, on every request: no parse.
+            Some(ProtocolVersion::V1_0)
         } else {
             let mut parts = raw.split('.');
             let major = parts.next().and_then(|p| p.parse::<u32>().ok());
