@@ -5,7 +5,6 @@
 //! REST binding fills that field from the `/{tenant}/...` path), and the handler passes it on to
 //! the executor in [`RequestContext`](crate::executor::RequestContext).
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::error::Error;
@@ -56,9 +55,123 @@ pub fn is_credential_header(name: &str) -> bool {
 ///
 /// Cloning is cheap: the entries are shared until one of the clones changes them (copy on write),
 /// so a request context can take its caller's parameters without copying every header.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Clone, Default)]
 pub struct ServiceParams {
-    entries: Arc<BTreeMap<String, String>>,
+    entries: Arc<Entries>,
+}
+
+/// The entries of [`ServiceParams`]: every name and value in one buffer, and where each pair is
+/// in it, in the order of the names. A request's parameters cost three allocations however many
+/// there are (a map of `String`s cost two per entry and one per tree node). A value replaced or
+/// joined is written again at the end of the buffer; what it leaves behind is unused until the
+/// entries are dropped (they are a request's, or a client's few).
+#[derive(Clone, Default)]
+struct Entries {
+    text: String,
+    /// Sorted by name (bytes of the lowercase name), names unique.
+    spans: Vec<Span>,
+}
+
+/// Where one entry's name and value are in [`Entries::text`].
+#[derive(Clone, Copy)]
+struct Span {
+    name: (u32, u32),
+    value: (u32, u32),
+}
+
+impl Entries {
+    fn name(&self, span: &Span) -> &str {
+        &self.text[span.name.0 as usize..span.name.1 as usize]
+    }
+
+    fn value(&self, span: &Span) -> &str {
+        &self.text[span.value.0 as usize..span.value.1 as usize]
+    }
+
+    /// The position of `name` (any case): names are compared ignoring ASCII case, by length
+    /// first, so a lookup makes no lowercased copy and compares few bytes (a call has a few
+    /// parameters).
+    fn position(&self, name: &str) -> Option<usize> {
+        let name = name.as_bytes();
+        self.spans.iter().position(|span| {
+            span.name.1 - span.name.0 == name.len() as u32
+                && self.text.as_bytes()[span.name.0 as usize..span.name.1 as usize].eq_ignore_ascii_case(name)
+        })
+    }
+
+    /// Appends `parts` to the buffer as one string; returns its bounds.
+    fn write(&mut self, parts: &[&str]) -> (u32, u32) {
+        let start = self.text.len();
+        for part in parts {
+            self.text.push_str(part);
+        }
+        (narrow(start), narrow(self.text.len()))
+    }
+
+    /// Inserts the lowercase `name` at `at` (its place in the order) with `value`.
+    fn insert_at(&mut self, at: usize, lowercase_name: &str, value: &str) {
+        let name = self.write(&[lowercase_name]);
+        let value = self.write(&[value]);
+        self.spans.insert(at, Span { name, value });
+    }
+
+    /// Sets `name` (any case) to `value`, or with `join`, adds `value` to its value after a comma.
+    fn set(&mut self, name: &str, value: &str, join: bool) {
+        match self.position(name) {
+            Some(at) => {
+                let span = self.spans[at];
+                if join && span.value.1 as usize == self.text.len() {
+                    // The last value written: extended in place.
+                    self.spans[at].value.1 = self.write(&[",", value]).1;
+                } else if join {
+                    let old = self.value(&span).to_owned();
+                    self.spans[at].value = self.write(&[&old, ",", value]);
+                } else {
+                    self.spans[at].value = self.write(&[value]);
+                }
+            }
+            None => {
+                let lowercase = lowercase(name);
+                let at = self.spans.partition_point(|span| self.name(span) < &*lowercase);
+                self.insert_at(at, &lowercase, value);
+            }
+        }
+    }
+}
+
+/// A position in [`Entries::text`].
+fn narrow(n: usize) -> u32 {
+    u32::try_from(n).expect("service parameters smaller than 4 GiB")
+}
+
+/// `name` lowercased, borrowed when it is lowercase already (every HTTP/2 and gRPC name, and
+/// every name the http crate hands out): how a new name is stored.
+fn lowercase(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.bytes().any(|b| b.is_ascii_uppercase()) {
+        std::borrow::Cow::Owned(name.to_ascii_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(name)
+    }
+}
+
+impl PartialEq for ServiceParams {
+    fn eq(&self, other: &Self) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for ServiceParams {}
+
+impl std::fmt::Debug for ServiceParams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        struct Map<'a>(&'a ServiceParams);
+        impl std::fmt::Debug for Map<'_> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_map().entries(self.0.iter()).finish()
+            }
+        }
+        f.debug_struct("ServiceParams").field("entries", &Map(self)).finish()
+    }
 }
 
 impl ServiceParams {
@@ -76,30 +189,19 @@ impl ServiceParams {
 
     /// The value of `name` (any case).
     pub fn get(&self, name: &str) -> Option<&str> {
-        // Names are stored lowercase: a lowercase name (every name this crate asks for) is looked
-        // up as it is, without a lowercased copy.
-        let value = if name.bytes().any(|b| b.is_ascii_uppercase()) {
-            self.entries.get(&name.to_ascii_lowercase())
-        } else {
-            self.entries.get(name)
-        };
-        value.map(String::as_str)
+        let entries = &*self.entries;
+        let at = entries.position(name)?;
+        Some(entries.value(&entries.spans[at]))
     }
 
     /// Sets `name` (any case) to `value`, replacing a previous value.
     pub fn insert(&mut self, name: &str, value: impl Into<String>) {
-        Arc::make_mut(&mut self.entries).insert(name.to_ascii_lowercase(), value.into());
+        Arc::make_mut(&mut self.entries).set(name, &value.into(), false);
     }
 
     /// Adds a value to `name`, joining with a comma if it has one (how repeated headers combine).
     pub fn append(&mut self, name: &str, value: &str) {
-        Arc::make_mut(&mut self.entries)
-            .entry(name.to_ascii_lowercase())
-            .and_modify(|v| {
-                v.push(',');
-                v.push_str(value);
-            })
-            .or_insert_with(|| value.to_owned());
+        Arc::make_mut(&mut self.entries).set(name, value, true);
     }
 
     /// Builder form of [`insert`](Self::insert).
@@ -110,9 +212,11 @@ impl ServiceParams {
 
     /// Removes `name`.
     pub fn remove(&mut self, name: &str) -> Option<String> {
-        // Nothing to remove: the entries stay shared.
-        self.get(name)?;
-        Arc::make_mut(&mut self.entries).remove(&name.to_ascii_lowercase())
+        let at = self.entries.position(name)?;
+        // Something to remove: only now are the entries unshared.
+        let entries = Arc::make_mut(&mut self.entries);
+        let span = entries.spans.remove(at);
+        Some(entries.value(&span).to_owned())
     }
 
     /// The raw `A2A-Version` value, if sent.
@@ -129,7 +233,8 @@ impl ServiceParams {
 
     /// Iterates `(lowercase name, value)` pairs.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.entries.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+        let entries = &*self.entries;
+        entries.spans.iter().map(move |span| (entries.name(span), entries.value(span)))
     }
 
     /// The parameters of an incoming call, from its headers or metadata: every entry that is
@@ -137,16 +242,18 @@ impl ServiceParams {
     /// value is UTF-8; repeated names are joined with commas (spec 9.2, 10.2, 11.2). Every
     /// binding's server builds its parameters with this one function.
     pub fn from_transport<'a>(entries: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> Self {
-        let mut params = Self::new();
+        // Built in place (one buffer for every name and value, room for a request's few made
+        // at once), shared once done.
+        let mut built = Entries { text: String::with_capacity(128), spans: Vec::with_capacity(4) };
         for (name, value) in entries {
             if is_transport_header(name) || is_credential_header(name) {
                 continue;
             }
             if let Ok(value) = std::str::from_utf8(value) {
-                params.append(name, value);
+                built.set(name, value, true);
             }
         }
-        params
+        ServiceParams { entries: Arc::new(built) }
     }
 
     /// Takes `A2A-Version` from a URL query string (name in any case) when no header carried it
@@ -208,7 +315,7 @@ impl ServiceParams {
 
     /// Whether there are no parameters.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.entries.spans.is_empty()
     }
 }
 
@@ -247,6 +354,9 @@ impl ProtocolVersion {
         let raw = raw.unwrap_or("").trim();
         let parsed = if raw.is_empty() {
             Some(ProtocolVersion::V0_3)
+        } else if raw == "1.0" {
+            // What every 1.0 client sends, on every request: no parse.
+            Some(ProtocolVersion::V1_0)
         } else {
             let mut parts = raw.split('.');
             let major = parts.next().and_then(|p| p.parse::<u32>().ok());
@@ -477,6 +587,22 @@ mod tests {
         params.append("X-b", "4");
         params.append("x-b", "5");
         assert_eq!(params.iter().collect::<Vec<_>>(), [("x-a", "1,2,3"), ("x-b", "4,5")]);
+    }
+
+    #[test]
+    fn joining_or_replacing_an_earlier_value_keeps_every_other_entry() {
+        let mut params = ServiceParams::new();
+        params.append("x-b", "1");
+        params.append("X-A", "2");
+        params.append("x-c", "3");
+        params.append("x-b", "4");
+        params.insert("X-A", "5");
+        params.append("x-c", "6");
+        assert_eq!(params.iter().collect::<Vec<_>>(), [("x-a", "5"), ("x-b", "1,4"), ("x-c", "3,6")]);
+        assert_eq!(params.remove("X-B").as_deref(), Some("1,4"));
+        assert_eq!((params.get("x-b"), params.get("X-C")), (None, Some("3,6")));
+        assert_eq!(params, ServiceParams::new().with("x-c", "3,6").with("x-a", "5"));
+        assert_eq!(format!("{params:?}"), r#"ServiceParams { entries: {"x-a": "5", "x-c": "3,6"} }"#);
     }
 
     #[test]

@@ -23,6 +23,7 @@
 //! }
 //! ```
 
+use std::future::Future;
 use std::sync::Arc;
 
 use a2a_proto::v1::{
@@ -246,72 +247,79 @@ impl TaskUpdater {
     /// Publishes a status update.
     pub async fn update_status(&self, state: TaskState, message: Option<Message>) -> Result<()> {
         let status = TaskStatus { state: state.into(), message, timestamp: None };
-        self.publish(TaskStatusUpdateEvent {
-            task_id: self.task_id().into(),
-            context_id: self.context_id().into(),
+        // The ids are left empty: the runtime fills them in when the event is handed out. The
+        // event goes straight to the runtime, which takes it at once: this future holds no copy.
+        let event = TaskStatusUpdateEvent {
+            task_id: String::new(),
+            context_id: String::new(),
             status: Some(status),
             metadata: None,
-        })
-        .await
+        };
+        self.unless_cancelled(self.runtime.publish(event.into()).await)
     }
 
     /// `WORKING`.
-    pub async fn start_work(&self, message: Option<Message>) -> Result<()> {
-        self.update_status(TaskState::Working, message).await
+    pub fn start_work(&self, message: Option<Message>) -> impl Future<Output = Result<()>> + Send + '_ {
+        self.update_status(TaskState::Working, message)
     }
 
     /// `COMPLETED` (terminal).
-    pub async fn complete(&self, message: Option<Message>) -> Result<()> {
-        self.update_status(TaskState::Completed, message).await
+    pub fn complete(&self, message: Option<Message>) -> impl Future<Output = Result<()>> + Send + '_ {
+        self.update_status(TaskState::Completed, message)
     }
 
     /// `FAILED` (terminal).
-    pub async fn fail(&self, message: Option<Message>) -> Result<()> {
-        self.update_status(TaskState::Failed, message).await
+    pub fn fail(&self, message: Option<Message>) -> impl Future<Output = Result<()>> + Send + '_ {
+        self.update_status(TaskState::Failed, message)
     }
 
     /// `REJECTED` (terminal): the agent will not perform the task.
-    pub async fn reject(&self, message: Option<Message>) -> Result<()> {
-        self.update_status(TaskState::Rejected, message).await
+    pub fn reject(&self, message: Option<Message>) -> impl Future<Output = Result<()>> + Send + '_ {
+        self.update_status(TaskState::Rejected, message)
     }
 
     /// `CANCELED` (terminal).
-    pub async fn cancel(&self, message: Option<Message>) -> Result<()> {
-        self.update_status(TaskState::Canceled, message).await
+    pub fn cancel(&self, message: Option<Message>) -> impl Future<Output = Result<()>> + Send + '_ {
+        self.update_status(TaskState::Canceled, message)
     }
 
     /// `INPUT_REQUIRED` (interrupted): the client continues the task with a new message. The
     /// message, usually the question, is optional like every status message.
-    pub async fn require_input(&self, message: Option<Message>) -> Result<()> {
-        self.update_status(TaskState::InputRequired, message).await
+    pub fn require_input(&self, message: Option<Message>) -> impl Future<Output = Result<()>> + Send + '_ {
+        self.update_status(TaskState::InputRequired, message)
     }
 
     /// `AUTH_REQUIRED` (interrupted, spec 7.6); the message is optional like every status message.
-    pub async fn require_auth(&self, message: Option<Message>) -> Result<()> {
-        self.update_status(TaskState::AuthRequired, message).await
+    pub fn require_auth(&self, message: Option<Message>) -> impl Future<Output = Result<()>> + Send + '_ {
+        self.update_status(TaskState::AuthRequired, message)
     }
 
     /// Publishes a whole artifact (`append: false`, `lastChunk: true`).
-    pub async fn add_artifact(&self, artifact: Artifact) -> Result<()> {
-        self.artifact_update(artifact, false, true).await
+    pub fn add_artifact(&self, artifact: Artifact) -> impl Future<Output = Result<()>> + Send + '_ {
+        self.artifact_update(artifact, false, true)
     }
 
     /// Publishes a chunk to append to the artifact of the same id (spec 4.2.2).
-    pub async fn append_artifact(&self, artifact: Artifact, last_chunk: bool) -> Result<()> {
-        self.artifact_update(artifact, true, last_chunk).await
+    pub fn append_artifact(
+        &self,
+        artifact: Artifact,
+        last_chunk: bool,
+    ) -> impl Future<Output = Result<()>> + Send + '_ {
+        self.artifact_update(artifact, true, last_chunk)
     }
 
     /// Publishes an artifact update with explicit `append` and `lastChunk`.
     pub async fn artifact_update(&self, artifact: Artifact, append: bool, last_chunk: bool) -> Result<()> {
-        self.publish(TaskArtifactUpdateEvent {
-            task_id: self.task_id().into(),
-            context_id: self.context_id().into(),
+        // As in `update_status`: empty ids, and the event straight to the runtime.
+        let event = TaskArtifactUpdateEvent {
+            task_id: String::new(),
+            context_id: String::new(),
             artifact: Some(artifact),
             append,
             last_chunk,
             metadata: None,
-        })
-        .await
+        };
+        self.unless_cancelled(self.runtime.publish(event.into()).await)
     }
 
     /// Answers with a direct message and no task (spec 3.1.1): only as the first and only event of
@@ -320,6 +328,6 @@ impl TaskUpdater {
         if message.role == Role::Unspecified as i32 {
             message.role = Role::Agent.into();
         }
-        self.publish(message).await
+        self.unless_cancelled(self.runtime.publish(message.into()).await)
     }
 }

@@ -240,6 +240,17 @@ pub(crate) struct Standing {
     pub(crate) reply: Option<Arc<Message>>,
 }
 
+/// How far [`TaskRuntime::publish`] got without waiting.
+enum Attempt<'a> {
+    /// The event was taken or refused.
+    Done(Result<()>),
+    /// The event is queued; what is left: the write of a full queue (under this lock), then the
+    /// originating stream's window for `sent` events.
+    Queued { flush: Option<Writing<'a>>, sent: u32 },
+    /// The event waits for the lock (after a yield, at the end of a slice).
+    Wait { event: Box<StreamResponse>, yield_first: bool },
+}
+
 /// The live side of one task.
 pub(crate) struct TaskRuntime {
     pub(crate) task_id: String,
@@ -642,12 +653,15 @@ impl TaskRuntime {
     async fn store_burst(
         &self,
         writing: &mut Writing<'_>,
-        burst: Vec<(StreamResponse, TaskState)>,
+        mut burst: Vec<(StreamResponse, TaskState)>,
         configs: &[StoredPushConfig],
     ) -> Result<()> {
         let pending = writing.state.pending.take();
         let notify = match &self.push {
             Some(push) if !configs.is_empty() => {
+                for (event, _) in &mut burst {
+                    self.fill_ids(event);
+                }
                 let created = pending.as_ref().map(|task| StreamResponse::from(task.clone()));
                 let events: Vec<&StreamResponse> =
                     created.iter().chain(burst.iter().map(|(event, _)| event)).collect();
@@ -740,7 +754,8 @@ impl TaskRuntime {
         mut kept: Option<&mut Vec<Arc<StreamResponse>>>,
     ) {
         let first_seq = last_seq + 1 - burst.len() as u64;
-        for ((event, state), seq) in burst.into_iter().zip(first_seq..) {
+        for ((mut event, state), seq) in burst.into_iter().zip(first_seq..) {
+            self.fill_ids(&mut event);
             let event = Arc::new(event);
             if let Some(kept) = kept.as_deref_mut() {
                 kept.push(Arc::clone(&event));
@@ -920,25 +935,89 @@ impl TaskRuntime {
     /// them, and a fan-out to a thousand subscribers would slow the agent down a hundredfold. So
     /// that an agent publishing in a tight loop cannot hold a worker thread for long, it yields
     /// once it has been publishing for [`PUBLISH_SLICE`] without a break.
-    pub(crate) async fn publish(self: &Arc<Self>, event: StreamResponse) -> Result<()> {
-        let now = self.born.elapsed().as_micros() as u64;
+    ///
+    /// The event is checked and queued by this call itself when the runtime's lock is free (the
+    /// updater makes the call when its own future is first polled): the future returned holds
+    /// no event, only what is left to wait for (the write of a full queue, the originating
+    /// stream's window), and is ready at once when nothing is. An event that must wait (for the
+    /// lock, a stale state's read, or the yield that ends a slice) waits in a box. Every updater
+    /// call's future, and every agent future around them, is that much smaller to move.
+    pub(crate) fn publish(
+        self: &Arc<Self>,
+        event: StreamResponse,
+    ) -> impl std::future::Future<Output = Result<()>> + Send + '_ {
+        let attempt = self.try_publish(event);
+        async move {
+            let outcome = match attempt {
+                Attempt::Done(outcome) => return outcome,
+                Attempt::Queued { flush, sent } => {
+                    tokio::task::unconstrained(self.after_queued(flush, sent)).await
+                }
+                Attempt::Wait { event, yield_first } => {
+                    if yield_first {
+                        tokio::task::yield_now().await;
+                        self.slice_start_us.store(self.micros(), Ordering::Relaxed);
+                    }
+                    tokio::task::unconstrained(self.publish_now(event)).await
+                }
+            };
+            self.last_publish_us.store(self.micros(), Ordering::Relaxed);
+            outcome
+        }
+    }
+
+    /// Microseconds since the runtime was made (for [`PUBLISH_SLICE`]).
+    fn micros(&self) -> u64 {
+        self.born.elapsed().as_micros() as u64
+    }
+
+    /// The part of [`publish`](Self::publish) done without waiting.
+    fn try_publish(self: &Arc<Self>, event: StreamResponse) -> Attempt<'_> {
+        let now = self.micros();
         let slice = self.slice_start_us.load(Ordering::Relaxed);
         if now.saturating_sub(slice) > PUBLISH_SLICE.as_micros() as u64 {
             // A gap since the last publish starts a new slice; a long run of publishing yields.
             if now.saturating_sub(self.last_publish_us.load(Ordering::Relaxed))
                 < PUBLISH_GAP.as_micros() as u64
             {
-                tokio::task::yield_now().await;
+                return Attempt::Wait { event: Box::new(event), yield_first: true };
             }
-            self.slice_start_us.store(self.born.elapsed().as_micros() as u64, Ordering::Relaxed);
+            self.slice_start_us.store(now, Ordering::Relaxed);
         }
-        let outcome = tokio::task::unconstrained(self.publish_now(event)).await;
-        self.last_publish_us.store(self.born.elapsed().as_micros() as u64, Ordering::Relaxed);
-        outcome
+        let writing = match self.state.try_lock() {
+            Ok(state) if !state.stale => Writing { state, tx: &self.tx, armed: false },
+            _ => return Attempt::Wait { event: Box::new(event), yield_first: false },
+        };
+        let (flush, sent) = match self.queue(writing, event) {
+            Ok(queued) => queued,
+            Err(error) => {
+                self.last_publish_us.store(now, Ordering::Relaxed);
+                return Attempt::Done(Err(error));
+            }
+        };
+        if flush.is_none() && (sent == 0 || self.primary.lock().expect("primary lock").is_none()) {
+            // Nothing to wait for: the publish ended now.
+            self.last_publish_us.store(now, Ordering::Relaxed);
+            return Attempt::Done(Ok(()));
+        }
+        Attempt::Queued { flush, sent }
     }
 
-    async fn publish_now(self: &Arc<Self>, mut event: StreamResponse) -> Result<()> {
-        let mut writing = self.lock().await?;
+    /// [`publish`](Self::publish) of an event that waits for the runtime's lock.
+    async fn publish_now(self: &Arc<Self>, event: Box<StreamResponse>) -> Result<()> {
+        let writing = self.lock().await?;
+        let (flush, sent) = self.queue(writing, *event)?;
+        self.after_queued(flush, sent).await
+    }
+
+    /// Checks, fills and queues an event under the lock `writing` holds (or records a direct
+    /// reply). Returns the lock when the queue must be written now ([`MAX_QUEUED`]), and how many
+    /// events the originating stream will be sent.
+    fn queue<'a>(
+        self: &'a Arc<Self>,
+        mut writing: Writing<'a>,
+        mut event: StreamResponse,
+    ) -> Result<(Option<Writing<'a>>, u32)> {
         if let Some(error) = writing.state.deferred.take() {
             // An earlier event of this execution was not stored: this one, checked against a
             // state that never was, is not taken either.
@@ -952,7 +1031,7 @@ impl TaskRuntime {
             let reply = Arc::new(std::mem::take(message));
             writing.state.reply = Some(Arc::clone(&reply));
             self.tx.send(Envelope::Reply(reply));
-            return Ok(());
+            return Ok((None, 0));
         }
         self.fill_event(payload)?;
         // Checked here against the state this runtime knows (after the queued events), for an
@@ -972,8 +1051,9 @@ impl TaskRuntime {
         let sent = 1 + u32::from(new_task);
         if queued >= MAX_QUEUED {
             // A long burst is written now, by its publisher: the queue stays bounded.
-            self.flush_locked(&mut writing).await?;
-        } else if queued == 1 {
+            return Ok((Some(writing), sent));
+        }
+        if queued == 1 {
             // Written when this task next yields (or by whoever takes the lock first): the events
             // the execution publishes until then share the write. Inside the execution's own
             // task, its poll wrapper ([`TaskRuntime::run_execution`]) starts the write when the
@@ -985,7 +1065,15 @@ impl TaskRuntime {
                 self.spawn_flush();
             }
         }
-        drop(writing);
+        Ok((None, sent))
+    }
+
+    /// What is left of a publish once its event is queued: the write of a full queue (under the
+    /// lock `flush` holds), then the originating stream's window.
+    async fn after_queued(&self, flush: Option<Writing<'_>>, sent: u32) -> Result<()> {
+        if let Some(mut writing) = flush {
+            self.flush_locked(&mut writing).await?;
+        }
         self.wait_for_primary(sent).await;
         Ok(())
     }
@@ -1013,24 +1101,30 @@ impl TaskRuntime {
         }
     }
 
-    /// Fills an update's empty ids (and a status's timestamp and message ids); refuses the ids
-    /// of another task.
+    /// Checks an update's ids and fills a status's timestamp and message ids; refuses the ids of
+    /// another task. Empty ids stay empty until the event is handed out ([`fill_ids`](Self::fill_ids)):
+    /// an event nobody hears (folded into the task a blocking send answers with) never needs them.
     fn fill_event(&self, payload: &mut Payload) -> Result<()> {
         let (task_id, context_id) = match payload {
-            Payload::StatusUpdate(update) => (&mut update.task_id, &mut update.context_id),
-            Payload::ArtifactUpdate(update) => (&mut update.task_id, &mut update.context_id),
+            Payload::StatusUpdate(update) => (&update.task_id, &update.context_id),
+            Payload::ArtifactUpdate(update) => (&update.task_id, &update.context_id),
             Payload::Task(_) | Payload::Message(_) => return Ok(()),
         };
-        if task_id.is_empty() {
-            task_id.clone_from(&self.task_id);
-        }
-        if context_id.is_empty() {
-            context_id.clone_from(&self.context_id);
-        }
-        if *task_id != self.task_id || *context_id != self.context_id {
+        let foreign = |id: &str, own: &str| !id.is_empty() && id != own;
+        if foreign(task_id, &self.task_id) || foreign(context_id, &self.context_id) {
+            fn or_own<'a>(id: &'a str, own: &'a str) -> &'a str {
+                if id.is_empty() {
+                    own
+                } else {
+                    id
+                }
+            }
             return Err(invalid(format!(
-                "event for task {task_id} / context {context_id} published on task {} / context {}",
-                self.task_id, self.context_id
+                "event for task {} / context {} published on task {} / context {}",
+                or_own(task_id, &self.task_id),
+                or_own(context_id, &self.context_id),
+                self.task_id,
+                self.context_id
             )));
         }
         if let Payload::StatusUpdate(update) = payload {
@@ -1043,6 +1137,22 @@ impl TaskRuntime {
             }
         }
         Ok(())
+    }
+
+    /// Fills an update's empty ids with this task's: every event handed out (to subscribers,
+    /// other replicas, webhooks) carries them.
+    fn fill_ids(&self, event: &mut StreamResponse) {
+        let (task_id, context_id) = match &mut event.payload {
+            Some(Payload::StatusUpdate(update)) => (&mut update.task_id, &mut update.context_id),
+            Some(Payload::ArtifactUpdate(update)) => (&mut update.task_id, &mut update.context_id),
+            _ => return,
+        };
+        if task_id.is_empty() {
+            task_id.clone_from(&self.task_id);
+        }
+        if context_id.is_empty() {
+            context_id.clone_from(&self.context_id);
+        }
     }
 
     /// Fills a message's empty ids. A direct reply belongs to no task (spec 3.1.1); a status
