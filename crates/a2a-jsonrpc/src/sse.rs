@@ -28,13 +28,25 @@ pub(crate) fn response(id: Id, events: EventStream, keep_alive: Duration) -> Res
         async move {
             let mut events = events?;
             let (data, next) = match events.next().await? {
-                Ok(event) => (envelope::success(&id, &event), Some(events)),
+                Ok(event) => (event_data(&id, &event), Some(events)),
                 Err(error) => (envelope::failure(&id, &error), None),
             };
             Some((Ok::<_, Infallible>(Event::default().data(data)), next))
         }
     });
     Sse::new(frames).keep_alive(KeepAlive::new().interval(keep_alive)).into_response()
+}
+
+/// One event's data: the response object for `id` carrying `event`, the bytes
+/// [`envelope::success`] writes, with the event written by a2a-proto's JSON writer (faster than
+/// serde_json on strings, `a2a_proto::json::write_json`).
+fn event_data(id: &Id, event: &StreamResponse) -> String {
+    match a2a_proto::json::to_vec(event).map(|json| String::from_utf8(envelope::success_json(id, &json))) {
+        Ok(Ok(data)) => data,
+        // The event cannot be written (or, never, the id and JSON copied are not text): serde_json
+        // fails alike, and `success` answers that failure as it always has.
+        Ok(Err(_)) | Err(_) => envelope::success(id, event),
+    }
 }
 
 /// The events of an SSE response to request `request_id` (client side). Transport failures,
@@ -74,4 +86,38 @@ pub(crate) fn results<T: Send + 'static>(
         }
     })
     .boxed()
+}
+
+#[cfg(test)]
+mod tests {
+    use a2a_proto::v1::{Task, TaskState, TaskStatus};
+
+    use super::*;
+
+    /// An event's data is the response object `envelope::success` writes, to the byte, for ids of
+    /// each kind and events whose strings need escapes; an event that cannot be written is the
+    /// error object `success` makes of it.
+    #[test]
+    fn event_data_is_what_the_envelope_writes() {
+        let event = |id: &str, state: i32| {
+            StreamResponse::from(Task {
+                id: id.into(),
+                context_id: "ctx \"quoted\" \\ \n\u{1}é😀".into(),
+                status: Some(TaskStatus { state, ..Default::default() }),
+                ..Default::default()
+            })
+        };
+        for body in [
+            r#"{"jsonrpc":"2.0","id":7,"method":"SendStreamingMessage"}"#,
+            r#"{"jsonrpc":"2.0","id":"a\"b","method":"SendStreamingMessage"}"#,
+            r#"{"jsonrpc":"2.0","id":-1.5e3,"method":"SendStreamingMessage"}"#,
+        ] {
+            let id = envelope::parse_request(body.as_bytes()).unwrap().id.unwrap();
+            for event in [event("t", TaskState::Working.into()), event(&"x".repeat(100), 0), event("t", 999)]
+            {
+                assert_eq!(event_data(&id, &event), envelope::success(&id, &event), "{body}");
+            }
+        }
+        assert!(event_data(&Id::null(), &event("t", 999)).contains("Invalid variant 999"));
+    }
 }

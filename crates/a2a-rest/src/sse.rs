@@ -33,7 +33,7 @@ fn frames(events: EventStream) -> impl Stream<Item = Result<Event, Infallible>> 
     futures::stream::unfold(Some(events), |state| async move {
         let mut events = state?;
         let frame = match events.next().await? {
-            Ok(item) => match serde_json::to_string(&item) {
+            Ok(item) => match a2a_proto::json::to_string(&item) {
                 Ok(json) => return Some((Ok(Event::default().data(json)), Some(events))),
                 Err(err) => error_event(&Error::internal(format!("cannot serialize a stream event: {err}"))),
             },

@@ -412,7 +412,7 @@ impl PushDispatcher {
         let mut out = Vec::with_capacity(events.len() * configs.len());
         for event in events {
             let body = if v1_0 {
-                match serde_json::to_vec(event) {
+                match a2a_proto::json::to_vec(*event) {
                     Ok(body) => Some(PushPayload::StreamResponse(Bytes::from(body))),
                     Err(error) => {
                         tracing::error!(task_id, %error, "push: cannot serialize event, notification dropped");
