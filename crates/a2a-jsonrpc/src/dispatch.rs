@@ -15,12 +15,12 @@ use serde::de::{DeserializeOwned, DeserializeSeed, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 
-use crate::envelope::Params;
+use crate::envelope::{self, Id, Params};
 
 /// What a call produced.
 pub(crate) enum Outcome {
-    /// The `result` of a unary method, as JSON text (written by our serializer: valid JSON, put
-    /// into the response as it is, without another pass over it).
+    /// The response object of a unary method, `{"jsonrpc":"2.0","id":…,"result":…}`, the
+    /// result written by our serializer straight into it (valid JSON, no other pass over it).
     Unary(Vec<u8>),
     /// The events of a streaming method.
     Stream(EventStream),
@@ -36,38 +36,41 @@ pub(crate) async fn call(
     ctx: &CallContext,
     operation: Operation,
     params: Params<'_>,
+    id: &Id,
 ) -> Result<Outcome, Error> {
     let request = match params {
         Params::Decoded(request) => *request,
         Params::Raw(raw) => Decoded::from_params(operation, params_object(raw)?)?,
     };
     match request {
-        Decoded::SendMessage(request) => unary(service.send_message(ctx, request).await),
+        Decoded::SendMessage(request) => unary(id, service.send_message(ctx, request).await),
         Decoded::SendStreamingMessage(request) => {
             Ok(Outcome::Stream(service.send_streaming_message(ctx, request).await?))
         }
-        Decoded::GetTask(request) => unary(service.get_task(ctx, request).await),
-        Decoded::ListTasks(request) => unary(service.list_tasks(ctx, request).await),
-        Decoded::CancelTask(request) => unary(service.cancel_task(ctx, request).await),
+        Decoded::GetTask(request) => unary(id, service.get_task(ctx, request).await),
+        Decoded::ListTasks(request) => unary(id, service.list_tasks(ctx, request).await),
+        Decoded::CancelTask(request) => unary(id, service.cancel_task(ctx, request).await),
         Decoded::SubscribeToTask(request) => {
             Ok(Outcome::Stream(service.subscribe_to_task(ctx, request).await?))
         }
         Decoded::CreateTaskPushNotificationConfig(request) => {
-            unary(service.create_task_push_notification_config(ctx, request).await)
+            unary(id, service.create_task_push_notification_config(ctx, request).await)
         }
         Decoded::GetTaskPushNotificationConfig(request) => {
-            unary(service.get_task_push_notification_config(ctx, request).await)
+            unary(id, service.get_task_push_notification_config(ctx, request).await)
         }
         Decoded::ListTaskPushNotificationConfigs(request) => {
-            unary(service.list_task_push_notification_configs(ctx, request).await)
+            unary(id, service.list_task_push_notification_configs(ctx, request).await)
         }
         // The proto returns google.protobuf.Empty; the Python and JS SDKs answer `"result": null`,
         // and so does this server (the client accepts any result).
         Decoded::DeleteTaskPushNotificationConfig(request) => {
             service.delete_task_push_notification_config(ctx, request).await?;
-            Ok(Outcome::Unary(b"null".to_vec()))
+            Ok(Outcome::Unary(envelope::success_json(id, b"null")))
         }
-        Decoded::GetExtendedAgentCard(request) => unary(service.get_extended_agent_card(ctx, request).await),
+        Decoded::GetExtendedAgentCard(request) => {
+            unary(id, service.get_extended_agent_card(ctx, request).await)
+        }
     }
 }
 
@@ -151,8 +154,10 @@ pub(crate) fn params_object(params: Option<&RawValue>) -> Result<&str, Error> {
 
 /// The result as ProtoJSON, with the fields the spec requires on the wire even at default values
 /// (e.g. ListTasksResponse's `nextPageToken`, spec 3.1.4: `a2a_proto::json::to_vec`).
-fn unary<T: Serialize + prost::Name>(result: Result<T, Error>) -> Result<Outcome, Error> {
-    a2a_proto::json::to_vec(&result?)
+fn unary<T: Serialize + prost::Name>(id: &Id, result: Result<T, Error>) -> Result<Outcome, Error> {
+    let result = result?;
+    // Room for a small task; a larger result grows the buffer as it is written.
+    envelope::success_with(id, 1024, |out| a2a_proto::json::extend_vec(out, &result))
         .map(Outcome::Unary)
         .map_err(|e| Error::internal(format_args!("the result could not be serialized: {e}")))
 }

@@ -341,14 +341,30 @@ pub(crate) fn success<R: Serialize + ?Sized>(id: &Id, result: &R) -> String {
 /// `{"jsonrpc":"2.0","id":…,"result":…}` around `result`, JSON text our serializer wrote: copied
 /// as it is (no second pass to validate or re-serialize it); the id is the request's, as parsed.
 pub(crate) fn success_json(id: &Id, result: &[u8]) -> Vec<u8> {
+    let written: Result<_, std::convert::Infallible> = success_with(id, result.len(), |out| {
+        out.extend_from_slice(result);
+        Ok(())
+    });
+    let Ok(out) = written;
+    out
+}
+
+/// `{"jsonrpc":"2.0","id":…,"result":…}` with the result written by `write` straight into the
+/// response's buffer (room for `size` bytes of it), so a result is neither copied nor its buffer
+/// grown step by step; `write`'s error if it fails.
+pub(crate) fn success_with<E>(
+    id: &Id,
+    size: usize,
+    write: impl FnOnce(&mut Vec<u8>) -> Result<(), E>,
+) -> Result<Vec<u8>, E> {
     let id = id.0.get();
-    let mut out = Vec::with_capacity(result.len() + id.len() + 32);
+    let mut out = Vec::with_capacity(size + id.len() + 32);
     out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     out.extend_from_slice(id.as_bytes());
     out.extend_from_slice(br#","result":"#);
-    out.extend_from_slice(result);
+    write(&mut out)?;
     out.push(b'}');
-    out
+    Ok(out)
 }
 
 /// `{"jsonrpc":"2.0","id":…,"error":{"code","message","data"}}` for `error` (spec 9.5).

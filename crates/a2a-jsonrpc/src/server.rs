@@ -148,7 +148,9 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         // had disconnected at once) and answer nothing.
         match operation {
             Some(operation) => {
-                if let Err(error) = dispatch::call(&*shared.service, &ctx, operation, request.params).await {
+                if let Err(error) =
+                    dispatch::call(&*shared.service, &ctx, operation, request.params, &Id::null()).await
+                {
                     tracing::debug!(%error, method = %request.method, "notification failed");
                 }
             }
@@ -159,8 +161,8 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
     let Some(operation) = operation else {
         return json(envelope::failure(&id, &Error::MethodNotFound { method: request.method }));
     };
-    match dispatch::call(&*shared.service, &ctx, operation, request.params).await {
-        Ok(Outcome::Unary(result)) => json(envelope::success_json(&id, &result)),
+    match dispatch::call(&*shared.service, &ctx, operation, request.params, &id).await {
+        Ok(Outcome::Unary(response)) => json(response),
         Ok(Outcome::Stream(events)) => sse::response(id, events, shared.keep_alive),
         Err(error) => json(envelope::failure(&id, &error)),
     }

@@ -89,7 +89,14 @@ impl From<serde_json::Error> for JsonError {
 /// Parses ProtoJSON bytes into `T`, accepting `null` for absent fields. A data error names the
 /// failing field ([`JsonError::path`]); a document nested deeper than [`MAX_DEPTH`] is a data error.
 pub fn from_slice<T: DeserializeOwned + prost::Name>(bytes: &[u8]) -> Result<T, JsonError> {
-    let message = match serde_json::from_slice::<T>(bytes) {
+    // Checked as UTF-8 once (eight bytes at a time) and read as text: from bytes, serde_json
+    // checks every string it reads on its own (1.5k instructions for an echo SendMessage). For
+    // valid UTF-8 both readers give the same message and the same errors.
+    let strict = match std::str::from_utf8(bytes) {
+        Ok(text) => serde_json::from_str::<T>(text),
+        Err(_) => serde_json::from_slice::<T>(bytes),
+    };
+    let message = match strict {
         Ok(message) => message,
         Err(strict) if strict.is_data() => {
             let mut value: Value = serde_json::from_slice(bytes)?;
