@@ -287,6 +287,25 @@ impl<S: Sink> Writer<S> {
     }
 }
 
+/// The ten `serialize_{i,u}{8,16,32,64,128}` methods of a `Serializer`, each running `$body` with
+/// the serializer as `$this` and the integer as `$value`.
+macro_rules! integers {
+    (|$this:ident, $value:ident| $body:expr) => {
+        integers!(@each $this $value $body; serialize_i8 i8, serialize_i16 i16, serialize_i32 i32,
+            serialize_i64 i64, serialize_i128 i128, serialize_u8 u8, serialize_u16 u16,
+            serialize_u32 u32, serialize_u64 u64, serialize_u128 u128);
+    };
+    (@each $this:ident $value:ident $body:expr; $($method:ident $ty:ty),*) => {
+        $(
+            #[inline]
+            fn $method(self, $value: $ty) -> Result<(), Error> {
+                let $this = self;
+                $body
+            }
+        )*
+    };
+}
+
 impl<'a, S: Sink> ser::Serializer for &'a mut Writer<S> {
     type Ok = ();
     type Error = Error;
@@ -304,63 +323,10 @@ impl<'a, S: Sink> ser::Serializer for &'a mut Writer<S> {
         Ok(())
     }
 
-    #[inline]
-    fn serialize_i8(self, value: i8) -> Result<(), Error> {
-        self.integer(value);
+    integers!(|writer, value| {
+        writer.integer(value);
         Ok(())
-    }
-
-    #[inline]
-    fn serialize_i16(self, value: i16) -> Result<(), Error> {
-        self.integer(value);
-        Ok(())
-    }
-
-    #[inline]
-    fn serialize_i32(self, value: i32) -> Result<(), Error> {
-        self.integer(value);
-        Ok(())
-    }
-
-    #[inline]
-    fn serialize_i64(self, value: i64) -> Result<(), Error> {
-        self.integer(value);
-        Ok(())
-    }
-
-    fn serialize_i128(self, value: i128) -> Result<(), Error> {
-        self.integer(value);
-        Ok(())
-    }
-
-    #[inline]
-    fn serialize_u8(self, value: u8) -> Result<(), Error> {
-        self.integer(value);
-        Ok(())
-    }
-
-    #[inline]
-    fn serialize_u16(self, value: u16) -> Result<(), Error> {
-        self.integer(value);
-        Ok(())
-    }
-
-    #[inline]
-    fn serialize_u32(self, value: u32) -> Result<(), Error> {
-        self.integer(value);
-        Ok(())
-    }
-
-    #[inline]
-    fn serialize_u64(self, value: u64) -> Result<(), Error> {
-        self.integer(value);
-        Ok(())
-    }
-
-    fn serialize_u128(self, value: u128) -> Result<(), Error> {
-        self.integer(value);
-        Ok(())
-    }
+    });
 
     /// NaN and the infinities are `null`, as serde_json writes them.
     #[inline]
@@ -819,45 +785,7 @@ impl<S: Sink> ser::Serializer for MapKey<'_, S> {
         self.quoted(|w| w.out.put(if value { "true" } else { "false" }))
     }
 
-    fn serialize_i8(self, value: i8) -> Result<(), Error> {
-        self.quoted(|w| w.integer(value))
-    }
-
-    fn serialize_i16(self, value: i16) -> Result<(), Error> {
-        self.quoted(|w| w.integer(value))
-    }
-
-    fn serialize_i32(self, value: i32) -> Result<(), Error> {
-        self.quoted(|w| w.integer(value))
-    }
-
-    fn serialize_i64(self, value: i64) -> Result<(), Error> {
-        self.quoted(|w| w.integer(value))
-    }
-
-    fn serialize_i128(self, value: i128) -> Result<(), Error> {
-        self.quoted(|w| w.integer(value))
-    }
-
-    fn serialize_u8(self, value: u8) -> Result<(), Error> {
-        self.quoted(|w| w.integer(value))
-    }
-
-    fn serialize_u16(self, value: u16) -> Result<(), Error> {
-        self.quoted(|w| w.integer(value))
-    }
-
-    fn serialize_u32(self, value: u32) -> Result<(), Error> {
-        self.quoted(|w| w.integer(value))
-    }
-
-    fn serialize_u64(self, value: u64) -> Result<(), Error> {
-        self.quoted(|w| w.integer(value))
-    }
-
-    fn serialize_u128(self, value: u128) -> Result<(), Error> {
-        self.quoted(|w| w.integer(value))
-    }
+    integers!(|key, value| key.quoted(|w| w.integer(value)));
 
     fn serialize_f32(self, value: f32) -> Result<(), Error> {
         if !value.is_finite() {
