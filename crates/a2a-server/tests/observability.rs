@@ -484,7 +484,8 @@ async fn text_log_lines_carry_the_request_id_in_the_request_span() {
         loop {
             let line = log.next_line().await.unwrap().expect("the server logs until it is stopped");
             if line.contains("A2A call answered") {
-                assert!(line.contains("request{request_id=log-text-5c1d}"), "{line}");
+                // With `otel` the span carries more fields after the id.
+                assert!(line.contains("request{request_id=log-text-5c1d"), "{line}");
                 assert!(line.contains(r#"outcome="TASK_NOT_FOUND""#), "{line}");
                 break;
             }
