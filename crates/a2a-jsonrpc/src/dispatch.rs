@@ -155,9 +155,7 @@ pub(crate) fn params_object(params: Option<&RawValue>) -> Result<&str, Error> {
 /// The result as ProtoJSON, with the fields the spec requires on the wire even at default values
 /// (e.g. ListTasksResponse's `nextPageToken`, spec 3.1.4: `a2a_proto::json::to_vec`).
 fn unary<T: Serialize + prost::Name>(id: &Id, result: Result<T, Error>) -> Result<Outcome, Error> {
-    let result = result?;
-    // Room for a small task; a larger result grows the buffer as it is written.
-    envelope::success_with(id, 1024, |out| a2a_proto::json::extend_vec(out, &result))
+    envelope::success_message(id, &result?)
         .map(Outcome::Unary)
         .map_err(|e| Error::internal(format_args!("the result could not be serialized: {e}")))
 }

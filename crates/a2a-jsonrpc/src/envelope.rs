@@ -349,10 +349,22 @@ pub(crate) fn success_json(id: &Id, result: &[u8]) -> Vec<u8> {
     out
 }
 
+/// `{"jsonrpc":"2.0","id":…,"result":…}` with `message` as the result, ProtoJSON written by
+/// a2a-proto's writer (`a2a_proto::json::extend_vec`) straight into the response's buffer: the
+/// bytes [`success`] writes, without a buffer of its own for the result to be copied from. The
+/// writer's error if the message cannot be written.
+pub(crate) fn success_message<T: Serialize + prost::Name>(
+    id: &Id,
+    message: &T,
+) -> Result<Vec<u8>, serde_json::Error> {
+    // Room for a small task; a larger result grows the buffer as it is written.
+    success_with(id, 1024, |out| a2a_proto::json::extend_vec(out, message))
+}
+
 /// `{"jsonrpc":"2.0","id":…,"result":…}` with the result written by `write` straight into the
 /// response's buffer (room for `size` bytes of it), so a result is neither copied nor its buffer
 /// grown step by step; `write`'s error if it fails.
-pub(crate) fn success_with<E>(
+fn success_with<E>(
     id: &Id,
     size: usize,
     write: impl FnOnce(&mut Vec<u8>) -> Result<(), E>,

@@ -38,10 +38,10 @@ pub(crate) fn response(id: Id, events: EventStream, keep_alive: Duration) -> Res
 }
 
 /// One event's data: the response object for `id` carrying `event`, the bytes
-/// [`envelope::success`] writes, with the event written by a2a-proto's JSON writer (faster than
-/// serde_json on strings, `a2a_proto::json::write_json`).
+/// [`envelope::success`] writes, written by a2a-proto's JSON writer (faster than serde_json on
+/// strings) straight into it ([`envelope::success_message`]).
 fn event_data(id: &Id, event: &StreamResponse) -> String {
-    match a2a_proto::json::to_vec(event).map(|json| String::from_utf8(envelope::success_json(id, &json))) {
+    match envelope::success_message(id, event).map(String::from_utf8) {
         Ok(Ok(data)) => data,
         // The event cannot be written (or, never, the id and JSON copied are not text): serde_json
         // fails alike, and `success` answers that failure as it always has.

@@ -258,20 +258,30 @@ pub fn extend_vec<T: serde::Serialize + prost::Name>(
     out: &mut Vec<u8>,
     message: &T,
 ) -> Result<(), serde_json::Error> {
-    match always_present::<T>() {
-        None => write_json(out, message),
-        Some(_) => write_json(out, &to_value(message)?),
+    let len = out.len();
+    let written = write_message(out, message);
+    if written.is_err() {
+        out.truncate(len);
     }
+    written
 }
 
 /// [`to_vec`], as a `String` (for APIs that take text, e.g. an SSE event's data).
 pub fn to_string<T: serde::Serialize + prost::Name>(message: &T) -> Result<String, serde_json::Error> {
     let mut out = String::with_capacity(INITIAL_CAPACITY);
-    match always_present::<T>() {
-        None => write::write(&mut out, message)?,
-        Some(_) => write::write(&mut out, &to_value(message)?)?,
-    }
+    write_message(&mut out, message)?;
     Ok(out)
+}
+
+/// Writes an A2A message to `out`, with the fields [`to_value`] adds where the message needs them.
+fn write_message<S: write::Sink + Default, T: serde::Serialize + prost::Name>(
+    out: &mut S,
+    message: &T,
+) -> Result<(), serde_json::Error> {
+    match always_present::<T>() {
+        None => write::write(out, message),
+        Some(_) => write::write(out, &to_value(message)?),
+    }
 }
 
 /// Appends any `value` (not only an A2A message: no fields are added, see [`to_value`]) as JSON to
