@@ -13,6 +13,7 @@ use tracing_subscriber::util::SubscriberInitExt as _;
 use tracing_subscriber::{EnvFilter, Layer as _};
 
 mod allocator;
+mod log_fields;
 
 /// The binary's allocator (the library leaves the choice to its users): see `docs/benchmarks.md`
 /// for what it changes.
@@ -392,7 +393,9 @@ async fn main() -> anyhow::Result<()> {
         // request's span (with `request_id`) as `span`, all open spans as `spans`.
         logs.json().flatten_event(true).with_current_span(true).with_span_list(true).boxed()
     } else {
-        logs.with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr())).boxed()
+        logs.with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .fmt_fields(log_fields::TextFields::default())
+            .boxed()
     };
     let filter = EnvFilter::try_new(&args.log).context("--log")?;
     // With the log layer alone, its filter is the subscriber's: a per-layer filter costs a lookup
