@@ -577,10 +577,13 @@ impl ServerBuilder {
                 shapes,
                 metrics: metrics.clone(),
             });
+            // A panic anywhere inside (a binding, the handler, a user's layer) is answered in
+            // its binding's shape (`panic`); in the same layer as the limits: no route level of
+            // its own.
             if tls {
-                router.layer(limits)
+                router.layer((limits, panic::CatchPanicLayer))
             } else {
-                router.layer((request_id::RequestIdLayer, limits))
+                router.layer((request_id::RequestIdLayer, limits, panic::CatchPanicLayer))
             }
         };
         let probes = || {
@@ -612,12 +615,10 @@ impl ServerBuilder {
                     Binding::JsonRpc => a2a_jsonrpc::JsonRpcServer::new(metered(binding))
                         .path(&jsonrpc_path)
                         .max_body_bytes(limits.max_body_bytes)
-                        .into_router()
-                        .layer(panic::http_layer()),
+                        .into_router(),
                     Binding::Rest => a2a_rest::RestServer::new(metered(binding))
                         .max_body_bytes(limits.max_body_bytes)
-                        .into_router()
-                        .layer(panic::http_layer()),
+                        .into_router(),
                     Binding::Grpc => grpc_router(metered(binding), limits.max_body_bytes),
                 };
                 let jsonrpc = (binding == Binding::JsonRpc).then_some(jsonrpc_path.as_str());
@@ -918,7 +919,6 @@ fn app(
                 .into_router(),
         );
     }
-    let http = http.layer(panic::http_layer());
     if !grpc {
         return http;
     }
@@ -987,7 +987,6 @@ fn grpc_router(service: Arc<dyn A2aService>, max_message_bytes: usize) -> Router
     .add_service(health)
     .prepare()
     .into_axum_router()
-    .layer(panic::grpc_layer())
 }
 
 /// `extended` with `signer`'s signature appended. It is served as ProtoJSON by each binding; a

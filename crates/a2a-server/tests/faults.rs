@@ -403,3 +403,42 @@ async fn updates_published_after_the_task_ended_are_refused_logged_and_nothing_i
     env.settles("late updates").await;
     env.server.shutdown().await.unwrap();
 }
+
+/// A bug in a layer of the embedder's (here: one that panics when a request carries `x-panic`)
+/// is answered with an internal error in each binding's own shape, never a dropped connection,
+/// and the server goes on serving every binding.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panic_in_a_layer_is_an_internal_error_on_every_binding_and_the_server_keeps_serving() {
+    let panics = axum::middleware::from_fn(
+        |request: axum::extract::Request, next: axum::middleware::Next| async move {
+            if request.headers().contains_key("x-panic") {
+                panic!("a bug in a layer");
+            }
+            next.run(request).await
+        },
+    );
+    let server = Server::builder()
+        .agent_card(demo_card())
+        .executor(DemoAgent)
+        .layer(panics)
+        .spawn(TcpListener::bind("127.0.0.1:0").await.unwrap())
+        .await
+        .unwrap();
+    let base = server.url();
+    let clients: Vec<(Binding, Arc<dyn A2aService>)> = vec![
+        (Binding::JsonRpc, Arc::new(JsonRpcClient::new(format!("{base}/")))),
+        (Binding::Rest, Arc::new(RestClient::new(&base).unwrap())),
+        (Binding::Grpc, Arc::new(GrpcClient::connect_lazy(server.addr().to_string()).unwrap())),
+    ];
+    let mut poisoned = ctx();
+    poisoned.params.insert("x-panic", "1");
+    for (binding, client) in &clients {
+        match client.send_message(&poisoned, send("hello")).await {
+            Err(Error::Internal { .. }) => {}
+            other => panic!("{binding}: an internal error expected, got {other:?}"),
+        }
+        let answer = client.send_message(&ctx(), send("hello")).await;
+        assert!(answer.is_ok(), "{binding}: served after the panic: {answer:?}");
+    }
+    server.shutdown().await.unwrap();
+}
