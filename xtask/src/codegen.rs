@@ -7,7 +7,8 @@
 //! - `lf.a2a.v1.serde.rs`: pbjson's ProtoJSON `Serialize`/`Deserialize` impls, ignoring unknown
 //!   fields (spec 5.7);
 //! - `lf.a2a.v1.tonic.rs`: tonic client and server stubs for `A2AService`, referring to the messages
-//!   above (compiled only with the `grpc` feature of a2a-proto);
+//!   above and encoding them with a2a-proto's codec (`src/codec.rs`), compiled only with the `grpc`
+//!   feature of a2a-proto;
 //! - `a2a_descriptor.bin`: the encoded `FileDescriptorSet`, imports included, for gRPC reflection;
 //! - `v0_3/`: the same four files for A2A 0.3's package `a2a.v1` (`proto/v0.3/a2a.proto`), served
 //!   beside 1.0 (compiled only with the `v0_3` feature of a2a-proto).
@@ -142,6 +143,9 @@ fn generate_package(root: &Path, package: &Package, out: &Path) -> Result<()> {
         .build_client(true)
         .build_server(true)
         .build_transport(false)
+        // a2a-proto's codec (src/codec.rs): prost's bytes, written with fewer instructions than
+        // tonic-prost's `ProstCodec`. The stubs are included below `crate::v1` and `crate::v0_3`.
+        .codec_path("crate::codec::ProtoCodec")
         // google.protobuf.Empty (the delete operations' reply) becomes `()`.
         .extern_path(package.name, package.rust_path)
         .compile_fds(fds)

@@ -43,6 +43,8 @@
 //!   that crates needing only the types do not build tonic).
 //! - `v0_3`: the A2A 0.3 package `a2a.v1` in `v0_3` (with `grpc`: its service stubs too).
 
+#[cfg(feature = "grpc")]
+mod codec;
 pub mod descriptor;
 mod helpers;
 pub mod json;
