@@ -187,30 +187,35 @@ struct Candidate<'a> {
 /// Resolves `method` + `path` (the URI path, still percent-encoded, starting with `/`) to an
 /// operation, following the rules of the module docs.
 pub(crate) fn resolve(method: &Method, path: &str) -> Result<Matched, RouteError> {
-    let raw: Vec<&str> = path.strip_prefix('/').unwrap_or(path).split('/').collect();
-    let mut candidates = Vec::new();
-    for template in TEMPLATES {
-        if let Some(candidate) = match_template(template, None, &raw) {
-            candidates.push(candidate);
-        }
+    // The segments on the stack: a path with more than the longest template's (tenant included)
+    // matches nothing. Nothing here allocates until a variable is decoded.
+    let mut segments = [""; MAX_SEGMENTS];
+    let mut len = 0;
+    for segment in path.strip_prefix('/').unwrap_or(path).split('/') {
+        let slot = segments.get_mut(len).ok_or(RouteError::NotFound)?;
+        *slot = segment;
+        len += 1;
     }
-    if let Some((tenant, rest)) = raw.split_first().filter(|(tenant, _)| !tenant.is_empty()) {
-        for template in TEMPLATES {
-            if let Some(candidate) = match_template(template, Some(tenant), rest) {
-                candidates.push(candidate);
-            }
-        }
-    }
-    if candidates.is_empty() {
-        return Err(RouteError::NotFound);
-    }
-    let Some(chosen) = candidates.iter().find(|c| c.template.verb.method() == *method) else {
+    let raw = &segments[..len];
+    let tenant_form = raw.split_first().filter(|(tenant, _)| !tenant.is_empty());
+    // In the order of the module docs: every non-tenant reading, then every tenant one.
+    let candidates = || {
+        let plain = TEMPLATES.iter().filter_map(move |template| match_template(template, None, raw));
+        let tenant = tenant_form.into_iter().flat_map(|(tenant, rest)| {
+            TEMPLATES.iter().filter_map(move |template| match_template(template, Some(tenant), rest))
+        });
+        plain.chain(tenant)
+    };
+    let Some(chosen) = candidates().find(|c| c.template.verb.method() == *method) else {
         let mut allow: Vec<Method> = Vec::new();
-        for candidate in &candidates {
+        for candidate in candidates() {
             let method = candidate.template.verb.method();
             if !allow.contains(&method) {
                 allow.push(method);
             }
+        }
+        if allow.is_empty() {
+            return Err(RouteError::NotFound);
         }
         return Err(RouteError::MethodNotAllowed { allow });
     };
@@ -221,6 +226,21 @@ pub(crate) fn resolve(method: &Method, path: &str) -> Result<Matched, RouteError
         id: chosen.id.map(|raw| decode(raw, "id")).transpose()?,
         task_id: chosen.task_id.map(|raw| decode(raw, "taskId")).transpose()?,
     })
+}
+
+/// The most segments a path can have and match: the longest template's, plus the tenant.
+const MAX_SEGMENTS: usize = 1 + longest_template();
+
+const fn longest_template() -> usize {
+    let mut longest = 0;
+    let mut i = 0;
+    while i < TEMPLATES.len() {
+        if TEMPLATES[i].segments.len() > longest {
+            longest = TEMPLATES[i].segments.len();
+        }
+        i += 1;
+    }
+    longest
 }
 
 fn match_template<'a>(
@@ -333,6 +353,16 @@ mod tests {
                 "{method} /acme{path}"
             );
         }
+    }
+
+    #[test]
+    fn the_longest_paths_resolve_and_longer_ones_are_unknown() {
+        let longest = "/acme/tasks/t1/pushNotificationConfigs/c1";
+        assert_eq!(longest.split('/').count() - 1, MAX_SEGMENTS);
+        assert_eq!(ok(Method::GET, longest).operation, Operation::GetTaskPushNotificationConfig);
+        assert_eq!(resolve(&Method::GET, &format!("{longest}/x")), Err(RouteError::NotFound));
+        assert_eq!(resolve(&Method::GET, &"/x".repeat(1000)), Err(RouteError::NotFound));
+        assert_eq!(resolve(&Method::GET, "/"), Err(RouteError::NotFound));
     }
 
     #[test]
