@@ -19,7 +19,7 @@ use a2a_proto::v1::{
 use a2a_rest::RestClient;
 use a2a_server::demo::{demo_card, DemoAgent};
 use a2a_server::metrics::{ExecutionKind, Metrics};
-use a2a_server::{RunningServer, Server};
+use a2a_server::{RunningServer, Server, ServerBuilder};
 use async_trait::async_trait;
 use futures::StreamExt;
 use tokio::net::TcpListener;
@@ -59,12 +59,12 @@ struct Env {
 
 impl Env {
     async fn start(executor: impl AgentExecutor) -> Env {
-        let server = Server::builder()
-            .agent_card(demo_card())
-            .executor(executor)
-            .spawn(TcpListener::bind("127.0.0.1:0").await.unwrap())
-            .await
-            .unwrap();
+        Env::serve(Server::builder().agent_card(demo_card()).executor(executor)).await
+    }
+
+    /// The server `builder` makes, on a loopback port.
+    async fn serve(builder: ServerBuilder) -> Env {
+        let server = builder.spawn(TcpListener::bind("127.0.0.1:0").await.unwrap()).await.unwrap();
         let base = server.url();
         let clients: Vec<(Binding, Arc<dyn A2aService>)> = vec![
             (Binding::JsonRpc, Arc::new(JsonRpcClient::new(format!("{base}/")))),
@@ -417,22 +417,10 @@ async fn a_panic_in_a_layer_is_an_internal_error_on_every_binding_and_the_server
             next.run(request).await
         },
     );
-    let server = Server::builder()
-        .agent_card(demo_card())
-        .executor(DemoAgent)
-        .layer(panics)
-        .spawn(TcpListener::bind("127.0.0.1:0").await.unwrap())
-        .await
-        .unwrap();
-    let base = server.url();
-    let clients: Vec<(Binding, Arc<dyn A2aService>)> = vec![
-        (Binding::JsonRpc, Arc::new(JsonRpcClient::new(format!("{base}/")))),
-        (Binding::Rest, Arc::new(RestClient::new(&base).unwrap())),
-        (Binding::Grpc, Arc::new(GrpcClient::connect_lazy(server.addr().to_string()).unwrap())),
-    ];
+    let env = Env::serve(Server::builder().agent_card(demo_card()).executor(DemoAgent).layer(panics)).await;
     let mut poisoned = ctx();
     poisoned.params.insert("x-panic", "1");
-    for (binding, client) in &clients {
+    for (binding, client) in &env.clients {
         match client.send_message(&poisoned, send("hello")).await {
             Err(Error::Internal { .. }) => {}
             other => panic!("{binding}: an internal error expected, got {other:?}"),
@@ -440,5 +428,5 @@ async fn a_panic_in_a_layer_is_an_internal_error_on_every_binding_and_the_server
         let answer = client.send_message(&ctx(), send("hello")).await;
         assert!(answer.is_ok(), "{binding}: served after the panic: {answer:?}");
     }
-    server.shutdown().await.unwrap();
+    env.server.shutdown().await.unwrap();
 }
