@@ -559,50 +559,32 @@ impl<S: Sink> Compound<'_, S> {
     }
 }
 
-impl<S: Sink> ser::SerializeSeq for Compound<'_, S> {
-    type Ok = ();
-    type Error = Error;
+/// The array-like compounds (a sequence, a tuple, a tuple struct): each element after a comma,
+/// then `]`. Only the trait and its method's name differ.
+macro_rules! arrays {
+    ($($trait:ident::$method:ident),*) => {$(
+        impl<S: Sink> ser::$trait for Compound<'_, S> {
+            type Ok = ();
+            type Error = Error;
 
-    #[inline]
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.element(value)
-    }
+            #[inline]
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+                self.element(value)
+            }
 
-    #[inline]
-    fn end(self) -> Result<(), Error> {
-        self.close(b']')
-    }
+            #[inline]
+            fn end(self) -> Result<(), Error> {
+                self.close(b']')
+            }
+        }
+    )*};
 }
 
-impl<S: Sink> ser::SerializeTuple for Compound<'_, S> {
-    type Ok = ();
-    type Error = Error;
-
-    #[inline]
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.element(value)
-    }
-
-    #[inline]
-    fn end(self) -> Result<(), Error> {
-        self.close(b']')
-    }
-}
-
-impl<S: Sink> ser::SerializeTupleStruct for Compound<'_, S> {
-    type Ok = ();
-    type Error = Error;
-
-    #[inline]
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.element(value)
-    }
-
-    #[inline]
-    fn end(self) -> Result<(), Error> {
-        self.close(b']')
-    }
-}
+arrays!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field
+);
 
 impl<S: Sink> ser::SerializeTupleVariant for Compound<'_, S> {
     type Ok = ();
