@@ -23,6 +23,7 @@
 //! - The id map is split into [`SHARDS`] tables, so a table that grows rehashes only a
 //!   sixteenth of the tasks while it holds the store's write lock.
 
+use std::collections::hash_map::Entry as Slot;
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::ops::Bound;
 use std::sync::{Arc, RwLock};
@@ -183,16 +184,39 @@ struct Live {
 struct ScopeIndex {
     all: BTreeSet<Key>,
     by_state: Map<i32, BTreeSet<Key>>,
-    /// `(hash of the context id, context id, key)`: a task's context group, in order. The hash
-    /// comes first so that comparisons are mostly integer ones, not 36-byte string ones.
-    by_context: BTreeSet<(u64, Id, Key)>,
+    /// Each context's tasks, in order. A hash lookup, then that context's own few keys: one
+    /// ordered set of every task keyed by context put each new context at a random place in a
+    /// tree of all the scope's tasks (a cache miss per level: 4% of a SendMessage's CPU at a few
+    /// hundred thousand stored tasks, measured under wrk in `docs/benchmarks.md`, seventh pass).
+    by_context: Map<Id, Group>,
+}
+
+/// The keys of one context's tasks. Most contexts hold one task (a one-shot request's), kept
+/// inline; a conversation's grows into an ordered set.
+#[derive(Debug)]
+enum Group {
+    One(Key),
+    Many(BTreeSet<Key>),
 }
 
 impl ScopeIndex {
     fn insert(&mut self, key: &Key, state: i32, context: &Id) {
         self.all.insert(key.clone());
         self.by_state.entry(state).or_default().insert(key.clone());
-        self.by_context.insert((fnv1a(context), Arc::clone(context), key.clone()));
+        match self.by_context.entry(Arc::clone(context)) {
+            Slot::Vacant(vacant) => {
+                vacant.insert(Group::One(key.clone()));
+            }
+            Slot::Occupied(mut occupied) => {
+                let group = occupied.get_mut();
+                match group {
+                    Group::One(one) => *group = Group::Many(BTreeSet::from([one.clone(), key.clone()])),
+                    Group::Many(set) => {
+                        set.insert(key.clone());
+                    }
+                }
+            }
+        }
     }
 
     fn remove(&mut self, key: &Key, state: i32, context: &Id) {
@@ -203,7 +227,27 @@ impl ScopeIndex {
                 self.by_state.remove(&state);
             }
         }
-        self.by_context.remove(&(fnv1a(context), Arc::clone(context), key.clone()));
+        let emptied = match self.by_context.get_mut(&**context) {
+            None => false,
+            Some(group) => match group {
+                Group::One(one) => one == key,
+                Group::Many(set) => {
+                    set.remove(key);
+                    match set.len() {
+                        0 => true,
+                        1 => {
+                            let last = set.pop_first().expect("one key");
+                            *group = Group::One(last);
+                            false
+                        }
+                        _ => false,
+                    }
+                }
+            },
+        };
+        if emptied {
+            self.by_context.remove(&**context);
+        }
     }
 
     /// The keys matching `query`'s context or state (the most selective index), before `after`
@@ -211,11 +255,17 @@ impl ScopeIndex {
     fn candidates<'a>(
         &'a self,
         query: &TaskQuery,
-        after: Option<&Key>,
+        after: Option<&'a Key>,
     ) -> Box<dyn DoubleEndedIterator<Item = &'a Key> + 'a> {
         let before = after.map_or(Bound::Unbounded, Bound::Excluded);
         match (&query.context_id, query.state) {
-            (Some(context), _) => Box::new(self.context_range(context, after)),
+            (Some(context), _) => match self.by_context.get(context.as_str()) {
+                Some(Group::One(key)) => {
+                    Box::new(std::iter::once(key).filter(move |key| after.is_none_or(|after| *key < after)))
+                }
+                Some(Group::Many(set)) => Box::new(set.range::<Key, _>((Bound::Unbounded, before))),
+                None => Box::new(std::iter::empty()),
+            },
             (None, Some(state)) => match self.by_state.get(&(state as i32)) {
                 Some(set) => Box::new(set.range::<Key, _>((Bound::Unbounded, before))),
                 None => Box::new(std::iter::empty()),
@@ -223,33 +273,6 @@ impl ScopeIndex {
             (None, None) => Box::new(self.all.range::<Key, _>((Bound::Unbounded, before))),
         }
     }
-
-    /// The keys of `context`'s tasks before `after` (all of them without), in order.
-    fn context_range<'a>(
-        &'a self,
-        context: &str,
-        after: Option<&Key>,
-    ) -> impl DoubleEndedIterator<Item = &'a Key> + 'a {
-        let smallest = || Key { updated_ms: i64::MIN, id: Id::from("") };
-        let hash = fnv1a(context);
-        let low = (hash, Id::from(context), smallest());
-        let high = match after {
-            Some(after) => (hash, Id::from(context), after.clone()),
-            // The smallest string greater than `context` is `context + "\0"`: with the same hash
-            // in front, its entries all come after every entry of `context`.
-            None => (hash, Id::from(format!("{context}\0")), smallest()),
-        };
-        self.by_context.range((Bound::Included(low), Bound::Excluded(high))).map(|(_, _, key)| key)
-    }
-}
-
-/// FNV-1a, 64 bits.
-fn fnv1a(text: &str) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in text.bytes() {
-        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash
 }
 
 /// Which table of [`Tasks::shards`] holds `id` (the tables themselves hash with SipHash).
@@ -352,18 +375,23 @@ impl CompactTaskStore {
     fn insert(&self, scope: &Scope, task: Task, seq: u64) -> Result<()> {
         let mut inner = self.inner.write().expect("task store lock");
         let shard = shard_of(&task.id);
-        if inner.shards[shard].contains_key(task.id.as_str()) {
-            return Err(Error::internal(format!("task {} already exists", task.id)));
-        }
         let id = Id::from(task.id.as_str());
         let context = Id::from(task.context_id.as_str());
         let key = Key::of(&task, Arc::clone(&id));
         let state = state_of(&task);
         let scope = inner.scope_id(scope);
-        inner.scopes[scope as usize].1.insert(&key, state, &context);
-        let live = Live { task, id: Arc::clone(&id), context };
+        let live = Live { task, id: Arc::clone(&id), context: Arc::clone(&context) };
         let entry = Entry { updated_ms: key.updated_ms, seq, state, scope, body: Body::Live(Box::new(live)) };
-        inner.shards[shard].insert(Arc::clone(&id), entry);
+        // One probe of the table (a cache miss once it holds many tasks), not a lookup then an insert.
+        match inner.shards[shard].entry(Arc::clone(&id)) {
+            Slot::Occupied(_) => {
+                return Err(Error::internal(format!("task {id} already exists")));
+            }
+            Slot::Vacant(vacant) => {
+                vacant.insert(entry);
+            }
+        }
+        inner.scopes[scope as usize].1.insert(&key, state, &context);
         if is_terminal(state) {
             inner.hot.push_back(id);
             inner.freeze_cold();

@@ -41,6 +41,7 @@ pub async fn task_store_suite(store: &dyn TaskStore) {
     equal_timestamps_are_ordered_by_id(store).await;
     filters_combine_and_count_every_match(store).await;
     a_status_update_moves_the_task_to_the_front(store).await;
+    a_context_s_list_follows_its_tasks_status_updates(store).await;
     deep_pages_by_context_and_state_seek_past_the_cursor(store).await;
     scopes_isolate_tenants_and_owners(store).await;
     running_lists_submitted_and_working_tasks(store).await;
@@ -615,6 +616,40 @@ pub async fn a_status_update_moves_the_task_to_the_front(store: &dyn TaskStore) 
         .await
         .unwrap();
     assert_eq!((check.ids(&done), done.total_size), (vec!["a"], 1));
+}
+
+/// Listing by context follows status updates, whether the context holds one task or several:
+/// newest first, every task once, a cursor past the last one ends the list.
+pub async fn a_context_s_list_follows_its_tasks_status_updates(store: &dyn TaskStore) {
+    let check = Check::new("context-resort");
+    let (scope, context) = (&check.scope, check.id("c"));
+    let by_context = |after: Option<Cursor>| {
+        let q = TaskQuery { context_id: Some(context.clone()), after, ..query(10) };
+        async move { store.list(scope, &q).await.unwrap() }
+    };
+    let names = |page: &TaskPage| check.ids(page).into_iter().map(str::to_owned).collect::<Vec<_>>();
+    store.create(&check.scope, &check.task("a", "c", TaskState::Working, 1)).await.unwrap();
+    store.create(&check.scope, &check.task("other", "c-other", TaskState::Working, 2)).await.unwrap();
+    let page = by_context(None).await;
+    assert_eq!((names(&page), page.total_size), (vec!["a".to_owned()], 1), "context-resort: one task");
+    store.apply(&check.id("a"), TaskMutation::Status(&status(TaskState::Working, 3, None))).await.unwrap();
+    assert_eq!(names(&by_context(None).await), ["a"], "context-resort: one task, updated");
+    let past = Some(Cursor { updated_ms: 3, task_id: check.id("a") });
+    assert!(by_context(past).await.tasks.is_empty(), "context-resort: a cursor past the only task");
+    let before = Some(Cursor { updated_ms: 4, task_id: check.id("a") });
+    assert_eq!(names(&by_context(before).await), ["a"], "context-resort: a cursor before it");
+
+    store.create(&check.scope, &check.task("b", "c", TaskState::Working, 4)).await.unwrap();
+    assert_eq!(names(&by_context(None).await), ["b", "a"], "context-resort: two tasks");
+    store.apply(&check.id("a"), TaskMutation::Status(&status(TaskState::Completed, 5, None))).await.unwrap();
+    assert_eq!(names(&by_context(None).await), ["a", "b"], "context-resort: the update moves a first");
+    store.apply(&check.id("b"), TaskMutation::Status(&status(TaskState::Working, 6, None))).await.unwrap();
+    let page = by_context(None).await;
+    assert_eq!((names(&page), page.total_size), (vec!["b".to_owned(), "a".to_owned()], 2));
+    let after_b = Some(Cursor { updated_ms: 6, task_id: check.id("b") });
+    assert_eq!(names(&by_context(after_b).await), ["a"], "context-resort: the page after b");
+    let done = TaskQuery { context_id: Some(check.id("c")), state: Some(TaskState::Completed), ..query(10) };
+    assert_eq!(check.ids(&store.list(&check.scope, &done).await.unwrap()), ["a"]);
 }
 
 /// Deep pages by context or state start right after the cursor; a context that is a prefix of
