@@ -2,10 +2,10 @@
 //! reference server's `--store memory`). It keeps the same contract as [`super::memory`] (the
 //! [`testing`](super) suite checks both); only its memory and its list costs differ.
 //!
-//! Tasks are indexed per scope by `(status timestamp, id)`, and within a scope by state and by
-//! `(context, status timestamp, id)`, so GetTask is a hash lookup and a ListTasks page costs
-//! O(log n + page) whatever the number of stored tasks (one filter), independent of other scopes'
-//! tasks.
+//! Tasks are indexed per scope by `(status timestamp, id)`, and within a scope by state (each
+//! state's keys in that order) and by context (a hash lookup, then that context's keys in that
+//! order), so GetTask is a hash lookup and a ListTasks page costs O(log n + page) whatever the
+//! number of stored tasks (one filter), independent of other scopes' tasks.
 //!
 //! Memory and latency at scale (measured by `cargo xtask bench`, see `docs/benchmarks.md`):
 //! - Ids are shared, reference-counted strings: the map key and every index entry of a task point
@@ -188,7 +188,10 @@ struct ScopeIndex {
     /// ordered set of every task keyed by context put each new context at a random place in a
     /// tree of all the scope's tasks (a cache miss per level: 4% of a SendMessage's CPU at a few
     /// hundred thousand stored tasks, measured under wrk in `docs/benchmarks.md`, seventh pass).
-    by_context: Map<Id, Group>,
+    /// Split by [`shard_of`] the context id, as the id map is: a table that grows rehashes a
+    /// sixteenth of the scope's contexts while it holds the store's write lock (one table held
+    /// requests for 80-150 ms at about a million contexts). Empty until the scope's first task.
+    by_context: Vec<Map<Id, Group>>,
 }
 
 /// The keys of one context's tasks. Most contexts hold one task (a one-shot request's), kept
@@ -203,7 +206,10 @@ impl ScopeIndex {
     fn insert(&mut self, key: &Key, state: i32, context: &Id) {
         self.all.insert(key.clone());
         self.by_state.entry(state).or_default().insert(key.clone());
-        match self.by_context.entry(Arc::clone(context)) {
+        if self.by_context.is_empty() {
+            self.by_context = (0..SHARDS).map(|_| Map::default()).collect();
+        }
+        match self.by_context[shard_of(context)].entry(Arc::clone(context)) {
             Slot::Vacant(vacant) => {
                 vacant.insert(Group::One(key.clone()));
             }
@@ -227,7 +233,8 @@ impl ScopeIndex {
                 self.by_state.remove(&state);
             }
         }
-        let emptied = match self.by_context.get_mut(&**context) {
+        let Some(shard) = self.by_context.get_mut(shard_of(context)) else { return };
+        let emptied = match shard.get_mut(&**context) {
             None => false,
             Some(group) => match group {
                 Group::One(one) => one == key,
@@ -246,7 +253,7 @@ impl ScopeIndex {
             },
         };
         if emptied {
-            self.by_context.remove(&**context);
+            shard.remove(&**context);
         }
     }
 
@@ -259,13 +266,15 @@ impl ScopeIndex {
     ) -> Box<dyn DoubleEndedIterator<Item = &'a Key> + 'a> {
         let before = after.map_or(Bound::Unbounded, Bound::Excluded);
         match (&query.context_id, query.state) {
-            (Some(context), _) => match self.by_context.get(context.as_str()) {
-                Some(Group::One(key)) => {
-                    Box::new(std::iter::once(key).filter(move |key| after.is_none_or(|after| *key < after)))
+            (Some(context), _) => {
+                match self.by_context.get(shard_of(context)).and_then(|shard| shard.get(context.as_str())) {
+                    Some(Group::One(key)) => Box::new(
+                        std::iter::once(key).filter(move |key| after.is_none_or(|after| *key < after)),
+                    ),
+                    Some(Group::Many(set)) => Box::new(set.range::<Key, _>((Bound::Unbounded, before))),
+                    None => Box::new(std::iter::empty()),
                 }
-                Some(Group::Many(set)) => Box::new(set.range::<Key, _>((Bound::Unbounded, before))),
-                None => Box::new(std::iter::empty()),
-            },
+            }
             (None, Some(state)) => match self.by_state.get(&(state as i32)) {
                 Some(set) => Box::new(set.range::<Key, _>((Bound::Unbounded, before))),
                 None => Box::new(std::iter::empty()),
@@ -275,7 +284,8 @@ impl ScopeIndex {
     }
 }
 
-/// Which table of [`Tasks::shards`] holds `id` (the tables themselves hash with SipHash).
+/// Which table of [`Tasks::shards`] holds `id`, or of a scope's context index a context id (the
+/// tables themselves hash with foldhash).
 fn shard_of(id: &str) -> usize {
     // The last bytes of an id vary the most (UUIDs, counters).
     let tail = &id.as_bytes()[id.len().saturating_sub(8)..];
