@@ -32,6 +32,7 @@ pub async fn task_store_suite(store: &dyn TaskStore) {
     apply_checks_the_stored_state(store).await;
     create_and_apply_is_both_or_neither(store).await;
     a_burst_stores_what_one_change_at_a_time_stores(store).await;
+    a_burst_of_chunks_stores_what_one_chunk_at_a_time_stores(store).await;
     a_refused_burst_writes_nothing(store).await;
     notifications_are_stored_with_their_burst(store).await;
     artifacts_append_and_replace_by_id(store).await;
@@ -284,6 +285,98 @@ fn burst<'a>(
         TaskMutation::Artifact { artifact: &artifacts[2], append: false },
         TaskMutation::Status(&statuses[2]),
     ]
+}
+
+/// Runs of appends to one artifact in a burst (a streamed artifact's chunks, which a store may
+/// write as one) store what one append at a time stores: the parts in order, the head's name,
+/// description, metadata and extensions merged chunk by chunk, the `seq` counting every chunk;
+/// including a run that starts by creating its artifact, runs broken by another artifact or by
+/// a replacement, and a run on an artifact stored before the burst.
+pub async fn a_burst_of_chunks_stores_what_one_chunk_at_a_time_stores(store: &dyn TaskStore) {
+    let check = Check::new("chunks");
+    let chunk = |id: &str, text: &str, name: &str, extension: Option<&str>| {
+        let mut artifact = text_artifact(id, text);
+        artifact.name = name.into();
+        artifact.extensions = extension.map(|uri| vec![uri.to_owned()]).unwrap_or_default();
+        artifact
+    };
+    let mut described = chunk("s", "3", "", Some("urn:b"));
+    described.description = "three".into();
+    described.metadata = Some(pbjson_types::Struct {
+        fields: [("k".to_owned(), pbjson_types::Value::from("v".to_owned()))].into(),
+    });
+    described.parts.push(Part::text("3b"));
+    let chunks = [
+        chunk("s", "1", "stream", Some("urn:a")),
+        chunk("s", "2", "", Some("urn:a")),
+        described,
+        chunk("s", "4", "renamed", None),
+        chunk("t", "x", "other", None),
+        chunk("t", "y", "", None),
+        chunk("s", "5", "", Some("urn:c")),
+        chunk("t", "replaced", "", None),
+        chunk("t", "z", "", None),
+    ];
+    let before = [chunk("u", "0", "earlier", None)];
+    let working = status(TaskState::Working, 1001, None);
+    let done = status(TaskState::Completed, 1002, None);
+    let mut changes = vec![TaskMutation::Status(&working)];
+    for (i, artifact) in chunks.iter().enumerate() {
+        // The eighth replaces `t`; every other one appends (the first creates `s`, the fifth `t`).
+        changes.push(TaskMutation::Artifact { artifact, append: i != 7 });
+    }
+    let later = chunk("u", "1", "", None);
+    changes.push(TaskMutation::Artifact { artifact: &later, append: true });
+    changes.push(TaskMutation::Artifact { artifact: &later, append: true });
+    changes.push(TaskMutation::Status(&done));
+
+    let new = |name: &str| check.task(name, "c", TaskState::Submitted, 1000);
+    let one_by_one = new("one-by-one");
+    store.create(&check.scope, &one_by_one).await.unwrap();
+    let mut seq = store
+        .apply(&one_by_one.id, TaskMutation::Artifact { artifact: &before[0], append: false })
+        .await
+        .unwrap();
+    for change in &changes {
+        seq = store.apply(&one_by_one.id, *change).await.unwrap();
+    }
+    let expected = get(store, &check.scope, &one_by_one.id).await;
+    assert_eq!(expected.seq, seq);
+    let parts: Vec<usize> = expected.task.artifacts.iter().map(|a| a.parts.len()).collect();
+    assert_eq!(parts, [3, 6, 2], "chunks: u, s and t, each with every part appended");
+
+    let burst = new("burst");
+    store.create(&check.scope, &burst).await.unwrap();
+    store.apply(&burst.id, TaskMutation::Artifact { artifact: &before[0], append: false }).await.unwrap();
+    let seq = store.apply_all(&check.scope, &burst.id, &changes, &[]).await.unwrap();
+    let stored = get(store, &check.scope, &burst.id).await;
+    assert_eq!((seq, stored.seq), (expected.seq, expected.seq), "chunks: apply_all counts every chunk");
+    let mut task = stored.task;
+    task.id.clone_from(&one_by_one.id);
+    assert_eq!(task, expected.task, "chunks: apply_all stores the same task");
+
+    // The same chunks in bursts of two: every run is cut somewhere else.
+    let pairs = new("pairs");
+    store.create(&check.scope, &pairs).await.unwrap();
+    store.apply(&pairs.id, TaskMutation::Artifact { artifact: &before[0], append: false }).await.unwrap();
+    let mut seq = 0;
+    for pair in changes.chunks(2) {
+        seq = store.apply_all(&check.scope, &pairs.id, pair, &[]).await.unwrap();
+    }
+    let stored = get(store, &check.scope, &pairs.id).await;
+    assert_eq!((seq, stored.seq), (expected.seq, expected.seq));
+    let mut task = stored.task;
+    task.id.clone_from(&one_by_one.id);
+    assert_eq!(task, expected.task, "chunks: bursts of two store the same task");
+
+    let mut created = new("created");
+    created.artifacts.push(before[0].clone());
+    let seq = store.create_and_apply_all(&check.scope, &created, &changes, &[]).await.unwrap();
+    let stored = get(store, &check.scope, &created.id).await;
+    assert_eq!(seq, stored.seq);
+    let mut task = stored.task;
+    task.id.clone_from(&one_by_one.id);
+    assert_eq!(task, expected.task, "chunks: create_and_apply_all stores the same task");
 }
 
 /// `create_and_apply_all` and `apply_all` store exactly what `create` and one `apply` per change
