@@ -8,7 +8,8 @@
 //! - `a2a_history`: one row per history message, `(task_id, n)`.
 //! - `a2a_artifacts`: one row per artifact without its parts (its "head"), and `a2a_parts`: one
 //!   row per part. A streamed chunk is a few part inserts and a head update: never a rewrite of
-//!   the task.
+//!   the task. A burst of chunks of one artifact (see [`apply_all`]) is its parts' inserts and
+//!   one head update.
 //! - `a2a_task_counts`: how many tasks each (tenant, owner, state) holds, so ListTasks' `totalSize`
 //!   without a context or time filter is a sum of a few rows, whatever the number of tasks.
 //! - `a2a_push_configs`: one row per (task, config id).
