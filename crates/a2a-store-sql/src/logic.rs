@@ -220,13 +220,7 @@ async fn append_chunks<D: Db>(db: &mut D, task_id: &str, chunks: &[&Artifact]) -
         .pop()
         .ok_or_else(|| Error::TaskNotFound { task_id: task_id.into() })?;
     let (seq, artifacts_len) = (row.int(0)?, row.int(1)?);
-    let found = db
-        .rows(
-            "SELECT n, head, parts_len FROM a2a_artifacts WHERE task_id = $1 AND artifact_id = $2",
-            &[Param::Text(task_id), Param::Text(&first.artifact_id)],
-        )
-        .await?
-        .pop();
+    let found = find_artifact(db, task_id, &first.artifact_id).await?;
     // An append to an artifact the task does not have yet creates it (as `apply` does).
     let (n, mut head, mut parts_len, added, merged) = match found {
         Some(mut existing) => {
@@ -354,13 +348,7 @@ pub(crate) async fn apply<D: Db>(db: &mut D, task_id: &str, mutation: TaskMutati
         }
         TaskMutation::Artifact { artifact, append } => {
             let artifacts_len = row.int(4)?;
-            let found = db
-                .rows(
-                    "SELECT n, head, parts_len FROM a2a_artifacts WHERE task_id = $1 AND artifact_id = $2",
-                    &[Param::Text(task_id), Param::Text(&artifact.artifact_id)],
-                )
-                .await?
-                .pop();
+            let found = find_artifact(db, task_id, &artifact.artifact_id).await?;
             let mut added = 0;
             match (found, append) {
                 (Some(mut existing), true) => {
@@ -409,6 +397,17 @@ pub(crate) async fn apply<D: Db>(db: &mut D, task_id: &str, mutation: TaskMutati
             Ok(seq as u64)
         }
     }
+}
+
+/// The row of a task's artifact: its position `n`, its `head` and its `parts_len`.
+async fn find_artifact<D: Db>(db: &mut D, task_id: &str, artifact_id: &str) -> Result<Option<Row>, Fail> {
+    let rows = db
+        .rows(
+            "SELECT n, head, parts_len FROM a2a_artifacts WHERE task_id = $1 AND artifact_id = $2",
+            &[Param::Text(task_id), Param::Text(artifact_id)],
+        )
+        .await?;
+    Ok(rows.into_iter().next())
 }
 
 async fn update_head<D: Db>(

@@ -349,11 +349,8 @@ pub async fn a_burst_of_chunks_stores_what_one_chunk_at_a_time_stores(store: &dy
     store.create(&check.scope, &burst).await.unwrap();
     store.apply(&burst.id, TaskMutation::Artifact { artifact: &before[0], append: false }).await.unwrap();
     let seq = store.apply_all(&check.scope, &burst.id, &changes, &[]).await.unwrap();
-    let stored = get(store, &check.scope, &burst.id).await;
-    assert_eq!((seq, stored.seq), (expected.seq, expected.seq), "chunks: apply_all counts every chunk");
-    let mut task = stored.task;
-    task.id.clone_from(&one_by_one.id);
-    assert_eq!(task, expected.task, "chunks: apply_all stores the same task");
+    assert_eq!(seq, expected.seq, "chunks: apply_all counts every chunk");
+    assert_stored_as(store, &check.scope, &burst.id, &expected, "chunks: apply_all").await;
 
     // The same chunks in bursts of two: every run is cut somewhere else.
     let pairs = new("pairs");
@@ -363,20 +360,26 @@ pub async fn a_burst_of_chunks_stores_what_one_chunk_at_a_time_stores(store: &dy
     for pair in changes.chunks(2) {
         seq = store.apply_all(&check.scope, &pairs.id, pair, &[]).await.unwrap();
     }
-    let stored = get(store, &check.scope, &pairs.id).await;
-    assert_eq!((seq, stored.seq), (expected.seq, expected.seq));
-    let mut task = stored.task;
-    task.id.clone_from(&one_by_one.id);
-    assert_eq!(task, expected.task, "chunks: bursts of two store the same task");
+    assert_eq!(seq, expected.seq, "chunks: bursts of two count every chunk");
+    assert_stored_as(store, &check.scope, &pairs.id, &expected, "chunks: bursts of two").await;
 
-    let mut created = new("created");
-    created.artifacts.push(before[0].clone());
-    let seq = store.create_and_apply_all(&check.scope, &created, &changes, &[]).await.unwrap();
-    let stored = get(store, &check.scope, &created.id).await;
-    assert_eq!(seq, stored.seq);
+    let created = new("created");
+    let all: Vec<TaskMutation<'_>> =
+        std::iter::once(TaskMutation::Artifact { artifact: &before[0], append: false })
+            .chain(changes)
+            .collect();
+    let seq = store.create_and_apply_all(&check.scope, &created, &all, &[]).await.unwrap();
+    assert_eq!(seq, expected.seq, "chunks: create_and_apply_all counts every chunk");
+    assert_stored_as(store, &check.scope, &created.id, &expected, "chunks: create_and_apply_all").await;
+}
+
+/// Asserts that the task stored as `id` is `expected`, but for its id, at the same `seq`.
+async fn assert_stored_as(store: &dyn TaskStore, scope: &Scope, id: &str, expected: &StoredTask, what: &str) {
+    let stored = get(store, scope, id).await;
+    assert_eq!(stored.seq, expected.seq, "{what}: the same seq");
     let mut task = stored.task;
-    task.id.clone_from(&one_by_one.id);
-    assert_eq!(task, expected.task, "chunks: create_and_apply_all stores the same task");
+    task.id.clone_from(&expected.task.id);
+    assert_eq!(task, expected.task, "{what}: the same task");
 }
 
 /// `create_and_apply_all` and `apply_all` store exactly what `create` and one `apply` per change
@@ -405,22 +408,15 @@ pub async fn a_burst_stores_what_one_change_at_a_time_stores(store: &dyn TaskSto
     let mut burst_new = new.clone();
     burst_new.id = check.id("new-burst");
     let seq = store.create_and_apply_all(&check.scope, &burst_new, &changes, &[]).await.unwrap();
-    let stored = get(store, &check.scope, &burst_new.id).await;
     assert_eq!(seq, expected.seq, "burst: create_and_apply_all returns the seq after the last change");
-    assert_eq!(stored.seq, expected.seq, "burst: a new task's burst is at the same seq");
-    let mut task = stored.task;
-    task.id.clone_from(&new.id);
-    assert_eq!(task, expected.task, "burst: a new task's burst stores the same task");
+    assert_stored_as(store, &check.scope, &burst_new.id, &expected, "burst: a new task's burst").await;
 
     let mut later = new.clone();
     later.id = check.id("later-burst");
     store.create(&check.scope, &later).await.unwrap();
     let seq = store.apply_all(&check.scope, &later.id, &changes, &[]).await.unwrap();
-    let stored = get(store, &check.scope, &later.id).await;
-    assert_eq!((seq, stored.seq), (expected.seq, expected.seq), "burst: apply_all counts the events");
-    let mut task = stored.task;
-    task.id.clone_from(&new.id);
-    assert_eq!(task, expected.task, "burst: apply_all stores the same task");
+    assert_eq!(seq, expected.seq, "burst: apply_all counts the events");
+    assert_stored_as(store, &check.scope, &later.id, &expected, "burst: apply_all").await;
 
     let done = TaskQuery { state: Some(TaskState::Completed), ..query(10) };
     let page = store.list(&check.scope, &done).await.unwrap();
