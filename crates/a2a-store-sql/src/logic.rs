@@ -177,8 +177,13 @@ pub(crate) async fn apply_all<D: Db>(
     let mut rest = changes;
     while let Some(first) = rest.first() {
         let chunks = chunks_of_one_artifact(rest);
-        if chunks.len() > 1 {
-            seq = append_chunks(db, task_id, &chunks).await?;
+        if !chunks.is_empty() {
+            let row = db
+                .rows("SELECT seq, artifacts_len FROM a2a_tasks WHERE id = $1", &[Param::Text(task_id)])
+                .await?
+                .pop()
+                .ok_or_else(|| Error::TaskNotFound { task_id: task_id.into() })?;
+            seq = append_chunks(db, task_id, row.int(0)?, row.int(1)?, &chunks).await?;
             rest = &rest[chunks.len()..];
         } else {
             seq = apply(db, task_id, *first).await?;
@@ -205,23 +210,23 @@ fn chunks_of_one_artifact<'a>(changes: &[TaskMutation<'a>]) -> Vec<&'a Artifact>
     chunks
 }
 
-/// [`apply`] of appends to one artifact, in order, written as one: the task's and the artifact's
-/// rows read once, every chunk's parts inserted, the artifact's head and the task's row written
-/// once. A streamed artifact's burst of chunks thus costs one statement per part, not five per
-/// chunk (`docs/benchmarks.md`, seventh pass). The rows end as one [`apply`] per chunk leaves them
-/// (the store contract's burst checks compare them).
-async fn append_chunks<D: Db>(db: &mut D, task_id: &str, chunks: &[&Artifact]) -> Result<u64, Fail> {
+/// Appends to one artifact, in order, written as one, on a task at `seq` with `artifacts_len`
+/// artifacts: the artifact's row read once, every chunk's parts inserted, the artifact's head and
+/// the task's row written once. [`apply`] appends one chunk through it; a burst's run of chunks
+/// (a streamed artifact's) thus costs one statement per part, not five per chunk
+/// (`docs/benchmarks.md`, seventh pass).
+async fn append_chunks<D: Db>(
+    db: &mut D,
+    task_id: &str,
+    seq: i64,
+    artifacts_len: i64,
+    chunks: &[&Artifact],
+) -> Result<u64, Fail> {
     let Some((first, _)) = chunks.split_first() else {
         return Err(Error::internal("no chunk to append").into());
     };
-    let row = db
-        .rows("SELECT seq, artifacts_len FROM a2a_tasks WHERE id = $1", &[Param::Text(task_id)])
-        .await?
-        .pop()
-        .ok_or_else(|| Error::TaskNotFound { task_id: task_id.into() })?;
-    let (seq, artifacts_len) = (row.int(0)?, row.int(1)?);
     let found = find_artifact(db, task_id, &first.artifact_id).await?;
-    // An append to an artifact the task does not have yet creates it (as `apply` does).
+    // An append to an artifact the task does not have yet creates it.
     let (n, mut head, mut parts_len, added, merged) = match found {
         Some(mut existing) => {
             let head: Artifact = decode(existing.blob(1)?)?;
@@ -346,20 +351,14 @@ pub(crate) async fn apply<D: Db>(db: &mut D, task_id: &str, mutation: TaskMutati
             }
             Ok(seq as u64 + 1)
         }
-        TaskMutation::Artifact { artifact, append } => {
+        TaskMutation::Artifact { artifact, append: true } => {
+            append_chunks(db, task_id, seq, row.int(4)?, &[artifact]).await
+        }
+        TaskMutation::Artifact { artifact, append: false } => {
             let artifacts_len = row.int(4)?;
-            let found = find_artifact(db, task_id, &artifact.artifact_id).await?;
             let mut added = 0;
-            match (found, append) {
-                (Some(mut existing), true) => {
-                    let n = existing.int(0)?;
-                    let parts_len = existing.int(2)?;
-                    let mut head: Artifact = decode(existing.blob(1)?)?;
-                    merge_artifact_head(&mut head, artifact);
-                    insert_parts(db, task_id, n, parts_len, &artifact.parts).await?;
-                    update_head(db, task_id, n, &head, parts_len + artifact.parts.len() as i64).await?;
-                }
-                (Some(existing), false) => {
+            match find_artifact(db, task_id, &artifact.artifact_id).await? {
+                Some(existing) => {
                     let n = existing.int(0)?;
                     db.exec(
                         "DELETE FROM a2a_parts WHERE task_id = $1 AND artifact_n = $2",
@@ -369,7 +368,7 @@ pub(crate) async fn apply<D: Db>(db: &mut D, task_id: &str, mutation: TaskMutati
                     insert_parts(db, task_id, n, 0, &artifact.parts).await?;
                     update_head(db, task_id, n, &head_of(artifact), artifact.parts.len() as i64).await?;
                 }
-                (None, _) => {
+                None => {
                     insert_artifact(db, task_id, artifacts_len, artifact).await?;
                     added = 1;
                 }
