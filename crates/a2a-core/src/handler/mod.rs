@@ -608,13 +608,38 @@ impl Inner {
     /// start. With `subscribe` (a stream mode, and whether the stream is the primary one), the
     /// subscription is taken before the execution can publish, so no event is missed, and a
     /// continued task's snapshot is read for a stream to start with.
-    async fn start_send(
+    ///
+    /// A send that reads and writes nothing before its execution (a new task, no references, no
+    /// push config: most sends) is built at once, without a future. The rest is
+    /// [`start_send_stored`](Self::start_send_stored), boxed: its state across the store's
+    /// awaits (3.5 KiB) would otherwise be part of every send's future, copied whole each time
+    /// one is made and boxed (measured in `docs/benchmarks.md`, eighth pass).
+    fn start_send<'a>(
+        &'a self,
+        ctx: &'a CallContext,
+        agent: &'a TenantAgent,
+        request: SendMessageRequest,
+        subscribe: Option<(StreamMode, bool)>,
+    ) -> Result<Start<'a>> {
+        let send = self.check_send(ctx, agent, request)?;
+        if send.message.task_id.is_empty()
+            && send.message.reference_task_ids.is_empty()
+            && send.push_config().is_none()
+        {
+            let context_id = send.new_context_id();
+            let ids = (a2a_proto::new_id(), context_id);
+            return Ok(Start::Ready(Some(self.start_new_task(ctx, agent, send, ids, Vec::new(), subscribe))));
+        }
+        Ok(Start::Stored(Box::pin(self.start_send_stored(ctx, agent, send, subscribe))))
+    }
+
+    /// The checks of a send that need no store (spec 3.2.1), and its parts.
+    fn check_send(
         &self,
         ctx: &CallContext,
         agent: &TenantAgent,
         request: SendMessageRequest,
-        subscribe: Option<(StreamMode, bool)>,
-    ) -> Result<Started> {
+    ) -> Result<CheckedSend> {
         let mut violations = Violations::default();
         validate::message(request.message.as_ref(), "message", &mut violations);
         self.limits.check_send(&request, &mut violations);
@@ -622,8 +647,8 @@ impl Inner {
         if let Some(config) = &configuration {
             violations.non_negative(config.history_length, "configuration.historyLength");
         }
-        let push_config = configuration.as_ref().and_then(|c| c.task_push_notification_config.clone());
-        if let Some(push) = &push_config {
+        let push_config = configuration.as_ref().and_then(|c| c.task_push_notification_config.as_ref());
+        if let Some(push) = push_config {
             if !self.push_enabled(agent) {
                 return Err(Error::PushNotificationNotSupported);
             }
@@ -635,19 +660,37 @@ impl Inner {
             );
         }
         violations.finish()?;
-        let mut message = request.message.expect("validated");
+        let message = request.message.expect("validated");
         if let Some(media_type) = validate::unsupported_media_type(&agent.card, &message) {
             return Err(Error::ContentTypeNotSupported { media_type: media_type.to_owned() });
         }
-        let scope = scope(ctx, &request.tenant);
+        Ok(CheckedSend {
+            scope: scope(ctx, &request.tenant),
+            message,
+            configuration,
+            registers_push: false,
+            metadata: request.metadata,
+            tenant: request.tenant,
+        })
+    }
 
+    /// [`start_send`](Self::start_send) for a send that continues a stored task, names
+    /// references, or registers a push config.
+    async fn start_send_stored(
+        &self,
+        ctx: &CallContext,
+        agent: &TenantAgent,
+        mut send: CheckedSend,
+        subscribe: Option<(StreamMode, bool)>,
+    ) -> Result<Started> {
         let mut existing_seq = 0;
-        let existing = if message.task_id.is_empty() {
+        let existing = if send.message.task_id.is_empty() {
             None
         } else {
-            let stored = self.visible(&scope, &message.task_id, TaskView::FULL).await?;
+            let stored = self.visible(&send.scope, &send.message.task_id, TaskView::FULL).await?;
             existing_seq = stored.seq;
             let task = stored.task;
+            let message = &send.message;
             if !message.context_id.is_empty() && message.context_id != task.context_id {
                 // spec 3.4.3: mismatching contextId and taskId MUST be rejected.
                 return Err(Error::invalid_param(
@@ -671,27 +714,20 @@ impl Inner {
         let (task_id, context_id) = match &existing {
             Some(task) => (task.id.clone(), task.context_id.clone()),
             None => {
-                let context_id = if message.context_id.is_empty() {
-                    a2a_proto::new_id()
-                } else {
-                    message.context_id.clone()
-                };
+                let context_id = send.new_context_id();
                 (a2a_proto::new_id(), context_id)
             }
         };
-        message.task_id.clone_from(&task_id);
-        message.context_id.clone_from(&context_id);
 
         let mut reference_tasks = Vec::new();
-        for id in &message.reference_task_ids {
+        for id in &send.message.reference_task_ids {
             // Unknown or invisible references are skipped: they are hints (spec 3.4.3 SHOULD).
-            if let Some(stored) = self.tasks.get(&scope, id, TaskView::FULL).await? {
+            if let Some(stored) = self.tasks.get(&send.scope, id, TaskView::FULL).await? {
                 reference_tasks.push(stored.task);
             }
         }
 
-        let registers_push = push_config.is_some();
-        if let Some(mut push) = push_config {
+        if let Some(mut push) = send.push_config().cloned() {
             if existing.is_some() {
                 Box::pin(self.check_push_config_count(
                     &task_id,
@@ -704,63 +740,101 @@ impl Inner {
             if push.id.is_empty() {
                 push.id = a2a_proto::new_id();
             }
-            push.tenant.clone_from(&request.tenant);
+            push.tenant.clone_from(&send.tenant);
             self.push_configs.put(push, ctx.wire_version).await?;
+            send.registers_push = true;
         }
 
-        let (runtime, continued) = match &existing {
-            Some(task) => {
-                let stored = StoredTask { task: task.clone(), seq: existing_seq };
-                let runtime = self.runtime_for(&stored, &scope);
-                // Boxed, as the snapshot and the push config count below: rare paths whose
-                // state would otherwise be most of the size of every send's future.
-                Box::pin(runtime.append_history(&message)).await?;
-                (runtime, true)
-            }
-            None => {
-                let pending = Task {
-                    id: task_id.clone(),
-                    context_id: context_id.clone(),
-                    status: Some(TaskStatus {
-                        state: TaskState::Submitted.into(),
-                        message: None,
-                        timestamp: Some(crate::execution::now()),
-                    }),
-                    artifacts: Vec::new(),
-                    history: vec![message.clone()],
-                    metadata: None,
-                };
-                let runtime =
-                    TaskRuntime::for_new_task(pending, registers_push, scope.clone(), &self.backends());
-                let runtime = self.registry.get_or_insert_with(&task_id, || runtime);
-                (runtime, false)
-            }
+        let Some(task) = existing else {
+            return Ok(self.start_new_task(
+                ctx,
+                agent,
+                send,
+                (task_id, context_id),
+                reference_tasks,
+                subscribe,
+            ));
         };
+        send.message.task_id.clone_from(&task_id);
+        send.message.context_id.clone_from(&context_id);
+        let stored = StoredTask { task: task.clone(), seq: existing_seq };
+        let runtime = self.runtime_for(&stored, &send.scope);
+        // Boxed, as the snapshot and the push config count: rare paths whose state would
+        // otherwise be most of the size of this future.
+        Box::pin(runtime.append_history(&send.message)).await?;
         let (mut subscription, mut first) = (None, None);
         if let Some((mode, primary)) = subscribe {
             let mut subscribed = runtime.subscribe(mode, primary);
-            if continued {
-                let view = history_view(&self.limits, configuration.as_ref().and_then(|c| c.history_length));
-                let (seq, task) = Box::pin(runtime.snapshot(view)).await?;
-                subscribed.skip_through(seq);
-                first = task;
-            }
+            let history_length = send.configuration.as_ref().and_then(|c| c.history_length);
+            let (seq, task) = Box::pin(runtime.snapshot(history_view(&self.limits, history_length))).await?;
+            subscribed.skip_through(seq);
+            first = task.map(Box::new);
             subscription = Some(subscribed);
         }
+        let ids = (task_id, context_id);
+        let execution = self.execution_of(ctx, agent, &runtime, send, ids, Some(task), reference_tasks);
+        Ok(Started { runtime, subscription, first, start_seq: existing_seq, execution })
+    }
+
+    /// The rest of a send that makes a new task: the task (`SUBMITTED`, with the message as its
+    /// history), its runtime, the subscription, and the execution. Nothing waits.
+    fn start_new_task(
+        &self,
+        ctx: &CallContext,
+        agent: &TenantAgent,
+        mut send: CheckedSend,
+        (task_id, context_id): (String, String),
+        reference_tasks: Vec<Task>,
+        subscribe: Option<(StreamMode, bool)>,
+    ) -> Started {
+        send.message.task_id.clone_from(&task_id);
+        send.message.context_id.clone_from(&context_id);
+        let pending = Task {
+            id: task_id.clone(),
+            context_id: context_id.clone(),
+            status: Some(TaskStatus {
+                state: TaskState::Submitted.into(),
+                message: None,
+                timestamp: Some(crate::execution::now()),
+            }),
+            artifacts: Vec::new(),
+            history: vec![send.message.clone()],
+            metadata: None,
+        };
+        let runtime =
+            TaskRuntime::for_new_task(pending, send.registers_push, send.scope.clone(), &self.backends());
+        let runtime = self.registry.get_or_insert_with(&task_id, || runtime);
+        let subscription = subscribe.map(|(mode, primary)| runtime.subscribe(mode, primary));
+        let execution =
+            self.execution_of(ctx, agent, &runtime, send, (task_id, context_id), None, reference_tasks);
+        Started { runtime, subscription, first: None, start_seq: 0, execution }
+    }
+
+    /// The execution of a checked send on `runtime` ([`execution`](Self::execution)).
+    #[allow(clippy::too_many_arguments)]
+    fn execution_of(
+        &self,
+        ctx: &CallContext,
+        agent: &TenantAgent,
+        runtime: &Arc<TaskRuntime>,
+        send: CheckedSend,
+        (task_id, context_id): (String, String),
+        task: Option<Task>,
+        reference_tasks: Vec<Task>,
+    ) -> Execution {
         let request_context = RequestContext {
             task_id,
             context_id,
-            message,
-            task: existing,
+            message: send.message,
+            task,
             reference_tasks,
-            configuration,
-            metadata: request.metadata,
-            tenant: request.tenant,
+            configuration: send.configuration,
+            metadata: send.metadata,
+            tenant: send.tenant,
             call: ctx.clone(),
             cancellation: runtime.cancellation.clone(),
         };
-        let execution = self.execution(&runtime, request_context, Arc::clone(&agent.executor));
-        Ok(Started { runtime, subscription, first, start_seq: existing_seq, execution })
+        self.execution(runtime, request_context, Arc::clone(&agent.executor))
     }
 
     /// Waits on a blocking SendMessage's subscription (spec 3.2.2) for a terminal or interrupted
@@ -788,10 +862,63 @@ struct Started {
     runtime: Arc<TaskRuntime>,
     subscription: Option<Subscription>,
     /// A continued task as a stream starts with it.
-    first: Option<Task>,
+    /// Boxed: rare, and most of the size of a `Started` otherwise.
+    first: Option<Box<Task>>,
     /// The `seq` of a continued task before the execution (0 for a new task).
     start_seq: u64,
     execution: Execution,
+}
+
+/// A send as [`Inner::start_send`] starts it: built, or to be built once the store answers.
+enum Start<'a> {
+    /// Taken by the first poll.
+    Ready(Option<Started>),
+    Stored(futures::future::BoxFuture<'a, Result<Started>>),
+}
+
+/// Awaiting a [`Start`] gives the started send: at once when it is [`Start::Ready`]. A future
+/// of its own rather than an `async fn`, which would hold the 456-byte `Started` twice.
+impl std::future::Future for Start<'_> {
+    type Output = Result<Started>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        match &mut *self {
+            Start::Ready(started) => {
+                std::task::Poll::Ready(Ok(started.take().expect("a started send is taken once")))
+            }
+            Start::Stored(started) => started.as_mut().poll(cx),
+        }
+    }
+}
+
+/// A send that passed the checks that need no store ([`Inner::check_send`]).
+struct CheckedSend {
+    scope: Scope,
+    message: a2a_proto::v1::Message,
+    configuration: Option<a2a_proto::v1::SendMessageConfiguration>,
+    /// Whether the send registered a push config for its task.
+    registers_push: bool,
+    metadata: Option<pbjson_types::Struct>,
+    tenant: String,
+}
+
+impl CheckedSend {
+    /// The push config the send registers for its task.
+    fn push_config(&self) -> Option<&a2a_proto::v1::TaskPushNotificationConfig> {
+        self.configuration.as_ref().and_then(|c| c.task_push_notification_config.as_ref())
+    }
+
+    /// The context of a new task: the message's, or a new one.
+    fn new_context_id(&self) -> String {
+        if self.message.context_id.is_empty() {
+            a2a_proto::new_id()
+        } else {
+            self.message.context_id.clone()
+        }
+    }
 }
 
 /// What a blocking SendMessage waited for.
@@ -889,13 +1016,14 @@ impl A2aService for DefaultRequestHandler {
         // spec 3.2.2: wait for a terminal or interrupted state, unless returnImmediately (then
         // the first event, which tells a Task from a direct Message reply).
         let (runtime, waited) = if return_immediately {
-            let started = inner.start_send(ctx, agent, request, Some((StreamMode::Execution, false))).await?;
-            let mut subscription = started.subscription.expect("subscribed");
-            started.execution.spawn();
-            (started.runtime, Inner::wait(&mut subscription, true).await?)
+            let start = inner.start_send(ctx, agent, request, Some((StreamMode::Execution, false)))?;
+            let Started { runtime, subscription, execution, .. } = start.await?;
+            let mut subscription = subscription.expect("subscribed");
+            execution.spawn();
+            (runtime, Inner::wait(&mut subscription, true).await?)
         } else {
-            let Started { runtime, start_seq, mut execution, .. } =
-                inner.start_send(ctx, agent, request, None).await?;
+            let start = inner.start_send(ctx, agent, request, None)?;
+            let Started { runtime, start_seq, mut execution, .. } = start.await?;
             // The caller waits anyway: the execution runs in its task until the agent first
             // waits, and one that never does needs no task, channel or subscription.
             if execution.poll_inline() {
@@ -956,9 +1084,10 @@ impl A2aService for DefaultRequestHandler {
         request: SendMessageRequest,
     ) -> Result<EventStream> {
         let agent = self.inner.admit(ctx, &request.tenant, Operation::SendStreamingMessage)?;
-        let started = self.inner.start_send(ctx, agent, request, Some((StreamMode::Execution, true))).await?;
+        let start = self.inner.start_send(ctx, agent, request, Some((StreamMode::Execution, true)))?;
+        let started = start.await?;
         started.execution.spawn();
-        Ok(into_stream(started.first, started.subscription.expect("subscribed")))
+        Ok(into_stream(started.first.map(|task| *task), started.subscription.expect("subscribed")))
     }
 
     async fn get_task(&self, ctx: &CallContext, request: GetTaskRequest) -> Result<Task> {
