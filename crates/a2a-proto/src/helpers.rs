@@ -157,7 +157,7 @@ impl Message {
 
     /// The concatenated text of all text parts.
     pub fn text(&self) -> String {
-        self.parts.iter().filter_map(Part::as_text).collect::<Vec<_>>().join("")
+        self.parts.iter().filter_map(Part::as_text).collect()
     }
 }
 
