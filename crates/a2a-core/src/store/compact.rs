@@ -11,8 +11,9 @@
 //! - Ids are shared, reference-counted strings: the map key and every index entry of a task point
 //!   at one allocation.
 //! - A terminal task no longer changes, so once it has left the window of the most recently
-//!   finished ones ([`HOT_TERMINAL`], which keeps the reads that follow a completion, such as a
-//!   blocking SendMessage's, cheap) it is frozen into a compact binary form (see `frozen` below):
+//!   finished ones ([`HOT_TERMINAL`], which keeps the reads that follow a completion cheap: a
+//!   client's GetTask, or a blocking SendMessage's when its runtime no longer holds the task it
+//!   wrote) it is frozen into a compact binary form (see `frozen` below):
 //!   a small echo task shrinks from about 2.5 KiB of prost structs to its protobuf encoding without
 //!   the ids the store holds anyway (154 bytes), stored in large shared slabs. Reads decode it
 //!   outside the lock; it never changes again (the store contract refuses any change to a finished
