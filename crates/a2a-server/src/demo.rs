@@ -348,10 +348,10 @@ where
                 headers.remove(&ORIGIN_HEADER);
             }
         }
-        // The inner service was polled ready: use it, leave a fresh clone in its place.
-        let clone = self.inner.clone();
-        let mut inner = std::mem::replace(&mut self.inner, clone);
-        Either::Right(inner.call(request).map(into_response::<S::Response>))
+        // Called here, on the instance polled ready: the future does not hold the service, so
+        // no clone takes its place (a clone of the boxed route behind is an allocation and a
+        // copy per request).
+        Either::Right(self.inner.call(request).map(into_response::<S::Response>))
     }
 }
 
