@@ -13,8 +13,13 @@
 //!   SendMessage workload with it measured in the same rounds as ours (`--peer-url
 //!   http://127.0.0.1:3000 --peer-cmd ...`, its fixed ports), each server against ceilings
 //!   replaying its own replies; writes `target/bench/results-a2a-rs.json`.
+//! - `--instructions`: instead of the load, the instructions per SendMessage under callgrind,
+//!   ours beside the ceiling's (`a2a-bench instructions`: release builds, about 3 minutes for the
+//!   three bindings; `--baseline-bin PATH` counts another build too). Installs valgrind with
+//!   apt-get when it is missing. With `--quick` (CI): the debug builds, JSON-RPC, a few requests.
 //! - Any other argument is passed to `a2a-bench run` (`--out`, `--duration`, `--workloads`,
-//!   `--baseline-bin`, `--generator`, ...; `a2a-bench run --help` lists them).
+//!   `--baseline-bin`, `--generator`, ...; `a2a-bench run --help` lists them), or with
+//!   `--instructions` to `a2a-bench instructions`.
 //!
 //! SendMessage is driven by `wrk` and `h2load` (the Debian packages `wrk` and `nghttp2-client`);
 //! when they are missing this installs them with apt-get, as `.ci/run` does for tmux. If that
@@ -35,6 +40,10 @@ const LOAD_PACKAGES: &str = "wrk nghttp2-client";
 const A2A_RS_URL: &str = "http://127.0.0.1:3000";
 
 pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
+    if args.iter().any(|a| a == "--instructions") {
+        let rest: Vec<String> = args.iter().filter(|a| *a != "--instructions").cloned().collect();
+        return instructions(&rest);
+    }
     let (peer, args) = take_value(args, "--a2a-rs");
     let mut args = args;
     if let Some(dir) = &peer {
@@ -84,6 +93,56 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     let status = command.status().context("running a2a-bench")?;
     if !status.success() {
         bail!("a2a-bench failed ({status})");
+    }
+    Ok(())
+}
+
+/// `a2a-bench instructions` on the reference server (see the module docs).
+fn instructions(args: &[String]) -> anyhow::Result<()> {
+    ensure_valgrind()?;
+    let quick = args.iter().any(|a| a == "--quick");
+    let mut build = vec!["build", "-p", "a2a-bench", "-p", "a2a-server"];
+    if !quick {
+        build.push("--release");
+    }
+    run_cargo(&build)?;
+    let binaries = target_dir()?.join(if quick { "debug" } else { "release" });
+    let exe = |name: &str| binaries.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    let mut command = Command::new(exe("a2a-bench"));
+    command.arg("instructions").current_dir(workspace_root());
+    command.arg("--server-bin").arg(exe("a2a-server"));
+    let given = |name: &str| args.iter().any(|a| a == name || a.starts_with(&format!("{name}=")));
+    if !given("--out") {
+        let name = if quick { "instructions-quick.json" } else { "instructions.json" };
+        command.arg("--out").arg(workspace_root().join("target").join("bench").join(name));
+    }
+    if quick {
+        // A smoke run: the counts of a debug build under a few requests mean nothing.
+        for (name, value) in [("--bindings", "jsonrpc"), ("--requests", "20"), ("--warmup", "5")] {
+            if !given(name) {
+                command.args([name, value]);
+            }
+        }
+    }
+    command.args(args.iter().filter(|a| *a != "--quick"));
+    eprintln!("$ {command:?}");
+    let status = command.status().context("running a2a-bench instructions")?;
+    if !status.success() {
+        bail!("a2a-bench instructions failed ({status})");
+    }
+    Ok(())
+}
+
+/// Installs valgrind (apt-get) when it is missing; an error when that fails.
+fn ensure_valgrind() -> anyhow::Result<()> {
+    if on_path("valgrind") && on_path("callgrind_control") {
+        return Ok(());
+    }
+    eprintln!("xtask: valgrind missing: installing the Debian package valgrind");
+    let script = "apt-get update -qq && apt-get install -y -qq valgrind";
+    let installed = Command::new("sh").args(["-c", script]).status().is_ok_and(|s| s.success());
+    if !installed || !on_path("valgrind") || !on_path("callgrind_control") {
+        bail!("valgrind is not installed and apt-get could not install it: the counts need it");
     }
     Ok(())
 }

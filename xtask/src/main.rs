@@ -11,7 +11,7 @@
 //!   lines) against our server and our client against theirs (see `docs/interop.md`).
 //! - `stubs`: gRPC clients generated from `proto/` in other languages against the
 //!   reference server (see `docs/grpc-stubs.md`).
-//! - `bench [--quick] [--url URL]`: the benchmark harness (`crates/a2a-bench`).
+//! - `bench [--quick] [--url URL] [--instructions]`: the benchmark harness (`crates/a2a-bench`).
 //! - `soak [--minutes N] [--rate R] [--debug]`: a long mixed load judging leaks and errors
 //!   (`crates/a2a-bench/src/soak.rs`, results in `docs/operations.md`).
 //! - `fuzz [--seconds N] [--target NAME]`: builds the `cargo fuzz` targets and runs each for N s
@@ -98,6 +98,7 @@ fn ci() -> anyhow::Result<()> {
     }
     test()?;
     bench::run(&["--quick".to_owned()])?;
+    bench::run(&["--instructions".to_owned(), "--quick".to_owned()])?;
     let fuzz_target = std::env::var_os("HOME").map_or_else(
         || workspace_root().join("fuzz").join("target"),
         |home| std::path::PathBuf::from(home).join(".cache").join("a2a-fuzz-target"),

@@ -19,8 +19,10 @@
 
 mod ceiling;
 mod client;
+mod drive;
 mod fanout;
 mod generator;
+mod instructions;
 mod load;
 mod process;
 mod push;
@@ -65,6 +67,36 @@ enum Command {
     /// Sends an exact number of requests and exits: a driver for profiling a server (e.g. under
     /// `valgrind --tool=callgrind`, where instruction counts per request are stable).
     Drive(DriveArgs),
+    /// Counts the instructions a server executes per SendMessage under callgrind, beside the bare
+    /// ceiling's count for the same replies (and a baseline build's): the figure the machine's
+    /// noise cannot move. Needs valgrind.
+    Instructions(InstructionsArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct InstructionsArgs {
+    /// The reference server binary (default: `a2a-server` next to this executable).
+    #[arg(long)]
+    server_bin: Option<PathBuf>,
+    /// Another build of the server, counted the same way (the change is reported).
+    #[arg(long)]
+    baseline_bin: Option<PathBuf>,
+    /// The servers' store (`--store` of a2a-server).
+    #[arg(long, default_value = "memory")]
+    store: String,
+    /// The bindings, comma-separated.
+    #[arg(long, value_delimiter = ',', value_parser = parse_binding, default_value = "jsonrpc,rest,grpc")]
+    bindings: Vec<Binding>,
+    /// Requests counted per server and binding.
+    #[arg(long, default_value_t = 1000)]
+    requests: usize,
+    /// Requests sent before the count.
+    #[arg(long, default_value_t = 200)]
+    warmup: usize,
+    /// Where to write the JSON report (callgrind's files, the logs and the replies go to
+    /// `instructions/` beside it).
+    #[arg(long, default_value = "target/bench/instructions.json")]
+    out: PathBuf,
 }
 
 #[derive(Debug, clap::Args)]
@@ -279,6 +311,7 @@ fn main() -> ExitCode {
         Command::CeilingHttp(args) => serve_ceiling(args, "ceiling-http"),
         Command::CeilingGrpc(args) => serve_ceiling(args, "ceiling-grpc"),
         Command::Drive(args) => drive(args),
+        Command::Instructions(args) => count_instructions(args),
         Command::Soak(args) => soak_run(args),
     };
     match result {
@@ -343,7 +376,33 @@ fn serve_ceiling(args: CeilingArgs, kind: &str) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+fn count_instructions(args: InstructionsArgs) -> anyhow::Result<ExitCode> {
+    let server_bin = match args.server_bin {
+        Some(path) => path,
+        None => process::this_exe()?.with_file_name(format!("a2a-server{}", std::env::consts::EXE_SUFFIX)),
+    };
+    let options = instructions::Options {
+        server_bin,
+        baseline_bin: args.baseline_bin,
+        store: args.store,
+        bindings: args.bindings,
+        requests: args.requests.max(1),
+        warmup: args.warmup,
+        out: args.out,
+    };
+    let report = instructions::run(&options)?;
+    if let Some(dir) = options.out.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let json = serde_json::to_vec_pretty(&report)?;
+    std::fs::write(&options.out, json).with_context(|| format!("writing {}", options.out.display()))?;
+    print!("{}", instructions::table(&report));
+    println!("\nreport: {}", options.out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
 fn drive(args: DriveArgs) -> anyhow::Result<ExitCode> {
+    let what = drive::What::parse(&args.what, args.events)?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {
         let endpoints = if args.ceiling {
@@ -351,46 +410,8 @@ fn drive(args: DriveArgs) -> anyhow::Result<ExitCode> {
         } else {
             client::Endpoints::discover(&args.url).await?.0
         };
-        let client = endpoints.client(args.binding)?;
-        let probe = client::echo(&*client, send::ECHO_TEXT).await.map_err(anyhow::Error::msg)?;
-        let next = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let started = std::time::Instant::now();
-        let workers: Vec<_> = (0..args.concurrency.max(1))
-            .map(|_| {
-                let (client, next, what, id) =
-                    (client.clone(), next.clone(), args.what.clone(), probe.id.clone());
-                let (requests, events) = (args.requests, args.events);
-                tokio::spawn(async move {
-                    while next.fetch_add(1, std::sync::atomic::Ordering::Relaxed) < requests {
-                        match what.as_str() {
-                            "stream" => {
-                                stream::one_stream(&*client, events).await?;
-                            }
-                            "list" => {
-                                let request = a2a_proto::v1::ListTasksRequest {
-                                    page_size: Some(store::PAGE_SIZE),
-                                    ..Default::default()
-                                };
-                                client.list_tasks(&a2a_core::CallContext::v1(), request).await?;
-                            }
-                            "get" => {
-                                let request =
-                                    a2a_proto::v1::GetTaskRequest { id: id.clone(), ..Default::default() };
-                                client.get_task(&a2a_core::CallContext::v1(), request).await?;
-                            }
-                            _ => {
-                                client::echo(&*client, send::ECHO_TEXT).await.map_err(anyhow::Error::msg)?;
-                            }
-                        }
-                    }
-                    anyhow::Ok(())
-                })
-            })
-            .collect();
-        for worker in workers {
-            worker.await??;
-        }
-        let elapsed = started.elapsed();
+        let driver = drive::Driver::new(&endpoints, args.binding).await?;
+        let elapsed = driver.run(what, args.requests, args.concurrency).await?;
         println!(
             "{} {} requests over {} in {:.3} s ({:.0}/s)",
             args.requests,

@@ -90,7 +90,7 @@ pub(crate) struct RunOptions {
 }
 
 /// Runs `make()` to completion on a new thread with its own runtime, pinned to `placement`.
-fn on_thread<T, F, Fut>(placement: Placement, make: F) -> anyhow::Result<T>
+pub(crate) fn on_thread<T, F, Fut>(placement: Placement, make: F) -> anyhow::Result<T>
 where
     T: Send + 'static,
     F: FnOnce() -> Fut + Send + 'static,
@@ -674,7 +674,7 @@ pub(crate) fn run(opts: &RunOptions) -> anyhow::Result<(Report, bool)> {
 
 /// Captures the replies the ceilings serve: one echo task and (for the streaming workload) one
 /// `stream N`, as the server under test sends them.
-fn capture_replies(
+pub(crate) fn capture_replies(
     endpoints: &Endpoints,
     binding: Binding,
     stream_events: Option<usize>,
