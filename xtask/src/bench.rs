@@ -50,10 +50,10 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         let server = build_a2a_rs(Path::new(dir))?;
         args.extend(["--peer-url".to_owned(), A2A_RS_URL.to_owned(), "--peer-cmd".to_owned()]);
         args.push(server.to_string_lossy().into_owned());
-        if !args.iter().any(|a| a == "--workloads" || a.starts_with("--workloads=")) {
+        if !given(&args, "--workloads") {
             args.extend(["--workloads".to_owned(), "send".to_owned()]);
         }
-        if !args.iter().any(|a| a == "--out" || a.starts_with("--out=")) {
+        if !given(&args, "--out") {
             let out = workspace_root().join("target").join("bench").join("results-a2a-rs.json");
             args.extend(["--out".to_owned(), out.to_string_lossy().into_owned()]);
         }
@@ -63,24 +63,9 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         ensure_load_tools();
     }
     let quick = args.iter().any(|a| a == "--quick");
-    let external = args.iter().any(|a| a == "--url" || a.starts_with("--url="));
-    let mut build = vec!["build", "-p", "a2a-bench"];
-    if !external {
-        build.extend(["-p", "a2a-server"]);
-    }
-    if !quick {
-        build.push("--release");
-    }
-    run_cargo(&build)?;
-
-    let binaries = target_dir()?.join(if quick { "debug" } else { "release" });
-    let exe = |name: &str| binaries.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    let mut command = Command::new(exe("a2a-bench"));
-    command.arg("run").current_dir(workspace_root());
-    if !external {
-        command.arg("--server-bin").arg(exe("a2a-server"));
-    }
-    if !args.iter().any(|a| a == "--out" || a.starts_with("--out=")) {
+    let external = given(args, "--url");
+    let mut command = a2a_bench("run", quick, !external)?;
+    if !given(args, "--out") {
         let name = if quick { "results-quick.json" } else { "results.json" };
         command.arg("--out").arg(workspace_root().join("target").join("bench").join(name));
     }
@@ -89,6 +74,53 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
         // Its example logs through tracing at `info` unless told otherwise.
         command.env("RUST_LOG", "warn");
     }
+    run_a2a_bench(command)
+}
+
+/// `a2a-bench instructions` on the reference server (see the module docs).
+fn instructions(args: &[String]) -> anyhow::Result<()> {
+    ensure_valgrind()?;
+    let quick = args.iter().any(|a| a == "--quick");
+    let mut command = a2a_bench("instructions", quick, true)?;
+    if !given(args, "--out") {
+        let name = if quick { "instructions-quick.json" } else { "instructions.json" };
+        command.arg("--out").arg(workspace_root().join("target").join("bench").join(name));
+    }
+    if quick {
+        // A smoke run: the counts of a debug build under a few requests mean nothing.
+        for (name, value) in [("--bindings", "jsonrpc"), ("--requests", "20"), ("--warmup", "5")] {
+            if !given(args, name) {
+                command.args([name, value]);
+            }
+        }
+    }
+    command.args(args.iter().filter(|a| *a != "--quick"));
+    run_a2a_bench(command)
+}
+
+/// Builds `a2a-bench` (and `a2a-server` when `server`; debug builds when `quick`, else release)
+/// and returns the command for its `subcommand`, with `--server-bin` when `server`.
+fn a2a_bench(subcommand: &str, quick: bool, server: bool) -> anyhow::Result<Command> {
+    let mut build = vec!["build", "-p", "a2a-bench"];
+    if server {
+        build.extend(["-p", "a2a-server"]);
+    }
+    if !quick {
+        build.push("--release");
+    }
+    run_cargo(&build)?;
+    let binaries = target_dir()?.join(if quick { "debug" } else { "release" });
+    let exe = |name: &str| binaries.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    let mut command = Command::new(exe("a2a-bench"));
+    command.arg(subcommand).current_dir(workspace_root());
+    if server {
+        command.arg("--server-bin").arg(exe("a2a-server"));
+    }
+    Ok(command)
+}
+
+/// Runs an `a2a-bench` command, failing if it fails.
+fn run_a2a_bench(mut command: Command) -> anyhow::Result<()> {
     eprintln!("$ {command:?}");
     let status = command.status().context("running a2a-bench")?;
     if !status.success() {
@@ -97,40 +129,9 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `a2a-bench instructions` on the reference server (see the module docs).
-fn instructions(args: &[String]) -> anyhow::Result<()> {
-    ensure_valgrind()?;
-    let quick = args.iter().any(|a| a == "--quick");
-    let mut build = vec!["build", "-p", "a2a-bench", "-p", "a2a-server"];
-    if !quick {
-        build.push("--release");
-    }
-    run_cargo(&build)?;
-    let binaries = target_dir()?.join(if quick { "debug" } else { "release" });
-    let exe = |name: &str| binaries.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    let mut command = Command::new(exe("a2a-bench"));
-    command.arg("instructions").current_dir(workspace_root());
-    command.arg("--server-bin").arg(exe("a2a-server"));
-    let given = |name: &str| args.iter().any(|a| a == name || a.starts_with(&format!("{name}=")));
-    if !given("--out") {
-        let name = if quick { "instructions-quick.json" } else { "instructions.json" };
-        command.arg("--out").arg(workspace_root().join("target").join("bench").join(name));
-    }
-    if quick {
-        // A smoke run: the counts of a debug build under a few requests mean nothing.
-        for (name, value) in [("--bindings", "jsonrpc"), ("--requests", "20"), ("--warmup", "5")] {
-            if !given(name) {
-                command.args([name, value]);
-            }
-        }
-    }
-    command.args(args.iter().filter(|a| *a != "--quick"));
-    eprintln!("$ {command:?}");
-    let status = command.status().context("running a2a-bench instructions")?;
-    if !status.success() {
-        bail!("a2a-bench instructions failed ({status})");
-    }
-    Ok(())
+/// Whether `args` give `--name` (as `--name VALUE` or `--name=VALUE`).
+fn given(args: &[String], name: &str) -> bool {
+    args.iter().any(|a| a == name || a.strip_prefix(name).is_some_and(|v| v.starts_with('=')))
 }
 
 /// Installs valgrind (apt-get) when it is missing; an error when that fails.

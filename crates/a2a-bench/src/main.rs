@@ -254,12 +254,7 @@ impl RunArgs {
     fn options(self) -> anyhow::Result<RunOptions> {
         let quick = self.quick;
         let pick = |full: f64, smoke: f64| if quick { smoke } else { full };
-        let server_bin = match self.server_bin {
-            Some(path) => path,
-            None => {
-                process::this_exe()?.with_file_name(format!("a2a-server{}", std::env::consts::EXE_SUFFIX))
-            }
-        };
+        let server_bin = server_bin(self.server_bin)?;
         if self.url.is_none() && !server_bin.exists() {
             anyhow::bail!(
                 "no server binary at {} (build a2a-server or pass --server-bin / --url)",
@@ -340,13 +335,19 @@ fn run_harness(args: RunArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The reference server binary: `given`, else `a2a-server` next to this executable.
+fn server_bin(given: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+    match given {
+        Some(path) => Ok(path),
+        None => {
+            Ok(process::this_exe()?.with_file_name(format!("a2a-server{}", std::env::consts::EXE_SUFFIX)))
+        }
+    }
+}
+
 fn soak_run(args: SoakArgs) -> anyhow::Result<ExitCode> {
-    let server_bin = match args.server_bin {
-        Some(path) => path,
-        None => process::this_exe()?.with_file_name(format!("a2a-server{}", std::env::consts::EXE_SUFFIX)),
-    };
     let options = soak::SoakOptions {
-        server_bin,
+        server_bin: server_bin(args.server_bin)?,
         minutes: args.minutes,
         rate: args.rate,
         sample_every: args.sample_secs.map(Duration::from_secs_f64),
@@ -377,12 +378,8 @@ fn serve_ceiling(args: CeilingArgs, kind: &str) -> anyhow::Result<ExitCode> {
 }
 
 fn count_instructions(args: InstructionsArgs) -> anyhow::Result<ExitCode> {
-    let server_bin = match args.server_bin {
-        Some(path) => path,
-        None => process::this_exe()?.with_file_name(format!("a2a-server{}", std::env::consts::EXE_SUFFIX)),
-    };
     let options = instructions::Options {
-        server_bin,
+        server_bin: server_bin(args.server_bin)?,
         baseline_bin: args.baseline_bin,
         store: args.store,
         bindings: args.bindings,
