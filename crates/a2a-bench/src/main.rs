@@ -318,16 +318,22 @@ fn main() -> ExitCode {
     }
 }
 
+/// Writes `report` as JSON to `out` (its directory made if missing) and prints `tables`.
+fn write_report(out: &std::path::Path, report: &impl serde::Serialize, tables: &str) -> anyhow::Result<()> {
+    if let Some(dir) = out.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let json = serde_json::to_vec_pretty(report)?;
+    std::fs::write(out, json).with_context(|| format!("writing {}", out.display()))?;
+    print!("{tables}");
+    println!("\nreport: {}", out.display());
+    Ok(())
+}
+
 fn run_harness(args: RunArgs) -> anyhow::Result<ExitCode> {
     let options = args.options()?;
     let (report, failed) = run::run(&options)?;
-    if let Some(dir) = options.out.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let json = serde_json::to_vec_pretty(&report)?;
-    std::fs::write(&options.out, json).with_context(|| format!("writing {}", options.out.display()))?;
-    print!("{}", report::tables(&report));
-    println!("\nreport: {}", options.out.display());
+    write_report(&options.out, &report, &report::tables(&report))?;
     if failed {
         eprintln!("a2a-bench: some requests or workloads failed (see the report)");
         return Ok(ExitCode::FAILURE);
@@ -388,13 +394,7 @@ fn count_instructions(args: InstructionsArgs) -> anyhow::Result<ExitCode> {
         out: args.out,
     };
     let report = instructions::run(&options)?;
-    if let Some(dir) = options.out.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let json = serde_json::to_vec_pretty(&report)?;
-    std::fs::write(&options.out, json).with_context(|| format!("writing {}", options.out.display()))?;
-    print!("{}", instructions::table(&report));
-    println!("\nreport: {}", options.out.display());
+    write_report(&options.out, &report, &instructions::table(&report))?;
     Ok(ExitCode::SUCCESS)
 }
 
