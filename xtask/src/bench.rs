@@ -14,8 +14,8 @@
 //!   http://127.0.0.1:3000 --peer-cmd ...`, its fixed ports), each server against ceilings
 //!   replaying its own replies; writes `target/bench/results-a2a-rs.json`.
 //! - `--instructions`: instead of the load, the instructions per SendMessage under callgrind,
-//!   ours beside the ceiling's (`a2a-bench instructions`: release builds, about 3 minutes for the
-//!   three bindings; `--baseline-bin PATH` counts another build too). Installs valgrind with
+//!   ours beside the ceiling's (`a2a-bench instructions`: release builds, about a minute for the
+//!   three bindings after the build; `--baseline-bin PATH` counts another build too). Installs valgrind with
 //!   apt-get when it is missing. With `--quick` (CI): the debug builds, JSON-RPC, a few requests.
 //! - Any other argument is passed to `a2a-bench run` (`--out`, `--duration`, `--workloads`,
 //!   `--baseline-bin`, `--generator`, ...; `a2a-bench run --help` lists them), or with
@@ -129,20 +129,14 @@ fn run_a2a_bench(mut command: Command) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Whether `args` give `--name` (as `--name VALUE` or `--name=VALUE`).
+/// Whether `args` give a value for `--name` ([`take_value`]).
 fn given(args: &[String], name: &str) -> bool {
-    args.iter().any(|a| a == name || a.strip_prefix(name).is_some_and(|v| v.starts_with('=')))
+    take_value(args, name).0.is_some()
 }
 
 /// Installs valgrind (apt-get) when it is missing; an error when that fails.
 fn ensure_valgrind() -> anyhow::Result<()> {
-    if on_path("valgrind") && on_path("callgrind_control") {
-        return Ok(());
-    }
-    eprintln!("xtask: valgrind missing: installing the Debian package valgrind");
-    let script = "apt-get update -qq && apt-get install -y -qq valgrind";
-    let installed = Command::new("sh").args(["-c", script]).status().is_ok_and(|s| s.success());
-    if !installed || !on_path("valgrind") || !on_path("callgrind_control") {
+    if !installed(&["valgrind", "callgrind_control"], "valgrind") {
         bail!("valgrind is not installed and apt-get could not install it: the counts need it");
     }
     Ok(())
@@ -168,19 +162,25 @@ fn take_value(args: &[String], name: &str) -> (Option<String>, Vec<String>) {
 /// Installs wrk and h2load (apt-get) when they are missing; warns, and lets the harness fall back
 /// to its built-in generator, when that fails.
 fn ensure_load_tools() {
-    let missing: Vec<&str> = LOAD_TOOLS.into_iter().filter(|tool| !on_path(tool)).collect();
-    if missing.is_empty() {
-        return;
-    }
-    eprintln!("xtask: {} missing: installing the Debian packages {LOAD_PACKAGES}", missing.join(", "));
-    let script = format!("apt-get update -qq && apt-get install -y -qq {LOAD_PACKAGES}");
-    let installed = Command::new("sh").args(["-c", &script]).status().is_ok_and(|s| s.success());
-    if !installed || LOAD_TOOLS.into_iter().any(|tool| !on_path(tool)) {
+    if !installed(&LOAD_TOOLS, LOAD_PACKAGES) {
         eprintln!(
             "\n!!! xtask: could not install {LOAD_PACKAGES}: SendMessage falls back to the built-in load \
              generator, whose figures may be load-generator-bound (see docs/benchmarks.md)\n"
         );
     }
+}
+
+/// Whether every one of `tools` is on `PATH`, after installing the Debian `packages` (apt-get)
+/// when one is missing.
+fn installed(tools: &[&str], packages: &str) -> bool {
+    let missing: Vec<&str> = tools.iter().copied().filter(|tool| !on_path(tool)).collect();
+    if missing.is_empty() {
+        return true;
+    }
+    eprintln!("xtask: {} missing: installing the Debian packages {packages}", missing.join(", "));
+    let script = format!("apt-get update -qq && apt-get install -y -qq {packages}");
+    let ran = Command::new("sh").args(["-c", &script]).status().is_ok_and(|s| s.success());
+    ran && tools.iter().all(|tool| on_path(tool))
 }
 
 /// Whether an executable called `name` is on `PATH`.
