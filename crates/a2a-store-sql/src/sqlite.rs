@@ -44,7 +44,7 @@ use a2a_core::{Error, ProtocolVersion, Result};
 use a2a_proto::v1::{Artifact, Message, Task, TaskPushNotificationConfig, TaskStatus};
 use async_trait::async_trait;
 use rusqlite::types::{ToSqlOutput, Value, ValueRef};
-use rusqlite::{Connection, OpenFlags, TransactionBehavior};
+use rusqlite::{Connection, OpenFlags, Statement, TransactionBehavior};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::db::{Cell, Db, Fail, Param, Row};
@@ -96,7 +96,7 @@ enum Ran {
 }
 
 trait WriteJob: Send {
-    fn run(&mut self, connection: &Connection) -> Ran;
+    fn run(&mut self, statements: &mut Statements<'_>) -> Ran;
     /// Answers the caller once the group's fate is known (`commit_error`: why it did not commit).
     fn answer(self: Box<Self>, commit_error: Option<&str>);
 }
@@ -107,9 +107,9 @@ struct Pending<T, F> {
     reply: oneshot::Sender<Result<T, Fail>>,
 }
 
-impl<T: Send, F: FnMut(&mut Conn<'_>) -> Result<T, Fail> + Send> WriteJob for Pending<T, F> {
-    fn run(&mut self, connection: &Connection) -> Ran {
-        let result = (self.op)(&mut Conn(connection));
+impl<T: Send, F: FnMut(&mut Conn<'_, '_>) -> Result<T, Fail> + Send> WriteJob for Pending<T, F> {
+    fn run(&mut self, statements: &mut Statements<'_>) -> Ran {
+        let result = (self.op)(&mut Conn::writer(statements));
         let ran = match &result {
             Ok(_) => Ran::Wrote,
             Err(Fail::A2a(_)) => Ran::Refused,
@@ -180,36 +180,108 @@ impl rusqlite::ToSql for Param<'_> {
 }
 
 /// A connection as [`Db`]: `$n` parameters become SQLite's `?n`; every future is ready at once.
-struct Conn<'c>(&'c Connection);
+/// The writer's statements come from its [`Statements`]; a reader's from rusqlite's cache (a
+/// reader connection moves in and out of the pool, so it cannot carry statements that borrow it).
+struct Conn<'s, 'c> {
+    connection: &'c Connection,
+    statements: Option<&'s mut Statements<'c>>,
+}
 
-impl Db for Conn<'_> {
+impl<'s, 'c> Conn<'s, 'c> {
+    fn writer(statements: &'s mut Statements<'c>) -> Self {
+        Conn { connection: statements.connection, statements: Some(statements) }
+    }
+
+    fn reader(connection: &'c Connection) -> Self {
+        Conn { connection, statements: None }
+    }
+}
+
+impl Db for Conn<'_, '_> {
     const LOCKS_ROWS: bool = false;
     const COUNT_SHARDS: u64 = 1;
 
     async fn rows(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Row>, Fail> {
-        let mut statement = self.0.prepare_cached(&sql.replace('$', "?"))?;
-        let columns = statement.column_count();
-        let mut rows = statement.query(rusqlite::params_from_iter(params))?;
-        let mut out = Vec::new();
-        while let Some(row) = rows.next()? {
-            let mut cells = Vec::with_capacity(columns);
-            for i in 0..columns {
-                cells.push(match row.get_ref(i)? {
-                    ValueRef::Null => Cell::Null,
-                    ValueRef::Integer(v) => Cell::Int(v),
-                    ValueRef::Real(v) => Cell::Int(v as i64),
-                    ValueRef::Text(t) => Cell::Text(String::from_utf8_lossy(t).into_owned()),
-                    ValueRef::Blob(b) => Cell::Blob(b.to_vec()),
-                });
-            }
-            out.push(Row(cells));
-        }
-        Ok(out)
+        Ok(match &mut self.statements {
+            Some(statements) => read_rows(statements.get(sql)?, params)?,
+            None => read_rows(&mut *self.connection.prepare_cached(&sql.replace('$', "?"))?, params)?,
+        })
     }
 
     async fn exec(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64, Fail> {
-        let mut statement = self.0.prepare_cached(&sql.replace('$', "?"))?;
-        Ok(statement.execute(rusqlite::params_from_iter(params))? as u64)
+        let params = rusqlite::params_from_iter(params);
+        Ok(match &mut self.statements {
+            Some(statements) => statements.get(sql)?.execute(params)?,
+            None => self.connection.prepare_cached(&sql.replace('$', "?"))?.execute(params)?,
+        } as u64)
+    }
+}
+
+/// Runs a query and copies out its rows.
+fn read_rows(statement: &mut Statement<'_>, params: &[Param<'_>]) -> rusqlite::Result<Vec<Row>> {
+    let columns = statement.column_count();
+    let mut rows = statement.query(rusqlite::params_from_iter(params))?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next()? {
+        let mut cells = Vec::with_capacity(columns);
+        for i in 0..columns {
+            cells.push(match row.get_ref(i)? {
+                ValueRef::Null => Cell::Null,
+                ValueRef::Integer(v) => Cell::Int(v),
+                ValueRef::Real(v) => Cell::Int(v as i64),
+                ValueRef::Text(t) => Cell::Text(String::from_utf8_lossy(t).into_owned()),
+                ValueRef::Blob(b) => Cell::Blob(b.to_vec()),
+            });
+        }
+        out.push(Row(cells));
+    }
+    Ok(out)
+}
+
+/// The writer's prepared statements, kept for the writer thread's life and found by their SQL as
+/// [`logic`] writes it (`$n`). A statement used again costs a scan of a few dozen lengths and one
+/// comparison of its text. rusqlite's `prepare_cached` copied the SQL into a new `Arc<str>` and
+/// hashed it twice at every use (after the `$`-to-`?` rewrite, one more copy), and
+/// `execute_batch` parsed `BEGIN IMMEDIATE` and `COMMIT` anew for every group: together about 5%
+/// of an echo SendMessage's instructions on this store (docs/benchmarks.md, tenth pass). A hash
+/// map keyed by the text would hash every statement's text at every use; the writer uses about
+/// twenty distinct statements.
+struct Statements<'c> {
+    connection: &'c Connection,
+    prepared: Vec<(Box<str>, Statement<'c>)>,
+}
+
+impl<'c> Statements<'c> {
+    /// More distinct statements than this are SQL built per call (lists of ids): the list starts
+    /// again rather than grow, and the statements in use every time come back at their next use.
+    const CAPACITY: usize = 64;
+
+    fn new(connection: &'c Connection) -> Self {
+        Statements { connection, prepared: Vec::new() }
+    }
+
+    /// The statement of `sql`, prepared at its first use. A statement is reset after every use
+    /// (rusqlite resets it when `execute` returns and when its rows are dropped), so a kept one
+    /// never holds the transaction open.
+    fn get(&mut self, sql: &str) -> rusqlite::Result<&mut Statement<'c>> {
+        // Texts of another length are told apart without reading them.
+        let index = match self.prepared.iter().position(|(kept, _)| **kept == *sql) {
+            Some(index) => index,
+            None => {
+                if self.prepared.len() >= Self::CAPACITY {
+                    self.prepared.clear();
+                }
+                let statement = self.connection.prepare(&sql.replace('$', "?"))?;
+                self.prepared.push((sql.into(), statement));
+                self.prepared.len() - 1
+            }
+        };
+        Ok(&mut self.prepared[index].1)
+    }
+
+    /// Runs a statement that takes no parameters and returns no rows (`BEGIN`, `COMMIT`, ...).
+    fn run(&mut self, sql: &str) -> rusqlite::Result<()> {
+        self.get(sql)?.execute([]).map(drop)
     }
 }
 
@@ -341,7 +413,7 @@ impl SqliteStore {
     /// Queues a write for the writer thread and waits for its group's commit.
     async fn write<T: Send + 'static>(
         &self,
-        op: impl FnMut(&mut Conn<'_>) -> Result<T, Fail> + Send + 'static,
+        op: impl FnMut(&mut Conn<'_, '_>) -> Result<T, Fail> + Send + 'static,
     ) -> Result<T> {
         let (reply, answered) = oneshot::channel();
         let job: Job = Box::new(Pending { op, result: None, reply });
@@ -356,17 +428,32 @@ impl SqliteStore {
     /// few B-tree lookups in the page cache (microseconds), less than the two thread hops a
     /// blocking pool would add. There are at most as many reader connections as threads reading
     /// at once (the runtime's workers), each kept open.
-    async fn read<T>(&self, op: impl FnOnce(&mut Conn<'_>) -> Result<T, Fail>) -> Result<T> {
-        let mut connection = self.shared.reader().map_err(Fail::into_error)?;
-        let result = (|| {
-            let transaction = connection.transaction_with_behavior(TransactionBehavior::Deferred)?;
-            let value = op(&mut Conn(&transaction))?;
-            transaction.commit()?;
-            Ok(value)
-        })();
-        self.shared.give_back(connection);
+    async fn read<T>(&self, op: impl FnOnce(&mut Conn<'_, '_>) -> Result<T, Fail>) -> Result<T> {
+        let connection = self.shared.reader().map_err(Fail::into_error)?;
+        let result = read_transaction(&connection, op);
+        // A connection left inside its transaction (its COMMIT failed) is not reused.
+        if connection.is_autocommit() {
+            self.shared.give_back(connection);
+        }
         result.map_err(Fail::into_error)
     }
+}
+
+/// Runs `op` in one read transaction on `connection`. Its `BEGIN` and `COMMIT` come from the
+/// connection's statement cache: rusqlite's `Transaction` parses them anew every time.
+fn read_transaction<T>(
+    connection: &Connection,
+    op: impl FnOnce(&mut Conn<'_, '_>) -> Result<T, Fail>,
+) -> Result<T, Fail> {
+    let run =
+        |sql: &str| connection.prepare_cached(sql).and_then(|mut statement| statement.execute([]).map(drop));
+    run("BEGIN DEFERRED")?;
+    let value = op(&mut Conn::reader(connection));
+    // A read changes nothing: a failed one ends its transaction as a successful one does.
+    let ended = run(if value.is_ok() { "COMMIT" } else { "ROLLBACK" });
+    let value = value?;
+    ended?;
+    Ok(value)
 }
 
 impl Shared {
@@ -479,6 +566,7 @@ fn migrate(connection: &mut Connection) -> std::result::Result<(), String> {
 /// write the A2A rules refuse has written nothing, and a write the database fails is rare enough
 /// to roll the whole group back, drop that write, and run the others again.
 fn write_loop(connection: &Connection, mut jobs: mpsc::UnboundedReceiver<Job>) {
+    let mut statements = Statements::new(connection);
     let mut group: Vec<Job> = Vec::with_capacity(MAX_GROUP);
     while let Some(first) = jobs.blocking_recv() {
         group.push(first);
@@ -498,7 +586,7 @@ fn write_loop(connection: &Connection, mut jobs: mpsc::UnboundedReceiver<Job>) {
             }
         }
         let mut failed = Vec::new();
-        let outcome = run_group(connection, &mut group, &mut failed);
+        let outcome = run_group(&mut statements, &mut group, &mut failed);
         if let Err(error) = &outcome {
             tracing::error!(%error, writes = group.len(), "SQLite store: a group of writes did not commit");
         }
@@ -514,20 +602,25 @@ fn write_loop(connection: &Connection, mut jobs: mpsc::UnboundedReceiver<Job>) {
 
 /// Runs `group` in one transaction and commits it. A write the database fails is moved to
 /// `failed` (it keeps its own error) after the transaction is rolled back and begun again.
-fn run_group(connection: &Connection, group: &mut Vec<Job>, failed: &mut Vec<Job>) -> rusqlite::Result<()> {
-    connection.execute_batch("BEGIN IMMEDIATE")?;
+fn run_group(
+    statements: &mut Statements<'_>,
+    group: &mut Vec<Job>,
+    failed: &mut Vec<Job>,
+) -> rusqlite::Result<()> {
+    statements.run("BEGIN IMMEDIATE")?;
     let mut i = 0;
     while i < group.len() {
-        if group[i].run(connection) == Ran::Failed {
-            connection.execute_batch("ROLLBACK; BEGIN IMMEDIATE")?;
+        if group[i].run(statements) == Ran::Failed {
+            statements.run("ROLLBACK")?;
+            statements.run("BEGIN IMMEDIATE")?;
             failed.push(group.remove(i));
             i = 0;
         } else {
             i += 1;
         }
     }
-    connection.execute_batch("COMMIT").inspect_err(|_| {
-        let _ = connection.execute_batch("ROLLBACK");
+    statements.run("COMMIT").inspect_err(|_| {
+        let _ = statements.run("ROLLBACK");
     })
 }
 
@@ -699,8 +792,55 @@ mod tests {
 
     fn job(sql: &'static str) -> (Job, oneshot::Receiver<Result<usize, Fail>>) {
         let (reply, answered) = oneshot::channel();
-        let op = move |db: &mut Conn<'_>| db.0.execute(sql, []).map_err(Fail::from);
+        let op = move |db: &mut Conn<'_, '_>| db.connection.execute(sql, []).map_err(Fail::from);
         (Box::new(Pending { op, result: None, reply }), answered)
+    }
+
+    #[test]
+    fn the_writers_statements_are_prepared_once_and_their_number_is_bounded() {
+        let connection = Connection::open_in_memory().unwrap();
+        connection.execute_batch("CREATE TABLE t (v INTEGER)").unwrap();
+        let mut statements = Statements::new(&connection);
+        let insert = "INSERT INTO t VALUES ($1)";
+        for v in 0..3 {
+            // The same text from another buffer finds the same statement.
+            let sql = insert.to_owned();
+            assert_eq!(statements.get(&sql).unwrap().execute([v]).unwrap(), 1);
+        }
+        assert_eq!(statements.prepared.len(), 1);
+        // SQL built per call (here, one text per value) does not grow the list without bound.
+        for v in 0..(Statements::CAPACITY as i64 * 2) {
+            statements.get(&format!("SELECT v FROM t WHERE v = {v} OR v = $1")).unwrap().execute([-1]).ok();
+            assert!(statements.prepared.len() <= Statements::CAPACITY);
+        }
+        statements.run("BEGIN IMMEDIATE").unwrap();
+        statements.get(insert).unwrap().execute([3]).unwrap();
+        statements.run("COMMIT").unwrap();
+        let count: i64 = connection.query_row("SELECT COUNT(*) FROM t", [], |r| r.get(0)).unwrap();
+        assert_eq!(count, 4);
+        assert!(connection.is_autocommit(), "no statement kept holds a transaction open");
+    }
+
+    #[test]
+    fn a_read_ends_its_transaction_whether_it_succeeds_or_fails() {
+        let connection = Connection::open_in_memory().unwrap();
+        connection.execute_batch("CREATE TABLE t (v INTEGER); INSERT INTO t VALUES (7)").unwrap();
+        let read =
+            read_transaction(
+                &connection,
+                |db| run(db.rows("SELECT v FROM t WHERE v = $1", &[Param::Int(7)])),
+            );
+        assert_eq!(read.unwrap().len(), 1);
+        assert!(connection.is_autocommit());
+        let failed: Result<(), Fail> = read_transaction(&connection, |db| {
+            run(db.rows("SELECT v FROM t", &[]))?;
+            Err(Fail::Db("the read failed".into()))
+        });
+        assert!(matches!(failed, Err(Fail::Db(e)) if e == "the read failed"));
+        assert!(connection.is_autocommit(), "the connection can serve the next read");
+        let bad = read_transaction(&connection, |db| run(db.rows("SELECT nothing FROM nowhere", &[])));
+        assert!(bad.is_err());
+        assert!(connection.is_autocommit());
     }
 
     #[test]
@@ -711,7 +851,7 @@ mod tests {
         let (b, b_answer) = job("INSERT INTO t VALUES (1)"); // violates UNIQUE after `a`
         let (c, c_answer) = job("INSERT INTO t VALUES (3)");
         let (mut group, mut failed) = (vec![a, b, c], Vec::new());
-        run_group(&connection, &mut group, &mut failed).unwrap();
+        run_group(&mut Statements::new(&connection), &mut group, &mut failed).unwrap();
         assert_eq!((group.len(), failed.len()), (2, 1));
         for job in group {
             job.answer(None);
