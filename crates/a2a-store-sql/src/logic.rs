@@ -17,6 +17,10 @@
 //! Owners are stored as a key: `''` for a task without an owner, `'=' || id` otherwise, so that
 //! "no owner" can be an equality in an index and never collides with a principal's id.
 
+use std::borrow::Cow;
+use std::fmt::Write as _;
+use std::sync::LazyLock;
+
 use a2a_core::lifecycle::{check_mutation, merge_artifact_head, TaskMutation};
 use a2a_core::store::{
     check_all, updated_ms, Cursor, Scope, StoredPushConfig, StoredTask, TaskPage, TaskQuery, TaskView,
@@ -466,17 +470,10 @@ async fn load<D: Db>(db: &mut D, rows: Vec<Row>, view: TaskView) -> Result<Vec<S
         .collect();
     if !wanted.is_empty() {
         let mut params: Vec<Param<'_>> = wanted.iter().map(|id| Param::Text(id)).collect();
-        let mut sql = format!(
-            "SELECT h.task_id, h.n, h.message FROM a2a_history h JOIN a2a_tasks t ON t.id = h.task_id \
-             WHERE h.task_id IN ({})",
-            placeholders(1, params.len())
-        );
+        let sql = History { ids: params.len(), keep: view.history_length.is_some() }.sql();
         if let Some(keep) = view.history_length {
-            // Seek past the messages the view drops, in the index, rather than reading them.
-            sql += &format!(" AND h.n >= t.history_len - ${}", params.len() + 1);
             params.push(Param::Int(keep as i64));
         }
-        sql += " ORDER BY h.task_id, h.n";
         let mut messages = Vec::new();
         for mut row in db.rows(&sql, &params).await? {
             let i = find(&row.text(0)?)?;
@@ -491,27 +488,12 @@ async fn load<D: Db>(db: &mut D, rows: Vec<Row>, view: TaskView) -> Result<Vec<S
 
     if with_artifacts {
         let ids: Vec<Param<'_>> = index.keys().map(|id| Param::Text(id)).collect();
-        let list = placeholders(1, ids.len());
         let mut heads = Vec::new();
-        for mut row in db
-            .rows(
-                &format!(
-                    "SELECT task_id, head FROM a2a_artifacts WHERE task_id IN ({list}) ORDER BY task_id, n"
-                ),
-                &ids,
-            )
-            .await?
-        {
+        for mut row in db.rows(&Heads { ids: ids.len() }.sql(), &ids).await? {
             heads.push((find(&row.text(0)?)?, row.blob(1)?));
         }
         let mut parts = Vec::new();
-        for mut row in db
-            .rows(
-                &format!("SELECT task_id, artifact_n, part FROM a2a_parts WHERE task_id IN ({list}) ORDER BY task_id, artifact_n, n"),
-                &ids,
-            )
-            .await?
-        {
+        for mut row in db.rows(&Parts { ids: ids.len() }.sql(), &ids).await? {
             parts.push((find(&row.text(0)?)?, row.int(1)?, row.blob(2)?));
         }
         for (i, head) in heads {
@@ -536,8 +518,9 @@ pub(crate) async fn get<D: Db>(
     task_id: &str,
     view: TaskView,
 ) -> Result<Option<StoredTask>, Fail> {
-    let sql = format!("SELECT {TASK_COLUMNS}, tenant, owner FROM a2a_tasks WHERE id = $1");
-    let Some(mut row) = db.rows(&sql, &[Param::Text(task_id)]).await?.pop() else { return Ok(None) };
+    static SQL: LazyLock<String> =
+        LazyLock::new(|| format!("SELECT {TASK_COLUMNS}, tenant, owner FROM a2a_tasks WHERE id = $1"));
+    let Some(mut row) = db.rows(&SQL, &[Param::Text(task_id)]).await?.pop() else { return Ok(None) };
     let (tenant, owner) = (row.text(8)?, row.text(9)?);
     if !scope.sees(&Scope { tenant, owner: owner_of_key(&owner) }) {
         return Ok(None);
@@ -646,7 +629,113 @@ fn row_id(row: &Row) -> Result<String, Fail> {
 }
 
 fn placeholders(first: usize, n: usize) -> String {
-    (first..first + n).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
+    let mut list = String::with_capacity(n * 4);
+    for i in first..first + n {
+        if i > first {
+            list.push_str(", ");
+        }
+        let _ = write!(list, "${i}");
+    }
+    list
+}
+
+/// The statements [`load`] runs over a list of task ids. Their text depends on the list's length;
+/// for one id (every GetTask, every task a write reads back) it is built once per process rather
+/// than formatted at every call (about 3% of a GetTask on the SQLite store).
+trait OverIds: Sized {
+    /// How many ids.
+    fn ids(&self) -> usize;
+    /// The statement's text (`$1` .. `$n` the ids).
+    fn build(&self) -> String;
+    /// The one-id texts, built at their first use.
+    fn for_one_id(&self) -> &'static LazyLock<String>;
+
+    fn sql(&self) -> Cow<'static, str> {
+        if self.ids() == 1 {
+            Cow::Borrowed(self.for_one_id().as_str())
+        } else {
+            Cow::Owned(self.build())
+        }
+    }
+}
+
+/// The history of the tasks, with `keep` (`$n+1`) the number of last messages to read.
+struct History {
+    ids: usize,
+    keep: bool,
+}
+
+impl OverIds for History {
+    fn ids(&self) -> usize {
+        self.ids
+    }
+
+    fn build(&self) -> String {
+        // With `keep`, the index seeks past the messages the view drops rather than reading them.
+        let keep =
+            if self.keep { format!(" AND h.n >= t.history_len - ${}", self.ids + 1) } else { String::new() };
+        format!(
+            "SELECT h.task_id, h.n, h.message FROM a2a_history h JOIN a2a_tasks t ON t.id = h.task_id \
+             WHERE h.task_id IN ({}){keep} ORDER BY h.task_id, h.n",
+            placeholders(1, self.ids)
+        )
+    }
+
+    fn for_one_id(&self) -> &'static LazyLock<String> {
+        static ALL: LazyLock<String> = LazyLock::new(|| History { ids: 1, keep: false }.build());
+        static LAST: LazyLock<String> = LazyLock::new(|| History { ids: 1, keep: true }.build());
+        if self.keep {
+            &LAST
+        } else {
+            &ALL
+        }
+    }
+}
+
+/// The artifacts' heads of the tasks.
+struct Heads {
+    ids: usize,
+}
+
+impl OverIds for Heads {
+    fn ids(&self) -> usize {
+        self.ids
+    }
+
+    fn build(&self) -> String {
+        format!(
+            "SELECT task_id, head FROM a2a_artifacts WHERE task_id IN ({}) ORDER BY task_id, n",
+            placeholders(1, self.ids)
+        )
+    }
+
+    fn for_one_id(&self) -> &'static LazyLock<String> {
+        static ONE: LazyLock<String> = LazyLock::new(|| Heads { ids: 1 }.build());
+        &ONE
+    }
+}
+
+/// The artifacts' parts of the tasks.
+struct Parts {
+    ids: usize,
+}
+
+impl OverIds for Parts {
+    fn ids(&self) -> usize {
+        self.ids
+    }
+
+    fn build(&self) -> String {
+        format!(
+            "SELECT task_id, artifact_n, part FROM a2a_parts WHERE task_id IN ({}) ORDER BY task_id, artifact_n, n",
+            placeholders(1, self.ids)
+        )
+    }
+
+    fn for_one_id(&self) -> &'static LazyLock<String> {
+        static ONE: LazyLock<String> = LazyLock::new(|| Parts { ids: 1 }.build());
+        &ONE
+    }
 }
 
 /// `TaskStore::running`.
