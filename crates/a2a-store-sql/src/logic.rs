@@ -568,12 +568,24 @@ pub(crate) async fn list<D: Db>(db: &mut D, scope: &Scope, query: &TaskQuery) ->
     for owner in &owners {
         let p = next_param(&params);
         params.push(Param::Text(owner));
-        branches.push(format!(
-            "SELECT * FROM (SELECT {TASK_COLUMNS} FROM a2a_tasks WHERE tenant = $1 AND owner = ${p}{seek} \
-             ORDER BY updated_ms DESC, id DESC LIMIT ${limit}) AS b{p}"
+        branches.push((
+            p,
+            format!(
+                "SELECT {TASK_COLUMNS} FROM a2a_tasks WHERE tenant = $1 AND owner = ${p}{seek} \
+                 ORDER BY updated_ms DESC, id DESC LIMIT ${limit}"
+            ),
         ));
     }
-    let sql = format!("{} ORDER BY updated_ms DESC, id DESC LIMIT ${limit}", branches.join(" UNION ALL "));
+    // One owner key (a caller without a principal): its branch is the page, already in order. With
+    // two, the branches are merged, and the merge sorted again.
+    let sql = match branches.as_slice() {
+        [(_, only)] => only.clone(),
+        _ => {
+            let branches: Vec<String> =
+                branches.iter().map(|(p, branch)| format!("SELECT * FROM ({branch}) AS b{p}")).collect();
+            format!("{} ORDER BY updated_ms DESC, id DESC LIMIT ${limit}", branches.join(" UNION ALL "))
+        }
+    };
     let mut rows = db.rows(&sql, &params).await?;
     let more = rows.len() as i64 > page_size;
     rows.truncate(query.page_size);
