@@ -125,13 +125,15 @@ pub(crate) async fn claim<D: Db>(
     limit: usize,
 ) -> Result<Vec<Claimed>, Fail> {
     let lock = if D::LOCKS_ROWS { " FOR UPDATE SKIP LOCKED" } else { "" };
+    // The limit in the text, not bound: SQLite prepares a statement with a bound LIMIT again at
+    // every execution (`logic::list`).
     let sql = format!(
         "SELECT id FROM a2a_push_outbox o WHERE next_ms <= $1 AND lease_ms <= $1 AND NOT EXISTS \
          (SELECT 1 FROM a2a_push_outbox p WHERE p.task_id = o.task_id AND p.config_id = o.config_id \
-         AND p.id < o.id) ORDER BY next_ms, id LIMIT $2{lock}"
+         AND p.id < o.id) ORDER BY next_ms, id LIMIT {}{lock}",
+        i64::try_from(limit).unwrap_or(i64::MAX)
     );
-    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-    let ids = db.rows(&sql, &[Param::Int(now_ms), Param::Int(limit)]).await?;
+    let ids = db.rows(&sql, &[Param::Int(now_ms)]).await?;
     let until = now_ms.saturating_add(lease.as_millis().try_into().unwrap_or(i64::MAX));
     let mut out = Vec::with_capacity(ids.len());
     for row in ids {

@@ -843,6 +843,71 @@ mod tests {
         assert!(connection.is_autocommit());
     }
 
+    /// Records the SQL of what runs through it.
+    struct Recording<'a, 's, 'c> {
+        conn: &'a mut Conn<'s, 'c>,
+        texts: Vec<String>,
+    }
+
+    impl Db for Recording<'_, '_, '_> {
+        const LOCKS_ROWS: bool = false;
+        const COUNT_SHARDS: u64 = 1;
+
+        async fn rows(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Row>, Fail> {
+            self.texts.push(sql.to_owned());
+            self.conn.rows(sql, params).await
+        }
+
+        async fn exec(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64, Fail> {
+            self.texts.push(sql.to_owned());
+            self.conn.exec(sql, params).await
+        }
+    }
+
+    #[test]
+    fn the_statements_of_a_list_page_are_not_prepared_again_at_every_use() {
+        // SQLite prepares a statement again at every execution when its planner read a bound
+        // parameter's value (a bound LIMIT, for one): the parse and plan cost more than the page.
+        let dir = tempfile::tempdir().unwrap();
+        let mut connection = Connection::open(dir.path().join("a2a.sqlite3")).unwrap();
+        migrate(&mut connection).unwrap();
+        let scope = Scope { tenant: String::new(), owner: None };
+        for id in ["a", "b"] {
+            let task = Task {
+                id: id.into(),
+                context_id: "c".into(),
+                status: Some(TaskStatus {
+                    state: a2a_proto::v1::TaskState::Completed.into(),
+                    ..Default::default()
+                }),
+                history: vec![Message::user_text("hello")],
+                ..Default::default()
+            };
+            run(logic::insert_task(&mut Conn::reader(&connection), &scope, &task, 1)).unwrap();
+        }
+        let query = TaskQuery {
+            context_id: None,
+            state: None,
+            updated_at_or_after_ms: None,
+            page_size: 50,
+            after: None,
+            view: TaskView { history_length: Some(1), include_artifacts: true },
+        };
+        let mut texts = Vec::new();
+        for _ in 0..3 {
+            let mut conn = Conn::reader(&connection);
+            let mut recording = Recording { conn: &mut conn, texts: Vec::new() };
+            let page = run(logic::list(&mut recording, &scope, &query)).unwrap();
+            assert_eq!(page.tasks.len(), 2);
+            texts = recording.texts;
+        }
+        assert!(texts.len() >= 3, "the page, the history and the total: {texts:?}");
+        for text in texts {
+            let statement = connection.prepare_cached(&text.replace('$', "?")).unwrap();
+            assert_eq!(statement.get_status(rusqlite::StatementStatus::RePrepare), 0, "{text}");
+        }
+    }
+
     #[test]
     fn a_write_the_database_fails_is_dropped_and_the_rest_of_its_group_commits() {
         let connection = Connection::open_in_memory().unwrap();
