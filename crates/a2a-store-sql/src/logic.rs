@@ -19,7 +19,7 @@
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 use a2a_core::lifecycle::{check_mutation, merge_artifact_head, TaskMutation};
 use a2a_core::store::{
@@ -469,11 +469,14 @@ async fn load<D: Db>(db: &mut D, rows: Vec<Row>, view: TaskView) -> Result<Vec<S
         .map(|(t, _)| t.task.id.as_str())
         .collect();
     if !wanted.is_empty() {
-        let mut params: Vec<Param<'_>> = wanted.iter().map(|id| Param::Text(id)).collect();
-        let sql = History { ids: params.len(), keep: view.history_length.is_some() }.sql();
-        if let Some(keep) = view.history_length {
-            params.push(Param::Int(keep as i64));
-        }
+        let ids = wanted.iter().map(|id| Param::Text(id));
+        let (sql, params): (_, Vec<Param<'_>>) = match view.history_length {
+            Some(keep) => (
+                HISTORY_LAST.sql(wanted.len()),
+                std::iter::once(Param::Int(keep as i64)).chain(ids).collect(),
+            ),
+            None => (HISTORY.sql(wanted.len()), ids.collect()),
+        };
         let mut messages = Vec::new();
         for mut row in db.rows(&sql, &params).await? {
             let i = find(&row.text(0)?)?;
@@ -489,11 +492,11 @@ async fn load<D: Db>(db: &mut D, rows: Vec<Row>, view: TaskView) -> Result<Vec<S
     if with_artifacts {
         let ids: Vec<Param<'_>> = index.keys().map(|id| Param::Text(id)).collect();
         let mut heads = Vec::new();
-        for mut row in db.rows(&Heads { ids: ids.len() }.sql(), &ids).await? {
+        for mut row in db.rows(&HEADS.sql(ids.len()), &ids).await? {
             heads.push((find(&row.text(0)?)?, row.blob(1)?));
         }
         let mut parts = Vec::new();
-        for mut row in db.rows(&Parts { ids: ids.len() }.sql(), &ids).await? {
+        for mut row in db.rows(&PARTS.sql(ids.len()), &ids).await? {
             parts.push((find(&row.text(0)?)?, row.int(1)?, row.blob(2)?));
         }
         for (i, head) in heads {
@@ -653,104 +656,58 @@ fn placeholders(first: usize, n: usize) -> String {
     list
 }
 
-/// The statements [`load`] runs over a list of task ids. Their text depends on the list's length;
-/// for one id (every GetTask, every task a write reads back) it is built once per process rather
-/// than formatted at every call (about 3% of a GetTask on the SQLite store).
-trait OverIds: Sized {
-    /// How many ids.
-    fn ids(&self) -> usize;
-    /// The statement's text (`$1` .. `$n` the ids).
-    fn build(&self) -> String;
-    /// The one-id texts, built at their first use.
-    fn for_one_id(&self) -> &'static LazyLock<String>;
+/// A statement [`load`] runs over a list of task ids: `head`, the ids' placeholders from
+/// `$first`, `tail`. Its text depends on the list's length; for one id (every GetTask, every task
+/// a write reads back) it is built once per process rather than formatted at every call (about
+/// 3% of a GetTask on the SQLite store).
+struct OverIds {
+    head: &'static str,
+    first: usize,
+    tail: &'static str,
+    one: OnceLock<String>,
+}
 
-    fn sql(&self) -> Cow<'static, str> {
-        if self.ids() == 1 {
-            Cow::Borrowed(self.for_one_id().as_str())
+impl OverIds {
+    const fn new(head: &'static str, first: usize, tail: &'static str) -> Self {
+        OverIds { head, first, tail, one: OnceLock::new() }
+    }
+
+    /// The text for `ids` ids.
+    fn sql(&'static self, ids: usize) -> Cow<'static, str> {
+        let build = |ids| format!("{}{}{}", self.head, placeholders(self.first, ids), self.tail);
+        if ids == 1 {
+            Cow::Borrowed(self.one.get_or_init(|| build(1)))
         } else {
-            Cow::Owned(self.build())
+            Cow::Owned(build(ids))
         }
     }
 }
 
-/// The history of the tasks, with `keep` (`$n+1`) the number of last messages to read.
-struct History {
-    ids: usize,
-    keep: bool,
-}
+/// The whole history of the tasks.
+static HISTORY: OverIds = OverIds::new(
+    "SELECT h.task_id, h.n, h.message FROM a2a_history h JOIN a2a_tasks t ON t.id = h.task_id WHERE h.task_id IN (",
+    1,
+    ") ORDER BY h.task_id, h.n",
+);
 
-impl OverIds for History {
-    fn ids(&self) -> usize {
-        self.ids
-    }
+/// The last `$1` messages of each task's history: the index seeks past the messages the view
+/// drops rather than reading them.
+static HISTORY_LAST: OverIds = OverIds::new(
+    "SELECT h.task_id, h.n, h.message FROM a2a_history h JOIN a2a_tasks t ON t.id = h.task_id WHERE h.task_id IN (",
+    2,
+    ") AND h.n >= t.history_len - $1 ORDER BY h.task_id, h.n",
+);
 
-    fn build(&self) -> String {
-        // With `keep`, the index seeks past the messages the view drops rather than reading them.
-        let keep =
-            if self.keep { format!(" AND h.n >= t.history_len - ${}", self.ids + 1) } else { String::new() };
-        format!(
-            "SELECT h.task_id, h.n, h.message FROM a2a_history h JOIN a2a_tasks t ON t.id = h.task_id \
-             WHERE h.task_id IN ({}){keep} ORDER BY h.task_id, h.n",
-            placeholders(1, self.ids)
-        )
-    }
+/// The heads of the tasks' artifacts.
+static HEADS: OverIds =
+    OverIds::new("SELECT task_id, head FROM a2a_artifacts WHERE task_id IN (", 1, ") ORDER BY task_id, n");
 
-    fn for_one_id(&self) -> &'static LazyLock<String> {
-        static ALL: LazyLock<String> = LazyLock::new(|| History { ids: 1, keep: false }.build());
-        static LAST: LazyLock<String> = LazyLock::new(|| History { ids: 1, keep: true }.build());
-        if self.keep {
-            &LAST
-        } else {
-            &ALL
-        }
-    }
-}
-
-/// The artifacts' heads of the tasks.
-struct Heads {
-    ids: usize,
-}
-
-impl OverIds for Heads {
-    fn ids(&self) -> usize {
-        self.ids
-    }
-
-    fn build(&self) -> String {
-        format!(
-            "SELECT task_id, head FROM a2a_artifacts WHERE task_id IN ({}) ORDER BY task_id, n",
-            placeholders(1, self.ids)
-        )
-    }
-
-    fn for_one_id(&self) -> &'static LazyLock<String> {
-        static ONE: LazyLock<String> = LazyLock::new(|| Heads { ids: 1 }.build());
-        &ONE
-    }
-}
-
-/// The artifacts' parts of the tasks.
-struct Parts {
-    ids: usize,
-}
-
-impl OverIds for Parts {
-    fn ids(&self) -> usize {
-        self.ids
-    }
-
-    fn build(&self) -> String {
-        format!(
-            "SELECT task_id, artifact_n, part FROM a2a_parts WHERE task_id IN ({}) ORDER BY task_id, artifact_n, n",
-            placeholders(1, self.ids)
-        )
-    }
-
-    fn for_one_id(&self) -> &'static LazyLock<String> {
-        static ONE: LazyLock<String> = LazyLock::new(|| Parts { ids: 1 }.build());
-        &ONE
-    }
-}
+/// The parts of the tasks' artifacts.
+static PARTS: OverIds = OverIds::new(
+    "SELECT task_id, artifact_n, part FROM a2a_parts WHERE task_id IN (",
+    1,
+    ") ORDER BY task_id, artifact_n, n",
+);
 
 /// `TaskStore::running`.
 pub(crate) async fn running<D: Db>(db: &mut D) -> Result<Vec<(Scope, String)>, Fail> {
