@@ -204,7 +204,7 @@ impl Db for Conn<'_, '_> {
     async fn rows(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Row>, Fail> {
         Ok(match &mut self.statements {
             Some(statements) => read_rows(statements.get(sql)?, params)?,
-            None => read_rows(&mut *self.connection.prepare_cached(&sql.replace('$', "?"))?, params)?,
+            None => read_rows(&mut *self.connection.prepare_cached(&sqlite_text(sql))?, params)?,
         })
     }
 
@@ -212,9 +212,18 @@ impl Db for Conn<'_, '_> {
         let params = rusqlite::params_from_iter(params);
         Ok(match &mut self.statements {
             Some(statements) => statements.get(sql)?.execute(params)?,
-            None => self.connection.prepare_cached(&sql.replace('$', "?"))?.execute(params)?,
+            None => self.connection.prepare_cached(&sqlite_text(sql))?.execute(params)?,
         } as u64)
     }
+}
+
+/// [`logic`]'s SQL as SQLite takes it: its `$n` parameters become `?n`.
+///
+/// A bound `LIMIT` would make SQLite prepare the statement again at every execution (its planner
+/// reads the value): [`logic`] writes limits into the text, and debug builds (every test) check it.
+fn sqlite_text(sql: &str) -> String {
+    debug_assert!(!sql.contains("LIMIT $"), "a bound LIMIT re-prepares the statement at every use: {sql}");
+    sql.replace('$', "?")
 }
 
 /// Runs a query and copies out its rows.
@@ -271,7 +280,7 @@ impl<'c> Statements<'c> {
                 if self.prepared.len() >= Self::CAPACITY {
                     self.prepared.clear();
                 }
-                let statement = self.connection.prepare(&sql.replace('$', "?"))?;
+                let statement = self.connection.prepare(&sqlite_text(sql))?;
                 self.prepared.push((sql.into(), statement));
                 self.prepared.len() - 1
             }
@@ -903,7 +912,7 @@ mod tests {
         }
         assert!(texts.len() >= 3, "the page, the history and the total: {texts:?}");
         for text in texts {
-            let statement = connection.prepare_cached(&text.replace('$', "?")).unwrap();
+            let statement = connection.prepare_cached(&sqlite_text(&text)).unwrap();
             assert_eq!(statement.get_status(rusqlite::StatementStatus::RePrepare), 0, "{text}");
         }
     }
