@@ -1,7 +1,7 @@
 //! The A2A 0.3 translation (`a2a-v03`), both directions. The first byte picks the direction:
 //!
 //! - 0: a 0.3 JSON-RPC call (next byte: the method; rest: `params` JSON) read by
-//!   `Request::from_jsonrpc`, as the JSON-RPC server reads it;
+//!   `V03Request::from_jsonrpc`, as the JSON-RPC server reads it;
 //! - 1: a 0.3 object in JSON (next byte: which; rest: JSON) read by `V03::from_v03`, as the
 //!   clients read replies and events;
 //! - 2: a 0.3 protobuf message (next byte: which; rest: bytes) read by
@@ -19,7 +19,7 @@ use std::fmt::Debug;
 
 use a2a_fuzz::Input;
 use a2a_proto::v1;
-use a2a_v03::{Form, Method, ProtoV03, Request};
+use a2a_v03::{Form, Method, ProtoV03, Request, V03Request};
 use libfuzzer_sys::fuzz_target;
 use prost::Message as _;
 use serde_json::Value;

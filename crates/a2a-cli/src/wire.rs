@@ -9,13 +9,10 @@
 
 use std::sync::{Arc, Mutex};
 
-use a2a_core::{A2aService, CallContext, EventStream, Operation, ProtocolVersion, Result};
-use a2a_proto::v1::{
-    AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
-    GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, SendMessageRequest,
-    SendMessageResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
+use a2a_core::{
+    A2aService, CallContext, Encode, EventStream, Operation, ProtocolVersion, Request, Response, Result,
 };
+use a2a_proto::WireMessage;
 use async_trait::async_trait;
 use futures::StreamExt;
 
@@ -101,12 +98,7 @@ impl GrpcLog {
         Arc::new(GrpcLog { inner, service })
     }
 
-    fn request<T: serde::Serialize + prost::Name>(
-        &self,
-        operation: Operation,
-        ctx: &CallContext,
-        message: &T,
-    ) {
+    fn request(&self, ctx: &CallContext, request: &Request) {
         let metadata: Vec<String> = ctx
             .params
             .outgoing()
@@ -115,15 +107,19 @@ impl GrpcLog {
         eprintln!(
             "wire: grpc > {}/{} metadata {{{}}} {}",
             self.service,
-            operation.method(),
+            request.operation().method(),
             metadata.join(", "),
-            json(message)
+            request.encode(Json)
         );
     }
 
-    fn reply<T: serde::Serialize + prost::Name>(&self, operation: Operation, result: &Result<T>) {
+    fn reply(&self, operation: Operation, result: &Result<Response>) {
         match result {
-            Ok(message) => eprintln!("wire: grpc < {} {}", operation.method(), json(message)),
+            Ok(response) => {
+                if let Some(message) = response.encode_message(Json) {
+                    eprintln!("wire: grpc < {} {message}", operation.method());
+                }
+            }
             Err(error) => {
                 eprintln!("wire: grpc < {} error {}", operation.method(), redact(&error.to_string()))
             }
@@ -131,183 +127,63 @@ impl GrpcLog {
     }
 
     /// A stream's messages, each logged as it arrives, and its end.
-    fn stream(&self, operation: Operation, result: Result<EventStream>) -> Result<EventStream> {
-        let events = match result {
-            Ok(events) => events,
-            Err(error) => {
-                eprintln!("wire: grpc < {} error {}", operation.method(), redact(&error.to_string()));
-                return Err(error);
-            }
-        };
+    fn stream(&self, operation: Operation, events: EventStream) -> EventStream {
         let method = operation.method();
         let logged = events.inspect(move |event| match event {
-            Ok(event) => eprintln!("wire: grpc < {method} stream message {}", json(event)),
+            Ok(event) => eprintln!("wire: grpc < {method} stream message {}", Json.encode(event)),
             Err(error) => eprintln!("wire: grpc < {method} stream error {}", redact(&error.to_string())),
         });
         let end = futures::stream::once(async move {
             eprintln!("wire: grpc < {method} stream end");
             None
         });
-        Ok(logged.map(Some).chain(end).filter_map(futures::future::ready).boxed())
+        logged.map(Some).chain(end).filter_map(futures::future::ready).boxed()
     }
 }
 
 /// A message in ProtoJSON on one line, credentials redacted: the registered ones, and the
 /// values of push configs' `token` and `credentials` fields.
-fn json<T: serde::Serialize + prost::Name>(message: &T) -> String {
-    fn scrub(value: &mut serde_json::Value) {
-        match value {
-            serde_json::Value::Object(object) => {
-                for (key, value) in object.iter_mut() {
-                    if (key == "token" || key == "credentials") && value.is_string() {
-                        *value = serde_json::Value::String("<redacted>".into());
-                    } else {
-                        scrub(value);
+struct Json;
+
+impl Encode for Json {
+    type Output = String;
+
+    fn encode<M: WireMessage>(self, message: &M) -> String {
+        fn scrub(value: &mut serde_json::Value) {
+            match value {
+                serde_json::Value::Object(object) => {
+                    for (key, value) in object.iter_mut() {
+                        if (key == "token" || key == "credentials") && value.is_string() {
+                            *value = serde_json::Value::String("<redacted>".into());
+                        } else {
+                            scrub(value);
+                        }
                     }
                 }
+                serde_json::Value::Array(items) => items.iter_mut().for_each(scrub),
+                _ => {}
             }
-            serde_json::Value::Array(items) => items.iter_mut().for_each(scrub),
-            _ => {}
         }
-    }
-    match a2a_proto::json::to_value(message) {
-        Ok(mut value) => {
-            scrub(&mut value);
-            redact_secrets(&value.to_string())
+        match a2a_proto::json::to_value(message) {
+            Ok(mut value) => {
+                scrub(&mut value);
+                redact_secrets(&value.to_string())
+            }
+            Err(error) => format!("<not ProtoJSON: {error}>"),
         }
-        Err(error) => format!("<not ProtoJSON: {error}>"),
     }
 }
 
 #[async_trait]
 impl A2aService for GrpcLog {
-    async fn send_message(
-        &self,
-        ctx: &CallContext,
-        request: SendMessageRequest,
-    ) -> Result<SendMessageResponse> {
-        self.request(Operation::SendMessage, ctx, &request);
-        let result = self.inner.send_message(ctx, request).await;
-        self.reply(Operation::SendMessage, &result);
-        result
-    }
-
-    async fn send_streaming_message(
-        &self,
-        ctx: &CallContext,
-        request: SendMessageRequest,
-    ) -> Result<EventStream> {
-        self.request(Operation::SendStreamingMessage, ctx, &request);
-        let result = self.inner.send_streaming_message(ctx, request).await;
-        self.stream(Operation::SendStreamingMessage, result)
-    }
-
-    async fn get_task(&self, ctx: &CallContext, request: GetTaskRequest) -> Result<Task> {
-        self.request(Operation::GetTask, ctx, &request);
-        let result = self.inner.get_task(ctx, request).await;
-        self.reply(Operation::GetTask, &result);
-        result
-    }
-
-    async fn list_tasks(&self, ctx: &CallContext, request: ListTasksRequest) -> Result<ListTasksResponse> {
-        self.request(Operation::ListTasks, ctx, &request);
-        let result = self.inner.list_tasks(ctx, request).await;
-        self.reply(Operation::ListTasks, &result);
-        result
-    }
-
-    async fn cancel_task(&self, ctx: &CallContext, request: CancelTaskRequest) -> Result<Task> {
-        self.request(Operation::CancelTask, ctx, &request);
-        let result = self.inner.cancel_task(ctx, request).await;
-        self.reply(Operation::CancelTask, &result);
-        result
-    }
-
-    async fn subscribe_to_task(
-        &self,
-        ctx: &CallContext,
-        request: SubscribeToTaskRequest,
-    ) -> Result<EventStream> {
-        self.request(Operation::SubscribeToTask, ctx, &request);
-        let result = self.inner.subscribe_to_task(ctx, request).await;
-        self.stream(Operation::SubscribeToTask, result)
-    }
-
-    async fn create_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        request: TaskPushNotificationConfig,
-    ) -> Result<TaskPushNotificationConfig> {
-        self.request(Operation::CreateTaskPushNotificationConfig, ctx, &request);
-        let result = self.inner.create_task_push_notification_config(ctx, request).await;
-        self.reply(Operation::CreateTaskPushNotificationConfig, &result);
-        result
-    }
-
-    async fn get_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        request: GetTaskPushNotificationConfigRequest,
-    ) -> Result<TaskPushNotificationConfig> {
-        self.request(Operation::GetTaskPushNotificationConfig, ctx, &request);
-        let result = self.inner.get_task_push_notification_config(ctx, request).await;
-        self.reply(Operation::GetTaskPushNotificationConfig, &result);
-        result
-    }
-
-    async fn list_task_push_notification_configs(
-        &self,
-        ctx: &CallContext,
-        request: ListTaskPushNotificationConfigsRequest,
-    ) -> Result<ListTaskPushNotificationConfigsResponse> {
-        self.request(Operation::ListTaskPushNotificationConfigs, ctx, &request);
-        let result = self.inner.list_task_push_notification_configs(ctx, request).await;
-        self.reply(Operation::ListTaskPushNotificationConfigs, &result);
-        result
-    }
-
-    async fn delete_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        request: DeleteTaskPushNotificationConfigRequest,
-    ) -> Result<()> {
-        self.request(Operation::DeleteTaskPushNotificationConfig, ctx, &request);
-        let result = self.inner.delete_task_push_notification_config(ctx, request).await;
-        match &result {
-            Ok(()) => eprintln!("wire: grpc < DeleteTaskPushNotificationConfig {{}}"),
-            Err(error) => eprintln!(
-                "wire: grpc < DeleteTaskPushNotificationConfig error {}",
-                redact(&error.to_string())
-            ),
+    async fn call(&self, ctx: &CallContext, request: Request) -> Result<Response> {
+        let operation = request.operation();
+        self.request(ctx, &request);
+        let result = self.inner.call(ctx, request).await;
+        self.reply(operation, &result);
+        match result? {
+            Response::Stream(events) => Ok(Response::Stream(self.stream(operation, events))),
+            response => Ok(response),
         }
-        result
-    }
-
-    async fn get_extended_agent_card(
-        &self,
-        ctx: &CallContext,
-        request: GetExtendedAgentCardRequest,
-    ) -> Result<AgentCard> {
-        self.request(Operation::GetExtendedAgentCard, ctx, &request);
-        let result = self.inner.get_extended_agent_card(ctx, request).await;
-        self.reply(Operation::GetExtendedAgentCard, &result);
-        result
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn credentials_never_reach_the_wire_log() {
-        secret("t0k3n");
-        let line = r#"00000001 write: b"POST / HTTP/1.1\r\nAuthorization: Bearer other\r\nx-api-key: k\r\ncookie: s=1\r\n\r\n{\"t\":\"t0k3n\"}""#;
-        let redacted = redact(line);
-        assert!(
-            !redacted.contains("t0k3n") && !redacted.contains("other") && !redacted.contains("s=1"),
-            "{redacted}"
-        );
-        assert!(redacted.contains("Authorization: <redacted>\\r\\n"), "{redacted}");
     }
 }

@@ -6,14 +6,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use a2a_core::context::VERSION_PARAM;
-use a2a_core::{A2aService, CallContext, Error, EventStream, ProtocolVersion, Result, ServiceParams};
-use a2a_proto::v1::{
-    AgentCard, AgentInterface, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest,
-    GetExtendedAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest,
-    ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse, ListTasksRequest,
-    ListTasksResponse, SendMessageRequest, SendMessageResponse, SubscribeToTaskRequest, Task,
-    TaskPushNotificationConfig,
-};
+use a2a_core::{A2aService, CallContext, Error, ProtocolVersion, Request, Response, Result, ServiceParams};
+use a2a_proto::v1::{AgentCard, AgentInterface};
 use a2a_v03::{ProtoFileBytes, V03};
 use async_trait::async_trait;
 
@@ -883,142 +877,35 @@ fn card_url(base: &str) -> Result<reqwest::Url> {
     }
 }
 
+/// Every call: the interface's tenant filled in (spec 8.3.2), the credentials presented (and
+/// refreshed once on a refusal), retries of the operations that only read
+/// ([`Operation::is_read_only`], [`RetryPolicy`]), and the extended card verified like the
+/// public one.
 #[async_trait]
 impl A2aService for Client {
-    async fn send_message(
-        &self,
-        ctx: &CallContext,
-        mut request: SendMessageRequest,
-    ) -> Result<SendMessageResponse> {
-        self.tenant(&mut request.tenant);
+    async fn call(&self, ctx: &CallContext, mut request: Request) -> Result<Response> {
+        let operation = request.operation();
+        self.tenant(request.tenant_mut());
         let request = &request;
-        self.authed(ctx, |ctx| async move { self.inner.send_message(&ctx, request.clone()).await }).await
-    }
-
-    async fn send_streaming_message(
-        &self,
-        ctx: &CallContext,
-        mut request: SendMessageRequest,
-    ) -> Result<EventStream> {
-        self.tenant(&mut request.tenant);
-        let request = &request;
-        self.authed(ctx, |ctx| async move { self.inner.send_streaming_message(&ctx, request.clone()).await })
-            .await
-    }
-
-    async fn get_task(&self, ctx: &CallContext, mut request: GetTaskRequest) -> Result<Task> {
-        self.tenant(&mut request.tenant);
-        let request = &request;
-        self.authed(
-            ctx,
-            |ctx| async move { self.retry.run(|| self.inner.get_task(&ctx, request.clone())).await },
-        )
-        .await
-    }
-
-    async fn list_tasks(
-        &self,
-        ctx: &CallContext,
-        mut request: ListTasksRequest,
-    ) -> Result<ListTasksResponse> {
-        self.tenant(&mut request.tenant);
-        let request = &request;
-        self.authed(ctx, |ctx| async move {
-            self.retry.run(|| self.inner.list_tasks(&ctx, request.clone())).await
-        })
-        .await
-    }
-
-    async fn cancel_task(&self, ctx: &CallContext, mut request: CancelTaskRequest) -> Result<Task> {
-        self.tenant(&mut request.tenant);
-        let request = &request;
-        self.authed(ctx, |ctx| async move { self.inner.cancel_task(&ctx, request.clone()).await }).await
-    }
-
-    async fn subscribe_to_task(
-        &self,
-        ctx: &CallContext,
-        mut request: SubscribeToTaskRequest,
-    ) -> Result<EventStream> {
-        self.tenant(&mut request.tenant);
-        let request = &request;
-        self.authed(ctx, |ctx| async move { self.inner.subscribe_to_task(&ctx, request.clone()).await }).await
-    }
-
-    async fn create_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        mut request: TaskPushNotificationConfig,
-    ) -> Result<TaskPushNotificationConfig> {
-        self.tenant(&mut request.tenant);
-        let request = &request;
-        self.authed(ctx, |ctx| async move {
-            self.inner.create_task_push_notification_config(&ctx, request.clone()).await
-        })
-        .await
-    }
-
-    async fn get_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        mut request: GetTaskPushNotificationConfigRequest,
-    ) -> Result<TaskPushNotificationConfig> {
-        self.tenant(&mut request.tenant);
-        let request = &request;
-        self.authed(ctx, |ctx| async move {
-            self.retry.run(|| self.inner.get_task_push_notification_config(&ctx, request.clone())).await
-        })
-        .await
-    }
-
-    async fn list_task_push_notification_configs(
-        &self,
-        ctx: &CallContext,
-        mut request: ListTaskPushNotificationConfigsRequest,
-    ) -> Result<ListTaskPushNotificationConfigsResponse> {
-        self.tenant(&mut request.tenant);
-        let request = &request;
-        self.authed(ctx, |ctx| async move {
-            self.retry.run(|| self.inner.list_task_push_notification_configs(&ctx, request.clone())).await
-        })
-        .await
-    }
-
-    async fn delete_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        mut request: DeleteTaskPushNotificationConfigRequest,
-    ) -> Result<()> {
-        self.tenant(&mut request.tenant);
-        let request = &request;
-        self.authed(ctx, |ctx| async move {
-            self.inner.delete_task_push_notification_config(&ctx, request.clone()).await
-        })
-        .await
-    }
-
-    async fn get_extended_agent_card(
-        &self,
-        ctx: &CallContext,
-        mut request: GetExtendedAgentCardRequest,
-    ) -> Result<AgentCard> {
-        self.tenant(&mut request.tenant);
-        let request = &request;
-        let card = self
+        let response = self
             .authed(ctx, |ctx| async move {
-                self.retry.run(|| self.inner.get_extended_agent_card(&ctx, request.clone())).await
+                if operation.is_read_only() {
+                    self.retry.run(|| self.inner.call(&ctx, request.clone())).await
+                } else {
+                    self.inner.call(&ctx, request.clone()).await
+                }
             })
             .await?;
-        if let Some((keys, http)) = &self.card_keys {
+        if let (Response::AgentCard(card), Some((keys, http))) = (&response, &self.card_keys) {
             // As the binding delivered it: ProtoJSON, checked in its reconstructed form.
-            let document = a2a_proto::json::to_value(&card).map_err(|e| Error::InvalidAgentResponse {
+            let document = a2a_proto::json::to_value(card).map_err(|e| Error::InvalidAgentResponse {
                 reason: format!("the extended agent card: {e}"),
             })?;
             verify_card(keys, http, &document).await.map_err(|why| Error::InvalidAgentResponse {
                 reason: format!("the extended agent card is refused: {why}"),
             })?;
         }
-        Ok(card)
+        Ok(response)
     }
 }
 

@@ -1,9 +1,9 @@
 //! What a client does when the network fails: [`RetryPolicy`] (retrying idempotent operations
 //! with backoff) and [`Client::follow_task`] (resubscribing to a task after a dropped stream).
 //!
-//! Only operations that change nothing on the agent are retried: `GetTask`, `ListTasks`,
-//! `GetTaskPushNotificationConfig`, `ListTaskPushNotificationConfigs` and
-//! `GetExtendedAgentCard`. `SendMessage`, `CancelTask` and the push config writes are never
+//! Only operations that change nothing on the agent are retried
+//! ([`Operation::is_read_only`](a2a_core::Operation::is_read_only): the reads of tasks, push
+//! configs and the extended card). `SendMessage`, `CancelTask` and the push config writes are never
 //! retried by the client: the request may have been processed before the connection failed, and
 //! whether repeating it is harmless is the caller's call. Only [`Error::Transport`] (no
 //! connection, a connection lost before the reply, a timeout) is retried: every error an agent

@@ -5,13 +5,8 @@
 use std::sync::{Arc, Mutex};
 
 use a2a_client::{Binding, Client};
-use a2a_core::{A2aService, CallContext, EventStream, Result, ServiceParams};
-use a2a_proto::v1::{
-    AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
-    GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, Message,
-    SendMessageRequest, SendMessageResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
-};
+use a2a_core::{A2aService, CallContext, Request, Response, Result, ServiceParams};
+use a2a_proto::v1::{GetTaskRequest, Message, SendMessageRequest};
 use async_trait::async_trait;
 
 /// Records `method version x-trace` of each call, then calls the binding.
@@ -29,81 +24,9 @@ impl Recorder {
 
 #[async_trait]
 impl A2aService for Recorder {
-    async fn send_message(
-        &self,
-        ctx: &CallContext,
-        request: SendMessageRequest,
-    ) -> Result<SendMessageResponse> {
-        self.record("SendMessage", ctx);
-        self.inner.send_message(ctx, request).await
-    }
-    async fn send_streaming_message(
-        &self,
-        ctx: &CallContext,
-        request: SendMessageRequest,
-    ) -> Result<EventStream> {
-        self.record("SendStreamingMessage", ctx);
-        self.inner.send_streaming_message(ctx, request).await
-    }
-    async fn get_task(&self, ctx: &CallContext, request: GetTaskRequest) -> Result<Task> {
-        self.record("GetTask", ctx);
-        self.inner.get_task(ctx, request).await
-    }
-    async fn list_tasks(&self, ctx: &CallContext, request: ListTasksRequest) -> Result<ListTasksResponse> {
-        self.record("ListTasks", ctx);
-        self.inner.list_tasks(ctx, request).await
-    }
-    async fn cancel_task(&self, ctx: &CallContext, request: CancelTaskRequest) -> Result<Task> {
-        self.record("CancelTask", ctx);
-        self.inner.cancel_task(ctx, request).await
-    }
-    async fn subscribe_to_task(
-        &self,
-        ctx: &CallContext,
-        request: SubscribeToTaskRequest,
-    ) -> Result<EventStream> {
-        self.record("SubscribeToTask", ctx);
-        self.inner.subscribe_to_task(ctx, request).await
-    }
-    async fn create_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        request: TaskPushNotificationConfig,
-    ) -> Result<TaskPushNotificationConfig> {
-        self.record("CreateTaskPushNotificationConfig", ctx);
-        self.inner.create_task_push_notification_config(ctx, request).await
-    }
-    async fn get_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        request: GetTaskPushNotificationConfigRequest,
-    ) -> Result<TaskPushNotificationConfig> {
-        self.record("GetTaskPushNotificationConfig", ctx);
-        self.inner.get_task_push_notification_config(ctx, request).await
-    }
-    async fn list_task_push_notification_configs(
-        &self,
-        ctx: &CallContext,
-        request: ListTaskPushNotificationConfigsRequest,
-    ) -> Result<ListTaskPushNotificationConfigsResponse> {
-        self.record("ListTaskPushNotificationConfigs", ctx);
-        self.inner.list_task_push_notification_configs(ctx, request).await
-    }
-    async fn delete_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        request: DeleteTaskPushNotificationConfigRequest,
-    ) -> Result<()> {
-        self.record("DeleteTaskPushNotificationConfig", ctx);
-        self.inner.delete_task_push_notification_config(ctx, request).await
-    }
-    async fn get_extended_agent_card(
-        &self,
-        ctx: &CallContext,
-        request: GetExtendedAgentCardRequest,
-    ) -> Result<AgentCard> {
-        self.record("GetExtendedAgentCard", ctx);
-        self.inner.get_extended_agent_card(ctx, request).await
+    async fn call(&self, ctx: &CallContext, request: Request) -> Result<Response> {
+        self.record(request.operation().method(), ctx);
+        self.inner.call(ctx, request).await
     }
 }
 

@@ -37,7 +37,6 @@ use tokio_util::sync::CancellationToken;
 use crate::context::CallContext;
 use crate::error::{Error, Result};
 use crate::execution::{ProducerGuard, TaskRuntime};
-use crate::service::Call;
 
 /// Your agent. One call of [`execute`](Self::execute) per incoming message; [`cancel`](Self::cancel)
 /// when a client cancels the task.
@@ -77,36 +76,18 @@ pub trait AgentExecutor: Send + Sync + 'static {
 pub const RESTARTED: &str = "The server restarted while this task was running; it was not finished.";
 
 /// A shared executor is an executor (so a builder can hold `Arc<dyn AgentExecutor>`).
-///
-/// Each method returns the shared executor's own future: no future of its own around it, which
-/// would be one more allocation per call, and one more move of the whole request context into it.
+#[async_trait]
 impl<T: AgentExecutor + ?Sized> AgentExecutor for Arc<T> {
-    fn execute<'life0, 'async_trait>(
-        &'life0 self,
-        ctx: RequestContext,
-        updater: TaskUpdater,
-    ) -> Call<'async_trait, ()>
-    where
-        'life0: 'async_trait,
-        Self: 'async_trait,
-    {
-        (**self).execute(ctx, updater)
+    async fn execute(&self, ctx: RequestContext, updater: TaskUpdater) -> Result<()> {
+        (**self).execute(ctx, updater).await
     }
 
-    fn cancel<'life0, 'async_trait>(&'life0 self, task: Task, updater: TaskUpdater) -> Call<'async_trait, ()>
-    where
-        'life0: 'async_trait,
-        Self: 'async_trait,
-    {
-        (**self).cancel(task, updater)
+    async fn cancel(&self, task: Task, updater: TaskUpdater) -> Result<()> {
+        (**self).cancel(task, updater).await
     }
 
-    fn recover<'life0, 'async_trait>(&'life0 self, task: Task, updater: TaskUpdater) -> Call<'async_trait, ()>
-    where
-        'life0: 'async_trait,
-        Self: 'async_trait,
-    {
-        (**self).recover(task, updater)
+    async fn recover(&self, task: Task, updater: TaskUpdater) -> Result<()> {
+        (**self).recover(task, updater).await
     }
 }
 

@@ -9,7 +9,9 @@
 //! - [`Error`]: one variant per A2A error (spec 3.3.2); bindings map it with one exhaustive match.
 //! - [`CallContext`], [`ServiceParams`], [`ProtocolVersion`]: per-call principal, service
 //!   parameters and version resolution (spec 3.2.6, 3.6).
-//! - [`Operation`]: the operations with their method names (spec 5.3).
+//! - [`Operation`], [`Request`], [`Response`]: the operation table (method names, spec 5.3) and
+//!   one typed request/response pair for every operation, which [`A2aService::call`] takes and
+//!   layers wrap.
 //! - [`AgentExecutor`] and [`TaskUpdater`]: the API your agent implements and publishes through.
 //! - [`DefaultRequestHandler`]: the spec semantics (task lifecycle, history, listing, cancel,
 //!   subscribe, push delivery, capability and version checks) over an executor and [`store`]s.
@@ -24,7 +26,7 @@ pub mod service;
 pub use binding::{Binding, AGENT_CARD_PATH};
 pub use context::{CallContext, GrantedScheme, Principal, ProtocolVersion, ServiceParams};
 pub use error::{Error, Result};
-pub use operation::Operation;
+pub use operation::{Decode, Encode, Encoded, Operation, Request, Response};
 pub use service::{A2aService, EventStream};
 pub mod cluster;
 pub mod executor;

@@ -12,23 +12,20 @@ use std::fmt;
 use std::sync::Arc;
 
 use a2a_core::carriage::{Carriage, CarriedClient};
-use a2a_core::{CallContext, Error, EventStream, ProtocolVersion, Result, ServiceParams};
-use a2a_proto::v1::grpc::a2a_service_client::A2aServiceClient;
-use a2a_proto::v1::{
-    AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
-    GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, SendMessageRequest,
-    SendMessageResponse, StreamResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
-};
+use a2a_core::{CallContext, Decode, Encode, Error, ProtocolVersion, Response, Result, ServiceParams};
+use a2a_proto::v1::StreamResponse;
+use a2a_proto::WireMessage;
 #[cfg(feature = "v03")]
 use a2a_v03::ProtoFileBytes;
 use async_trait::async_trait;
+use bytes::Bytes;
+use futures::StreamExt;
 use http::Uri;
 use tonic::codec::Streaming;
 use tonic::transport::{Channel, Endpoint};
 
 use crate::guard::{Guarded, Transport};
-use tonic::{Request, Response, Status};
+use tonic::{Request, Status};
 
 use crate::error::from_status;
 use crate::metadata::params_to_metadata;
@@ -227,14 +224,13 @@ impl std::fmt::Debug for Wire {
 }
 
 impl Wire {
-    /// A handle on 1.0's service for one call: the generated methods take `&mut self`, the
-    /// trait's `&self`.
-    fn stub(&self) -> A2aServiceClient<Transport> {
-        let stub = match &self.origin {
-            Some(origin) => A2aServiceClient::with_origin(self.transport.clone(), origin.clone()),
-            None => A2aServiceClient::new(self.transport.clone()),
+    /// A handle on the channel for one call: tonic's calls take `&mut self`, the trait's `&self`.
+    pub(crate) fn grpc(&self) -> tonic::client::Grpc<Transport> {
+        let grpc = match &self.origin {
+            Some(origin) => tonic::client::Grpc::with_origin(self.transport.clone(), origin.clone()),
+            None => tonic::client::Grpc::new(self.transport.clone()),
         };
-        stub.max_decoding_message_size(self.max_message_size).max_encoding_message_size(self.max_message_size)
+        grpc.max_decoding_message_size(self.max_message_size).max_encoding_message_size(self.max_message_size)
     }
 }
 
@@ -246,17 +242,104 @@ pub(crate) fn tonic_request<T>(params: &ServiceParams, message: T) -> Result<Req
     Ok(request)
 }
 
-/// The reply of a unary call.
-fn unary<T>(result: std::result::Result<Response<T>, Status>) -> Result<T> {
-    result.map(Response::into_inner).map_err(|status| from_status(&status))
+/// One call of `method` of `service` with the encoded `message`: the reply's bytes, or the
+/// server stream's messages as bytes.
+pub(crate) async fn call_raw(
+    wire: &Wire,
+    service: &'static str,
+    method: &'static str,
+    request: Request<Vec<u8>>,
+    streaming: bool,
+) -> std::result::Result<Raw, Status> {
+    let mut grpc = wire.grpc();
+    grpc.ready().await.map_err(|e| Status::unknown(format!("Service was not ready: {e}")))?;
+    let path = http::uri::PathAndQuery::try_from(format!("/{service}/{method}"))
+        .map_err(|e| Status::internal(format!("no gRPC path for {service}/{method}: {e}")))?;
+    let mut request = request;
+    request.extensions_mut().insert(tonic::GrpcMethod::new(service, method));
+    if streaming {
+        Ok(Raw::Stream(grpc.server_streaming(request, path, RawCodec).await?.into_inner()))
+    } else {
+        Ok(Raw::Reply(grpc.unary(request, path, RawCodec).await?.into_inner()))
+    }
 }
 
-/// The events of a server-streaming call: a status mid-stream is the final `Err` item.
-fn server_stream(
-    result: std::result::Result<Response<Streaming<StreamResponse>>, Status>,
-) -> Result<EventStream> {
-    let events = unary(result)?;
-    Ok(end_after_error(events, |status: Status| from_status(&status)))
+/// What a call of [`call_raw`] answered.
+pub(crate) enum Raw {
+    /// The reply of a unary call.
+    Reply(Bytes),
+    /// The messages of a server stream.
+    Stream(Streaming<Bytes>),
+}
+
+/// A tonic codec of encoded messages: the bytes out as they are, each message in as its bytes.
+/// What lets one call path carry every operation, each message encoded and decoded as the
+/// operation's own type ([`Request::encode`], [`Response::decode`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct RawCodec;
+
+impl tonic::codec::Codec for RawCodec {
+    type Encode = Vec<u8>;
+    type Decode = Bytes;
+    type Encoder = RawCodec;
+    type Decoder = RawCodec;
+
+    fn encoder(&mut self) -> Self::Encoder {
+        RawCodec
+    }
+
+    fn decoder(&mut self) -> Self::Decoder {
+        RawCodec
+    }
+}
+
+impl tonic::codec::Encoder for RawCodec {
+    type Item = Vec<u8>;
+    type Error = Status;
+
+    fn encode(
+        &mut self,
+        item: Vec<u8>,
+        dst: &mut tonic::codec::EncodeBuf<'_>,
+    ) -> std::result::Result<(), Status> {
+        bytes::BufMut::put_slice(dst, &item);
+        Ok(())
+    }
+}
+
+impl tonic::codec::Decoder for RawCodec {
+    type Item = Bytes;
+    type Error = Status;
+
+    fn decode(
+        &mut self,
+        src: &mut tonic::codec::DecodeBuf<'_>,
+    ) -> std::result::Result<Option<Bytes>, Status> {
+        let len = bytes::Buf::remaining(src);
+        Ok(Some(bytes::Buf::copy_to_bytes(src, len)))
+    }
+}
+
+/// A message as protobuf bytes.
+pub(crate) struct Protobuf;
+
+impl Encode for Protobuf {
+    type Output = Vec<u8>;
+
+    fn encode<M: WireMessage>(self, message: &M) -> Vec<u8> {
+        message.encode_to_vec()
+    }
+}
+
+/// Protobuf bytes, read as the message (a reply that does not decode is the agent's fault).
+pub(crate) struct FromProtobuf<'a>(pub(crate) &'a [u8]);
+
+impl Decode for FromProtobuf<'_> {
+    fn decode<M: WireMessage>(self) -> Result<M> {
+        M::decode(self.0).map_err(|e| Error::InvalidAgentResponse {
+            reason: format!("the reply is not a valid {}: {e}", M::NAME),
+        })
+    }
 }
 
 /// Each call is carried by the protocol version's carriage, chosen when the client was built
@@ -278,99 +361,30 @@ impl CarriedClient for GrpcClient {
 /// metadata, errors by [`from_status`].
 struct V1;
 
+/// The gRPC service of A2A 1.0 (spec 10.3).
+const SERVICE: &str = "lf.a2a.v1.A2AService";
+
 #[async_trait]
 impl Carriage<Wire> for V1 {
     fn version(&self) -> ProtocolVersion {
         ProtocolVersion::V1_0
     }
 
-    async fn send_message(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: SendMessageRequest,
-    ) -> Result<SendMessageResponse> {
-        unary(wire.stub().send_message(tonic_request(&ctx.params, request)?).await)
-    }
-
-    async fn send_streaming_message(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: SendMessageRequest,
-    ) -> Result<EventStream> {
-        server_stream(wire.stub().send_streaming_message(tonic_request(&ctx.params, request)?).await)
-    }
-
-    async fn get_task(&self, wire: &Wire, ctx: &CallContext, request: GetTaskRequest) -> Result<Task> {
-        unary(wire.stub().get_task(tonic_request(&ctx.params, request)?).await)
-    }
-
-    async fn list_tasks(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: ListTasksRequest,
-    ) -> Result<ListTasksResponse> {
-        unary(wire.stub().list_tasks(tonic_request(&ctx.params, request)?).await)
-    }
-
-    async fn cancel_task(&self, wire: &Wire, ctx: &CallContext, request: CancelTaskRequest) -> Result<Task> {
-        unary(wire.stub().cancel_task(tonic_request(&ctx.params, request)?).await)
-    }
-
-    async fn subscribe_to_task(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: SubscribeToTaskRequest,
-    ) -> Result<EventStream> {
-        server_stream(wire.stub().subscribe_to_task(tonic_request(&ctx.params, request)?).await)
-    }
-
-    async fn create_task_push_notification_config(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: TaskPushNotificationConfig,
-    ) -> Result<TaskPushNotificationConfig> {
-        unary(wire.stub().create_task_push_notification_config(tonic_request(&ctx.params, request)?).await)
-    }
-
-    async fn get_task_push_notification_config(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: GetTaskPushNotificationConfigRequest,
-    ) -> Result<TaskPushNotificationConfig> {
-        unary(wire.stub().get_task_push_notification_config(tonic_request(&ctx.params, request)?).await)
-    }
-
-    async fn list_task_push_notification_configs(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: ListTaskPushNotificationConfigsRequest,
-    ) -> Result<ListTaskPushNotificationConfigsResponse> {
-        unary(wire.stub().list_task_push_notification_configs(tonic_request(&ctx.params, request)?).await)
-    }
-
-    async fn delete_task_push_notification_config(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: DeleteTaskPushNotificationConfigRequest,
-    ) -> Result<()> {
-        unary(wire.stub().delete_task_push_notification_config(tonic_request(&ctx.params, request)?).await)
-    }
-
-    async fn get_extended_agent_card(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: GetExtendedAgentCardRequest,
-    ) -> Result<AgentCard> {
-        unary(wire.stub().get_extended_agent_card(tonic_request(&ctx.params, request)?).await)
+    async fn call(&self, wire: &Wire, ctx: &CallContext, request: a2a_core::Request) -> Result<Response> {
+        let operation = request.operation();
+        let message = tonic_request(&ctx.params, request.encode(Protobuf))?;
+        let raw = call_raw(wire, SERVICE, operation.method(), message, operation.is_streaming()).await;
+        match raw.map_err(|status| from_status(&status))? {
+            Raw::Reply(bytes) => Response::decode(operation, FromProtobuf(&bytes)),
+            Raw::Stream(events) => {
+                let events = end_after_error(events, |status: Status| from_status(&status));
+                Ok(Response::Stream(
+                    events
+                        .map(|item| item.and_then(|bytes| FromProtobuf(&bytes).decode::<StreamResponse>()))
+                        .boxed(),
+                ))
+            }
+        }
     }
 }
 

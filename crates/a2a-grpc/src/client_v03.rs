@@ -3,31 +3,21 @@
 //! [`A2aService`](a2a_core::A2aService) calls, made on 0.3's `a2a.v1.A2AService` over the same
 //! channel.
 //!
-//! The mapping is in the crate docs (*A2A 0.3*); messages are translated by `a2a-v03`'s
-//! [`ProtoV03`], this module only picks the RPC and reads replies and statuses. File parts of a
+//! The mapping is in the crate docs (*A2A 0.3*); messages are translated by `a2a-v03`
+//! (`a2a_v03::proto`), this module only picks the RPC and reads replies and statuses. File parts of a
 //! sent message are first put into the client's [`ProtoFileBytes`](a2a_v03::ProtoFileBytes)
 //! encoding ([`GrpcClient::with_v03_file_bytes`](crate::GrpcClient::with_v03_file_bytes)).
 
 use a2a_core::carriage::Carriage;
-use a2a_core::{CallContext, Error, EventStream, Operation, ProtocolVersion, Result};
-use a2a_proto::v0_3;
-use a2a_proto::v0_3::grpc::a2a_service_client::A2aServiceClient;
-use a2a_proto::v1::{
-    AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
-    GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, SendMessageRequest,
-    SendMessageResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
-};
-use a2a_v03::{ProtoFileBytes, ProtoV03};
+use a2a_core::{CallContext, Error, ProtocolVersion, Request, Response, Result};
+use a2a_v03::ProtoFileBytes;
 use async_trait::async_trait;
 use futures::StreamExt;
-use tonic::codec::Streaming;
-use tonic::{Request, Response, Status};
+use tonic::Status;
 use tonic_types::{ErrorDetail, StatusExt};
 
-use crate::client::{tonic_request, Wire};
+use crate::client::{call_raw, tonic_request, Raw, Wire};
 use crate::error::from_status;
-use crate::guard::Transport;
 use crate::stream::end_after_error;
 
 /// The metadata entry in which the a2a-js SDK's 0.3 gRPC server puts the 0.3 error code (and
@@ -72,50 +62,12 @@ fn cancel_error(status: &Status, task_id: String) -> Error {
     }
 }
 
-/// The 1.0 reply of a unary 0.3 call.
-fn unary<P, T>(result: std::result::Result<Response<P>, Status>) -> Result<T>
-where
-    T: ProtoV03<Proto = P>,
-{
-    let reply = result.map(Response::into_inner).map_err(|status| from_status_v03(&status))?;
-    T::from_v03_proto(&reply).map_err(a2a_v03::error::invalid_agent_response)
-}
+/// The gRPC service of A2A 0.3 (the 0.3 proto's package `a2a.v1`).
+const SERVICE: &str = "a2a.v1.A2AService";
 
-/// The 1.0 events of a 0.3 server stream: each 0.3 `StreamResponse` read through its ProtoJSON,
-/// ending after the event that ends a 0.3 stream or the first error.
-fn server_stream(
-    result: std::result::Result<Response<Streaming<v0_3::StreamResponse>>, Status>,
-) -> Result<EventStream> {
-    let events = result.map(Response::into_inner).map_err(|status| from_status_v03(&status))?;
-    let values = end_after_error(events, |status: Status| from_status_v03(&status))
-        .map(|item| {
-            item.and_then(|event| {
-                serde_json::to_value(&event).map_err(|e| Error::InvalidAgentResponse {
-                    reason: format!("a 0.3 StreamResponse cannot be read: {e}"),
-                })
-            })
-        })
-        .boxed();
-    Ok(a2a_v03::client::read_events(values))
-}
-
-/// A tonic request carrying `message` and the 0.3 service parameters of the context
-/// ([`a2a_v03::client_params`]: `a2a-version: 0.3`, extensions also in `x-a2a-extensions`).
-fn request_v03<T>(ctx: &CallContext, message: T) -> Result<Request<T>> {
-    tonic_request(&a2a_v03::client_params(&ctx.params), message)
-}
-
-/// A handle on 0.3's service for one call.
-fn stub(wire: &Wire) -> A2aServiceClient<Transport> {
-    let stub = match &wire.origin {
-        Some(origin) => A2aServiceClient::with_origin(wire.transport.clone(), origin.clone()),
-        None => A2aServiceClient::new(wire.transport.clone()),
-    };
-    stub.max_decoding_message_size(wire.max_message_size).max_encoding_message_size(wire.max_message_size)
-}
-
-/// A2A 0.3: 0.3's `a2a.v1.A2AService` on the same channel, messages translated by
-/// [`ProtoV03`], file bytes as `file_bytes` says.
+/// A2A 0.3: 0.3's `a2a.v1.A2AService` on the same channel, messages translated by `a2a-v03`
+/// ([`a2a_v03::proto::encode_request`], [`a2a_v03::proto::decode_reply`]), file bytes as
+/// `file_bytes` says.
 pub(crate) struct V03 {
     pub(crate) file_bytes: ProtoFileBytes,
 }
@@ -126,106 +78,31 @@ impl Carriage<Wire> for V03 {
         ProtocolVersion::V0_3
     }
 
-    async fn send_message(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        mut request: SendMessageRequest,
-    ) -> Result<SendMessageResponse> {
-        self.file_bytes.encode(&mut request);
-        let request = request_v03(ctx, request.to_v03_proto()?)?;
-        unary(stub(wire).send_message(request).await)
-    }
-
-    async fn send_streaming_message(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        mut request: SendMessageRequest,
-    ) -> Result<EventStream> {
-        self.file_bytes.encode(&mut request);
-        let request = request_v03(ctx, request.to_v03_proto()?)?;
-        server_stream(stub(wire).send_streaming_message(request).await)
-    }
-
-    async fn get_task(&self, wire: &Wire, ctx: &CallContext, request: GetTaskRequest) -> Result<Task> {
-        let request = request_v03(ctx, request.to_v03_proto()?)?;
-        unary(stub(wire).get_task(request).await)
-    }
-
-    async fn list_tasks(&self, _: &Wire, _: &CallContext, _: ListTasksRequest) -> Result<ListTasksResponse> {
-        Err(a2a_v03::client::unsupported(Operation::ListTasks))
-    }
-
-    async fn cancel_task(&self, wire: &Wire, ctx: &CallContext, request: CancelTaskRequest) -> Result<Task> {
-        let task_id = request.id.clone();
-        let request = request_v03(ctx, request.to_v03_proto()?)?;
-        let reply = stub(wire).cancel_task(request).await.map_err(|s| cancel_error(&s, task_id))?;
-        Task::from_v03_proto(&reply.into_inner()).map_err(a2a_v03::error::invalid_agent_response)
-    }
-
-    async fn subscribe_to_task(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: SubscribeToTaskRequest,
-    ) -> Result<EventStream> {
-        let request = request_v03(ctx, request.to_v03_proto()?)?;
-        server_stream(stub(wire).task_subscription(request).await)
-    }
-
-    async fn create_task_push_notification_config(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: TaskPushNotificationConfig,
-    ) -> Result<TaskPushNotificationConfig> {
-        let request = request_v03(ctx, a2a_v03::proto::create_request_to_proto(&request)?)?;
-        unary(stub(wire).create_task_push_notification_config(request).await)
-    }
-
-    async fn get_task_push_notification_config(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: GetTaskPushNotificationConfigRequest,
-    ) -> Result<TaskPushNotificationConfig> {
-        let request = request_v03(ctx, request.to_v03_proto()?)?;
-        unary(stub(wire).get_task_push_notification_config(request).await)
-    }
-
-    async fn list_task_push_notification_configs(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: ListTaskPushNotificationConfigsRequest,
-    ) -> Result<ListTaskPushNotificationConfigsResponse> {
-        let request = request_v03(ctx, request.to_v03_proto()?)?;
-        unary(stub(wire).list_task_push_notification_config(request).await)
-    }
-
-    async fn delete_task_push_notification_config(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: DeleteTaskPushNotificationConfigRequest,
-    ) -> Result<()> {
-        let request = request_v03(ctx, request.to_v03_proto()?)?;
-        stub(wire)
-            .delete_task_push_notification_config(request)
-            .await
-            .map(drop)
-            .map_err(|status| from_status_v03(&status))
-    }
-
-    async fn get_extended_agent_card(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: GetExtendedAgentCardRequest,
-    ) -> Result<AgentCard> {
-        let request = request_v03(ctx, request.to_v03_proto()?)?;
-        unary(stub(wire).get_agent_card(request).await)
+    async fn call(&self, wire: &Wire, ctx: &CallContext, mut request: Request) -> Result<Response> {
+        let operation = request.operation();
+        if let Request::SendMessage(send) | Request::SendStreamingMessage(send) = &mut request {
+            self.file_bytes.encode(send);
+        }
+        let rpc = a2a_v03::client::method(operation)?.rpc();
+        let message = a2a_v03::proto::encode_request(&request)?;
+        // The 0.3 context: `a2a-version: 0.3`, extensions also in `x-a2a-extensions`.
+        let message = tonic_request(&a2a_v03::client_params(&ctx.params), message)?;
+        let raw =
+            call_raw(wire, SERVICE, rpc, message, operation.is_streaming()).await.map_err(|status| {
+                match &request {
+                    Request::CancelTask(cancel) => cancel_error(&status, cancel.id.clone()),
+                    _ => from_status_v03(&status),
+                }
+            })?;
+        match raw {
+            Raw::Reply(bytes) => a2a_v03::proto::decode_reply(operation, &bytes),
+            Raw::Stream(events) => {
+                let values = end_after_error(events, |status: Status| from_status_v03(&status))
+                    .map(|item| item.and_then(|bytes| a2a_v03::proto::event_value(&bytes)))
+                    .boxed();
+                Ok(Response::Stream(a2a_v03::client::read_events(values)))
+            }
+        }
     }
 }
 

@@ -25,15 +25,10 @@
 //! to a 0.3 agent with [`GrpcClient::with_protocol_version`]`(ProtocolVersion::V0_3)`, with the
 //! same [`a2a_core::A2aService`] API, on 0.3's `a2a.v1.A2AService`:
 //!
-//! | 1.0 operation | 0.3 RPC |
-//! | --- | --- |
-//! | SendMessage, SendStreamingMessage, GetTask, CancelTask | same names |
-//! | SubscribeToTask | `TaskSubscription` |
-//! | CreateTaskPushNotificationConfig | same (`parent`, `configId`, `config`) |
-//! | Get/DeleteTaskPushNotificationConfig | same (`name`) |
-//! | ListTaskPushNotificationConfigs | `ListTaskPushNotificationConfig` (`parent`) |
-//! | GetExtendedAgentCard | `GetAgentCard` |
-//! | ListTasks | none: [`Error::UnsupportedOperation`](a2a_core::Error::UnsupportedOperation), nothing is sent |
+//! The 0.3 RPC of each 1.0 operation (`TaskSubscription` is SubscribeToTask, `GetAgentCard` is
+//! GetExtendedAgentCard, ListTasks has none and fails with
+//! [`Error::UnsupportedOperation`](a2a_core::Error::UnsupportedOperation) without sending
+//! anything) is `a2a_v03::Method::rpc`; `docs/versions.md` has the table.
 //!
 //! Messages are translated by `a2a-v03` (`ProtoV03`; 1.0-only fields such as `tenant` are
 //! dropped); the metadata carries `a2a-version: 0.3` and the extensions also in

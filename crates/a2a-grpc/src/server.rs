@@ -42,6 +42,17 @@ impl GrpcService {
     }
 }
 
+impl GrpcService {
+    /// Runs one operation and takes its result out of the response.
+    async fn call<R: TryFrom<a2a_core::Response, Error = a2a_core::Error>>(
+        &self,
+        ctx: &CallContext,
+        request: a2a_core::Request,
+    ) -> a2a_core::Result<R> {
+        self.service.call(ctx, request).await?.try_into()
+    }
+}
+
 impl fmt::Debug for GrpcService {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("GrpcService").finish_non_exhaustive()
@@ -102,7 +113,7 @@ impl GeneratedA2aService for GrpcService {
         request: Request<SendMessageRequest>,
     ) -> Result<Response<SendMessageResponse>, Status> {
         let (ctx, message) = into_call(request);
-        reply(self.service.send_message(&ctx, message).await)
+        reply(self.call(&ctx, a2a_core::Request::SendMessage(message)).await)
     }
 
     type SendStreamingMessageStream = ResponseStream;
@@ -112,12 +123,12 @@ impl GeneratedA2aService for GrpcService {
         request: Request<SendMessageRequest>,
     ) -> Result<Response<Self::SendStreamingMessageStream>, Status> {
         let (ctx, message) = into_call(request);
-        reply_stream(self.service.send_streaming_message(&ctx, message).await)
+        reply_stream(self.call(&ctx, a2a_core::Request::SendStreamingMessage(message)).await)
     }
 
     async fn get_task(&self, request: Request<GetTaskRequest>) -> Result<Response<Task>, Status> {
         let (ctx, message) = into_call(request);
-        reply(self.service.get_task(&ctx, message).await)
+        reply(self.call(&ctx, a2a_core::Request::GetTask(message)).await)
     }
 
     async fn list_tasks(
@@ -125,12 +136,12 @@ impl GeneratedA2aService for GrpcService {
         request: Request<ListTasksRequest>,
     ) -> Result<Response<ListTasksResponse>, Status> {
         let (ctx, message) = into_call(request);
-        reply(self.service.list_tasks(&ctx, message).await)
+        reply(self.call(&ctx, a2a_core::Request::ListTasks(message)).await)
     }
 
     async fn cancel_task(&self, request: Request<CancelTaskRequest>) -> Result<Response<Task>, Status> {
         let (ctx, message) = into_call(request);
-        reply(self.service.cancel_task(&ctx, message).await)
+        reply(self.call(&ctx, a2a_core::Request::CancelTask(message)).await)
     }
 
     type SubscribeToTaskStream = ResponseStream;
@@ -140,7 +151,7 @@ impl GeneratedA2aService for GrpcService {
         request: Request<SubscribeToTaskRequest>,
     ) -> Result<Response<Self::SubscribeToTaskStream>, Status> {
         let (ctx, message) = into_call(request);
-        reply_stream(self.service.subscribe_to_task(&ctx, message).await)
+        reply_stream(self.call(&ctx, a2a_core::Request::SubscribeToTask(message)).await)
     }
 
     async fn create_task_push_notification_config(
@@ -148,7 +159,7 @@ impl GeneratedA2aService for GrpcService {
         request: Request<TaskPushNotificationConfig>,
     ) -> Result<Response<TaskPushNotificationConfig>, Status> {
         let (ctx, message) = into_call(request);
-        reply(self.service.create_task_push_notification_config(&ctx, message).await)
+        reply(self.call(&ctx, a2a_core::Request::CreateTaskPushNotificationConfig(message)).await)
     }
 
     async fn get_task_push_notification_config(
@@ -156,7 +167,7 @@ impl GeneratedA2aService for GrpcService {
         request: Request<GetTaskPushNotificationConfigRequest>,
     ) -> Result<Response<TaskPushNotificationConfig>, Status> {
         let (ctx, message) = into_call(request);
-        reply(self.service.get_task_push_notification_config(&ctx, message).await)
+        reply(self.call(&ctx, a2a_core::Request::GetTaskPushNotificationConfig(message)).await)
     }
 
     async fn list_task_push_notification_configs(
@@ -164,7 +175,7 @@ impl GeneratedA2aService for GrpcService {
         request: Request<ListTaskPushNotificationConfigsRequest>,
     ) -> Result<Response<ListTaskPushNotificationConfigsResponse>, Status> {
         let (ctx, message) = into_call(request);
-        reply(self.service.list_task_push_notification_configs(&ctx, message).await)
+        reply(self.call(&ctx, a2a_core::Request::ListTaskPushNotificationConfigs(message)).await)
     }
 
     async fn get_extended_agent_card(
@@ -172,7 +183,7 @@ impl GeneratedA2aService for GrpcService {
         request: Request<GetExtendedAgentCardRequest>,
     ) -> Result<Response<AgentCard>, Status> {
         let (ctx, message) = into_call(request);
-        reply(self.service.get_extended_agent_card(&ctx, message).await)
+        reply(self.call(&ctx, a2a_core::Request::GetExtendedAgentCard(message)).await)
     }
 
     async fn delete_task_push_notification_config(
@@ -180,6 +191,6 @@ impl GeneratedA2aService for GrpcService {
         request: Request<DeleteTaskPushNotificationConfigRequest>,
     ) -> Result<Response<()>, Status> {
         let (ctx, message) = into_call(request);
-        reply(self.service.delete_task_push_notification_config(&ctx, message).await)
+        reply(self.call(&ctx, a2a_core::Request::DeleteTaskPushNotificationConfig(message)).await)
     }
 }

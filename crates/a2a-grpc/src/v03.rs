@@ -4,7 +4,7 @@
 //!
 //! The package decides the version, not the `a2a-version` metadata. Each call is translated by
 //! `a2a-v03`: the 0.3 message to the 1.0 request ([`ProtoV03`]), the call made through
-//! [`a2a_v03::Request::call`] (which gives the service a 1.0 context, names invalid fields in 0.3
+//! [`a2a_v03::V03Request::call`] (which gives the service a 1.0 context, names invalid fields in 0.3
 //! terms, answers `GetTaskPushNotificationConfig` without a config id with the task's first
 //! config, and ends streams after the 0.3 `final` event), and the reply written back as the 0.3
 //! message. Both versions reach the same service, so they see the same tasks.
@@ -29,7 +29,8 @@ use std::sync::Arc;
 use a2a_core::{CallContext, Error, Principal};
 use a2a_proto::v0_3;
 use a2a_proto::v0_3::grpc::a2a_service_server::{A2aService as GeneratedA2aService, A2aServiceServer};
-use a2a_v03::{Form, ProtoV03, Reply, Request as V03Request};
+use a2a_v03::proto::ProtoRequest as _;
+use a2a_v03::{Form, ProtoV03, Reply, Request as V03Request, V03Request as _};
 use futures::stream::{BoxStream, StreamExt};
 use serde::de::DeserializeOwned;
 use tonic::metadata::MetadataValue;
@@ -72,7 +73,7 @@ pub fn server_v03(service: Arc<dyn a2a_core::A2aService>) -> A2aServiceServer<Gr
 type ResponseStream = BoxStream<'static, Result<v0_3::StreamResponse, Status>>;
 
 /// The context and message of an incoming call (the context as the client sent it;
-/// [`a2a_v03::Request::call`] turns it into the 1.0 context core expects).
+/// [`a2a_v03::V03Request::call`] turns it into the 1.0 context core expects).
 fn into_call<T>(request: Request<T>) -> (CallContext, T) {
     let (metadata, extensions, message) = request.into_parts();
     let ctx = CallContext {
@@ -159,7 +160,7 @@ impl GeneratedA2aService for GrpcServiceV03 {
 
     async fn get_task(&self, request: Request<v0_3::GetTaskRequest>) -> Result<Response<v0_3::Task>, Status> {
         let (ctx, message) = into_call(request);
-        let request = ProtoV03::from_v03_proto(&message).map(V03Request::GetTask);
+        let request = message.to_request();
         self.unary(ctx, request).await
     }
 
@@ -168,7 +169,7 @@ impl GeneratedA2aService for GrpcServiceV03 {
         request: Request<v0_3::CancelTaskRequest>,
     ) -> Result<Response<v0_3::Task>, Status> {
         let (ctx, message) = into_call(request);
-        let request = ProtoV03::from_v03_proto(&message).map(V03Request::CancelTask);
+        let request = message.to_request();
         self.unary(ctx, request).await
     }
 
@@ -179,7 +180,7 @@ impl GeneratedA2aService for GrpcServiceV03 {
         request: Request<v0_3::TaskSubscriptionRequest>,
     ) -> Result<Response<Self::TaskSubscriptionStream>, Status> {
         let (ctx, message) = into_call(request);
-        let request = ProtoV03::from_v03_proto(&message).map(V03Request::SubscribeToTask);
+        let request = message.to_request();
         self.streaming(ctx, request).await
     }
 
@@ -188,8 +189,7 @@ impl GeneratedA2aService for GrpcServiceV03 {
         request: Request<v0_3::CreateTaskPushNotificationConfigRequest>,
     ) -> Result<Response<v0_3::TaskPushNotificationConfig>, Status> {
         let (ctx, message) = into_call(request);
-        let request = a2a_v03::proto::create_request_from_proto(&message)
-            .map(V03Request::CreateTaskPushNotificationConfig);
+        let request = message.to_request();
         self.unary(ctx, request).await
     }
 
@@ -198,7 +198,7 @@ impl GeneratedA2aService for GrpcServiceV03 {
         request: Request<v0_3::GetTaskPushNotificationConfigRequest>,
     ) -> Result<Response<v0_3::TaskPushNotificationConfig>, Status> {
         let (ctx, message) = into_call(request);
-        let request = ProtoV03::from_v03_proto(&message).map(V03Request::GetTaskPushNotificationConfig);
+        let request = message.to_request();
         self.unary(ctx, request).await
     }
 
@@ -207,7 +207,7 @@ impl GeneratedA2aService for GrpcServiceV03 {
         request: Request<v0_3::ListTaskPushNotificationConfigRequest>,
     ) -> Result<Response<v0_3::ListTaskPushNotificationConfigResponse>, Status> {
         let (ctx, message) = into_call(request);
-        let request = ProtoV03::from_v03_proto(&message).map(V03Request::ListTaskPushNotificationConfigs);
+        let request = message.to_request();
         self.unary(ctx, request).await
     }
 
@@ -216,7 +216,7 @@ impl GeneratedA2aService for GrpcServiceV03 {
         request: Request<v0_3::GetAgentCardRequest>,
     ) -> Result<Response<v0_3::AgentCard>, Status> {
         let (ctx, message) = into_call(request);
-        let request = ProtoV03::from_v03_proto(&message).map(V03Request::GetExtendedAgentCard);
+        let request = message.to_request();
         self.unary(ctx, request).await
     }
 
@@ -225,7 +225,7 @@ impl GeneratedA2aService for GrpcServiceV03 {
         request: Request<v0_3::DeleteTaskPushNotificationConfigRequest>,
     ) -> Result<Response<()>, Status> {
         let (ctx, message) = into_call(request);
-        let request = ProtoV03::from_v03_proto(&message).map(V03Request::DeleteTaskPushNotificationConfig);
+        let request = message.to_request();
         let request = request.map_err(|e| status(&e))?;
         match self.reply(&ctx, request).await? {
             Reply::Value(_) => Ok(Response::new(())),

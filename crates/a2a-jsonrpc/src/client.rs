@@ -19,16 +19,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use a2a_core::carriage::{Carriage, CarriedClient};
-use a2a_core::{CallContext, Error, EventStream, Operation, ProtocolVersion, ServiceParams};
-use a2a_proto::v1::{
-    AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
-    GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, SendMessageRequest,
-    SendMessageResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
-};
+use a2a_core::{CallContext, Decode, Error, Operation, ProtocolVersion, Request, Response, ServiceParams};
+use a2a_proto::WireMessage;
 use async_trait::async_trait;
 use http::{header, HeaderName, HeaderValue, StatusCode};
-use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
@@ -223,133 +217,39 @@ impl Wire {
 /// as `params`, the context's parameters as headers, errors by [`error::from_wire`].
 struct V1;
 
-impl V1 {
-    /// Calls a unary 1.0 method and decodes its result as `R`.
-    async fn unary<P, R>(wire: &Wire, ctx: &CallContext, operation: Operation, params: &P) -> Result<R, Error>
-    where
-        P: Serialize,
-        R: DeserializeOwned + prost::Name,
-    {
-        let result = wire.call(&ctx.params, operation.method(), Some(params), error::from_wire).await?;
-        a2a_proto::json::from_slice::<R>(result.get().as_bytes()).map_err(|e| Error::InvalidAgentResponse {
-            reason: format!("the {operation} result is not a {}: {e}", R::NAME),
-        })
-    }
-
-    /// Calls a streaming 1.0 method.
-    async fn streaming<P: Serialize>(
-        wire: &Wire,
-        ctx: &CallContext,
-        operation: Operation,
-        params: &P,
-    ) -> Result<EventStream, Error> {
-        let (response, id) =
-            wire.open_stream(&ctx.params, operation.method(), Some(params), error::from_wire).await?;
-        Ok(sse::events(response, id))
-    }
-}
-
 #[async_trait]
 impl Carriage<Wire> for V1 {
     fn version(&self) -> ProtocolVersion {
         ProtocolVersion::V1_0
     }
 
-    async fn send_message(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: SendMessageRequest,
-    ) -> Result<SendMessageResponse, Error> {
-        Self::unary(wire, ctx, Operation::SendMessage, &request).await
+    async fn call(&self, wire: &Wire, ctx: &CallContext, request: Request) -> Result<Response, Error> {
+        let operation = request.operation();
+        let (method, params) = (operation.method(), Some(&request));
+        if operation.is_streaming() {
+            let (response, id) = wire.open_stream(&ctx.params, method, params, error::from_wire).await?;
+            return Ok(Response::Stream(sse::events(response, id)));
+        }
+        let result = wire.call(&ctx.params, method, params, error::from_wire).await?;
+        // DeleteTaskPushNotificationConfig reads nothing: servers answer `null` (Python, JS, this
+        // crate) or `{}` (google.protobuf.Empty in ProtoJSON); any result means success.
+        Response::decode(operation, ResultOf { operation, result: &result })
     }
+}
 
-    async fn send_streaming_message(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: SendMessageRequest,
-    ) -> Result<EventStream, Error> {
-        Self::streaming(wire, ctx, Operation::SendStreamingMessage, &request).await
-    }
+/// The `result` of a unary 1.0 method, read as the operation's result message.
+struct ResultOf<'a> {
+    operation: Operation,
+    result: &'a RawValue,
+}
 
-    async fn get_task(&self, wire: &Wire, ctx: &CallContext, request: GetTaskRequest) -> Result<Task, Error> {
-        Self::unary(wire, ctx, Operation::GetTask, &request).await
-    }
-
-    async fn list_tasks(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: ListTasksRequest,
-    ) -> Result<ListTasksResponse, Error> {
-        Self::unary(wire, ctx, Operation::ListTasks, &request).await
-    }
-
-    async fn cancel_task(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: CancelTaskRequest,
-    ) -> Result<Task, Error> {
-        Self::unary(wire, ctx, Operation::CancelTask, &request).await
-    }
-
-    async fn subscribe_to_task(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: SubscribeToTaskRequest,
-    ) -> Result<EventStream, Error> {
-        Self::streaming(wire, ctx, Operation::SubscribeToTask, &request).await
-    }
-
-    async fn create_task_push_notification_config(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: TaskPushNotificationConfig,
-    ) -> Result<TaskPushNotificationConfig, Error> {
-        Self::unary(wire, ctx, Operation::CreateTaskPushNotificationConfig, &request).await
-    }
-
-    async fn get_task_push_notification_config(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: GetTaskPushNotificationConfigRequest,
-    ) -> Result<TaskPushNotificationConfig, Error> {
-        Self::unary(wire, ctx, Operation::GetTaskPushNotificationConfig, &request).await
-    }
-
-    async fn list_task_push_notification_configs(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: ListTaskPushNotificationConfigsRequest,
-    ) -> Result<ListTaskPushNotificationConfigsResponse, Error> {
-        Self::unary(wire, ctx, Operation::ListTaskPushNotificationConfigs, &request).await
-    }
-
-    async fn delete_task_push_notification_config(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: DeleteTaskPushNotificationConfigRequest,
-    ) -> Result<(), Error> {
-        // Servers answer `null` (Python, JS, this crate) or `{}` (google.protobuf.Empty in
-        // ProtoJSON); any result means success.
-        let method = Operation::DeleteTaskPushNotificationConfig.method();
-        wire.call(&ctx.params, method, Some(&request), error::from_wire).await.map(drop)
-    }
-
-    async fn get_extended_agent_card(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: GetExtendedAgentCardRequest,
-    ) -> Result<AgentCard, Error> {
-        Self::unary(wire, ctx, Operation::GetExtendedAgentCard, &request).await
+impl Decode for ResultOf<'_> {
+    fn decode<M: WireMessage>(self) -> Result<M, Error> {
+        a2a_proto::json::from_slice::<M>(self.result.get().as_bytes()).map_err(|e| {
+            Error::InvalidAgentResponse {
+                reason: format!("the {} result is not a {}: {e}", self.operation, M::NAME),
+            }
+        })
     }
 }
 

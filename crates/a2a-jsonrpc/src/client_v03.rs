@@ -6,14 +6,8 @@
 //! chooses the method and reads the envelope.
 
 use a2a_core::carriage::Carriage;
-use a2a_core::{CallContext, Error, EventStream, Operation, ProtocolVersion};
-use a2a_proto::v1::{
-    AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
-    GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, SendMessageRequest,
-    SendMessageResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
-};
-use a2a_v03::{Request as V03Request, V03 as FromV03};
+use a2a_core::{CallContext, Error, EventStream, ProtocolVersion, Request, Response};
+use a2a_v03::V03Request;
 use async_trait::async_trait;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
@@ -38,33 +32,8 @@ fn to_value(result: &RawValue) -> Result<Value, Error> {
 
 /// A2A 0.3: the 0.3 method of each request with its 0.3 `params`, the headers of
 /// [`a2a_v03::client_params`] (`A2A-Version: 0.3`, extensions also in `X-A2A-Extensions`),
-/// errors by [`read_error`].
+/// errors by [`read_error`]. `ListTasks`, which 0.3 lacks, is refused without a call.
 pub(crate) struct V03;
-
-impl V03 {
-    /// Calls the 0.3 method of `request`; returns its `result`.
-    async fn call(wire: &Wire, ctx: &CallContext, request: &V03Request) -> Result<Value, Error> {
-        let params = request.to_jsonrpc_params();
-        let headers = a2a_v03::client_params(&ctx.params);
-        let result = wire.call(&headers, request.method().name(), params.as_ref(), read_error).await?;
-        to_value(&result)
-    }
-
-    /// Calls the unary 0.3 method of `request` and reads its result as `R`.
-    async fn unary<R: FromV03>(wire: &Wire, ctx: &CallContext, request: V03Request) -> Result<R, Error> {
-        let result = Self::call(wire, ctx, &request).await?;
-        a2a_v03::client::read_reply(&result)
-    }
-
-    /// Calls the streaming 0.3 method of `request` (`message/stream`, `tasks/resubscribe`).
-    async fn streaming(wire: &Wire, ctx: &CallContext, request: V03Request) -> Result<EventStream, Error> {
-        let params = request.to_jsonrpc_params();
-        let headers = a2a_v03::client_params(&ctx.params);
-        let (response, id) =
-            wire.open_stream(&headers, request.method().name(), params.as_ref(), read_error).await?;
-        Ok(events(response, id))
-    }
-}
 
 #[async_trait]
 impl Carriage<Wire> for V03 {
@@ -72,99 +41,18 @@ impl Carriage<Wire> for V03 {
         ProtocolVersion::V0_3
     }
 
-    async fn send_message(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: SendMessageRequest,
-    ) -> Result<SendMessageResponse, Error> {
-        Self::unary(wire, ctx, V03Request::SendMessage(request)).await
-    }
-
-    async fn send_streaming_message(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: SendMessageRequest,
-    ) -> Result<EventStream, Error> {
-        Self::streaming(wire, ctx, V03Request::SendStreamingMessage(request)).await
-    }
-
-    async fn get_task(&self, wire: &Wire, ctx: &CallContext, request: GetTaskRequest) -> Result<Task, Error> {
-        Self::unary(wire, ctx, V03Request::GetTask(request)).await
-    }
-
-    async fn list_tasks(
-        &self,
-        _: &Wire,
-        _: &CallContext,
-        _: ListTasksRequest,
-    ) -> Result<ListTasksResponse, Error> {
-        Err(a2a_v03::client::unsupported(Operation::ListTasks))
-    }
-
-    async fn cancel_task(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: CancelTaskRequest,
-    ) -> Result<Task, Error> {
-        Self::unary(wire, ctx, V03Request::CancelTask(request)).await
-    }
-
-    async fn subscribe_to_task(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: SubscribeToTaskRequest,
-    ) -> Result<EventStream, Error> {
-        Self::streaming(wire, ctx, V03Request::SubscribeToTask(request)).await
-    }
-
-    async fn create_task_push_notification_config(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: TaskPushNotificationConfig,
-    ) -> Result<TaskPushNotificationConfig, Error> {
-        Self::unary(wire, ctx, V03Request::CreateTaskPushNotificationConfig(request)).await
-    }
-
-    async fn get_task_push_notification_config(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: GetTaskPushNotificationConfigRequest,
-    ) -> Result<TaskPushNotificationConfig, Error> {
-        Self::unary(wire, ctx, V03Request::GetTaskPushNotificationConfig(request)).await
-    }
-
-    async fn list_task_push_notification_configs(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: ListTaskPushNotificationConfigsRequest,
-    ) -> Result<ListTaskPushNotificationConfigsResponse, Error> {
-        Self::unary(wire, ctx, V03Request::ListTaskPushNotificationConfigs(request)).await
-    }
-
-    async fn delete_task_push_notification_config(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: DeleteTaskPushNotificationConfigRequest,
-    ) -> Result<(), Error> {
-        // Any result means success, as for 1.0.
-        Self::call(wire, ctx, &V03Request::DeleteTaskPushNotificationConfig(request)).await.map(drop)
-    }
-
-    async fn get_extended_agent_card(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: GetExtendedAgentCardRequest,
-    ) -> Result<AgentCard, Error> {
-        Self::unary(wire, ctx, V03Request::GetExtendedAgentCard(request)).await
+    async fn call(&self, wire: &Wire, ctx: &CallContext, request: Request) -> Result<Response, Error> {
+        let operation = request.operation();
+        let method = a2a_v03::client::method(operation)?.name();
+        let params = request.to_jsonrpc_params();
+        let headers = a2a_v03::client_params(&ctx.params);
+        if operation.is_streaming() {
+            let (response, id) = wire.open_stream(&headers, method, params.as_ref(), read_error).await?;
+            return Ok(Response::Stream(events(response, id)));
+        }
+        let result = wire.call(&headers, method, params.as_ref(), read_error).await?;
+        // A delete reads nothing: any result means success, as for 1.0.
+        a2a_v03::client::read_response(operation, &to_value(&result)?)
     }
 }
 

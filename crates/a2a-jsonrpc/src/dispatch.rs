@@ -4,15 +4,11 @@
 use std::fmt;
 
 use a2a_core::error::FieldViolation;
-use a2a_core::{A2aService, CallContext, Error, EventStream, Operation};
-use a2a_proto::v1::{
-    CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
-    GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
-    ListTasksRequest, SendMessageRequest, SubscribeToTaskRequest, TaskPushNotificationConfig,
-};
+use a2a_core::{A2aService, CallContext, Decode, Encode, Encoded, Error, EventStream, Operation, Request};
+use a2a_proto::WireMessage;
 use serde::de::value::MapAccessDeserializer;
-use serde::de::{DeserializeOwned, DeserializeSeed, MapAccess, Visitor};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::de::{DeserializeSeed, MapAccess, Visitor};
+use serde::Deserializer;
 use serde_json::value::RawValue;
 
 use crate::envelope::{self, Id, Params};
@@ -40,90 +36,38 @@ pub(crate) async fn call(
 ) -> Result<Outcome, Error> {
     let request = match params {
         Params::Decoded(request) => *request,
-        Params::Raw(raw) => Decoded::from_params(operation, params_object(raw)?)?,
+        Params::Raw(raw) => Request::decode(operation, ParamsText(params_object(raw)?))?,
     };
-    match request {
-        Decoded::SendMessage(request) => unary(id, service.send_message(ctx, request).await),
-        Decoded::SendStreamingMessage(request) => {
-            Ok(Outcome::Stream(service.send_streaming_message(ctx, request).await?))
-        }
-        Decoded::GetTask(request) => unary(id, service.get_task(ctx, request).await),
-        Decoded::ListTasks(request) => unary(id, service.list_tasks(ctx, request).await),
-        Decoded::CancelTask(request) => unary(id, service.cancel_task(ctx, request).await),
-        Decoded::SubscribeToTask(request) => {
-            Ok(Outcome::Stream(service.subscribe_to_task(ctx, request).await?))
-        }
-        Decoded::CreateTaskPushNotificationConfig(request) => {
-            unary(id, service.create_task_push_notification_config(ctx, request).await)
-        }
-        Decoded::GetTaskPushNotificationConfig(request) => {
-            unary(id, service.get_task_push_notification_config(ctx, request).await)
-        }
-        Decoded::ListTaskPushNotificationConfigs(request) => {
-            unary(id, service.list_task_push_notification_configs(ctx, request).await)
-        }
+    match service.call(ctx, request).await?.encode(ResultOf(id)) {
+        Encoded::Message(response) => response.map(Outcome::Unary),
         // The proto returns google.protobuf.Empty; the Python and JS SDKs answer `"result": null`,
         // and so does this server (the client accepts any result).
-        Decoded::DeleteTaskPushNotificationConfig(request) => {
-            service.delete_task_push_notification_config(ctx, request).await?;
-            Ok(Outcome::Unary(envelope::success_json(id, b"null")))
-        }
-        Decoded::GetExtendedAgentCard(request) => {
-            unary(id, service.get_extended_agent_card(ctx, request).await)
-        }
+        Encoded::Empty => Ok(Outcome::Unary(envelope::success_json(id, b"null"))),
+        Encoded::Stream(events) => Ok(Outcome::Stream(events)),
     }
 }
 
-macro_rules! decoded {
-    ($($operation:ident($message:ident)),* $(,)?) => {
-        /// The request message of an operation, decoded from `params`.
-        #[derive(Debug, PartialEq)]
-        pub(crate) enum Decoded {
-            $(
-                #[doc = concat!("`", stringify!($operation), "`")]
-                $operation($message),
-            )*
-        }
+/// Writes a unary result as the response object of request `id`: ProtoJSON, with the fields the
+/// spec requires on the wire even at default values (e.g. ListTasksResponse's `nextPageToken`,
+/// spec 3.1.4: `a2a_proto::json::to_vec`).
+struct ResultOf<'a>(&'a Id);
 
-        impl Decoded {
-            /// Decodes the JSON text of a params object as `operation`'s request message
-            /// ([`decode`]: the errors name the field).
-            pub(crate) fn from_params(operation: Operation, params: &str) -> Result<Self, Error> {
-                match operation {
-                    $(Operation::$operation => decode::<$message>(params).map(Decoded::$operation),)*
-                }
-            }
-        }
+impl Encode for ResultOf<'_> {
+    type Output = Result<Vec<u8>, Error>;
 
-        impl<'de> Visitor<'de> for ParamsSeed {
-            type Value = Decoded;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a params object")
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Decoded, A::Error> {
-                let message = MapAccessDeserializer::new(map);
-                match self.0 {
-                    $(Operation::$operation => $message::deserialize(message).map(Decoded::$operation),)*
-                }
-            }
-        }
-    };
+    fn encode<M: WireMessage>(self, message: &M) -> Self::Output {
+        envelope::success_message(self.0, message)
+            .map_err(|e| Error::internal(format_args!("the result could not be serialized: {e}")))
+    }
 }
 
-decoded! {
-    SendMessage(SendMessageRequest),
-    SendStreamingMessage(SendMessageRequest),
-    GetTask(GetTaskRequest),
-    ListTasks(ListTasksRequest),
-    CancelTask(CancelTaskRequest),
-    SubscribeToTask(SubscribeToTaskRequest),
-    CreateTaskPushNotificationConfig(TaskPushNotificationConfig),
-    GetTaskPushNotificationConfig(GetTaskPushNotificationConfigRequest),
-    ListTaskPushNotificationConfigs(ListTaskPushNotificationConfigsRequest),
-    DeleteTaskPushNotificationConfig(DeleteTaskPushNotificationConfigRequest),
-    GetExtendedAgentCard(GetExtendedAgentCardRequest),
+/// The JSON text of a params object, decoded with the workspace's ProtoJSON reader ([`decode`]).
+pub(crate) struct ParamsText<'a>(pub(crate) &'a str);
+
+impl Decode for ParamsText<'_> {
+    fn decode<M: WireMessage>(self) -> Result<M, Error> {
+        decode(self.0)
+    }
 }
 
 /// Decodes a `params` member in the envelope's own pass, as the request message of the operation:
@@ -133,10 +77,40 @@ decoded! {
 pub(crate) struct ParamsSeed(pub(crate) Operation);
 
 impl<'de> DeserializeSeed<'de> for ParamsSeed {
-    type Value = Decoded;
+    type Value = Request;
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Decoded, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Request, D::Error> {
         deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ParamsSeed {
+    type Value = Request;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a params object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Request, A::Error> {
+        let mut failed = None;
+        Request::decode(self.0, Strict { map, failed: &mut failed })
+            .map_err(|_| failed.unwrap_or_else(|| serde::de::Error::custom("not the operation's message")))
+    }
+}
+
+/// The message read from the map the envelope's pass is at, with pbjson's own rules; its error
+/// kept for the envelope (a [`Decode`] answers a2a-core's errors).
+struct Strict<'a, A, E> {
+    map: A,
+    failed: &'a mut Option<E>,
+}
+
+impl<'de, A: MapAccess<'de>> Decode for Strict<'_, A, A::Error> {
+    fn decode<M: WireMessage>(self) -> Result<M, Error> {
+        M::deserialize(MapAccessDeserializer::new(self.map)).map_err(|error| {
+            *self.failed = Some(error);
+            Error::invalid_param("params", "not the operation's message")
+        })
     }
 }
 
@@ -152,18 +126,10 @@ pub(crate) fn params_object(params: Option<&RawValue>) -> Result<&str, Error> {
     }
 }
 
-/// The result as ProtoJSON, with the fields the spec requires on the wire even at default values
-/// (e.g. ListTasksResponse's `nextPageToken`, spec 3.1.4: `a2a_proto::json::to_vec`).
-fn unary<T: Serialize + prost::Name>(id: &Id, result: Result<T, Error>) -> Result<Outcome, Error> {
-    envelope::success_message(id, &result?)
-        .map(Outcome::Unary)
-        .map_err(|e| Error::internal(format_args!("the result could not be serialized: {e}")))
-}
-
 /// Decodes params into `T` with the workspace's ProtoJSON reader (nulls for absent fields are
 /// accepted, unknown fields ignored, spec 5.7). On failure the BadRequest violation names the field
 /// path, e.g. `message.parts[0].text`.
-pub(crate) fn decode<T: DeserializeOwned + prost::Name>(params: &str) -> Result<T, Error> {
+pub(crate) fn decode<T: WireMessage>(params: &str) -> Result<T, Error> {
     a2a_proto::json::from_slice::<T>(params.as_bytes()).map_err(|error| Error::InvalidParams {
         violations: vec![FieldViolation {
             field: error.path().unwrap_or("params").to_owned(),
@@ -177,7 +143,7 @@ mod tests {
     use super::*;
     use a2a_proto::v1::{GetTaskRequest, ListTasksRequest, SendMessageRequest};
 
-    fn violation<T: DeserializeOwned + prost::Name + std::fmt::Debug>(params: &str) -> FieldViolation {
+    fn violation<T: WireMessage>(params: &str) -> FieldViolation {
         let error = decode::<T>(params).unwrap_err();
         error.field_violations()[0].clone()
     }
@@ -195,8 +161,8 @@ mod tests {
 
     #[test]
     fn params_decode_by_operation() {
-        let decoded = Decoded::from_params(Operation::GetTask, r#"{"id": "t"}"#).unwrap();
-        assert_eq!(decoded, Decoded::GetTask(GetTaskRequest { id: "t".into(), ..Default::default() }));
+        let decoded = Request::decode(Operation::GetTask, ParamsText(r#"{"id": "t"}"#)).unwrap();
+        assert_eq!(decoded, Request::GetTask(GetTaskRequest { id: "t".into(), ..Default::default() }));
         let seeded = ParamsSeed(Operation::GetTask)
             .deserialize(&mut serde_json::Deserializer::from_str(r#"{"id": "t"}"#));
         assert_eq!(seeded.unwrap(), decoded);

@@ -15,7 +15,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::dispatch::{Decoded, ParamsSeed};
+use crate::dispatch::ParamsSeed;
 use crate::{error, v03};
 
 /// The only `jsonrpc` value JSON-RPC 2.0 allows.
@@ -69,7 +69,7 @@ pub(crate) enum Params<'a> {
     Raw(Option<&'a RawValue>),
     /// Decoded in the envelope's pass as the request message of the 1.0 operation that `method`
     /// names (never for a 0.3 method).
-    Decoded(Box<Decoded>),
+    Decoded(Box<a2a_core::Request>),
 }
 
 impl<'a> Params<'a> {
@@ -532,7 +532,8 @@ mod tests {
         let params = match (request.params, Operation::from_method(&request.method)) {
             (Params::Decoded(decoded), _) => Some(Ok(*decoded)),
             (Params::Raw(raw), Some(operation)) => Some(
-                crate::dispatch::params_object(raw).and_then(|text| Decoded::from_params(operation, text)),
+                crate::dispatch::params_object(raw)
+                    .and_then(|text| a2a_core::Request::decode(operation, crate::dispatch::ParamsText(text))),
             ),
             (Params::Raw(_), None) => None,
         };
@@ -625,7 +626,7 @@ mod tests {
     fn params_after_the_method_are_decoded_in_the_envelopes_pass() {
         let body = r#"{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}"#;
         let Params::Decoded(decoded) = parse_request(body.as_bytes()).unwrap().params else { panic!("raw") };
-        assert!(matches!(*decoded, Decoded::GetTask(_)));
+        assert!(matches!(*decoded, a2a_core::Request::GetTask(_)));
         // Before the method, with nulls to normalize, or for a 0.3 method: raw.
         for body in [
             r#"{"jsonrpc":"2.0","id":1,"params":{"id":"t"},"method":"GetTask"}"#,

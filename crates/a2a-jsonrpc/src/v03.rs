@@ -8,7 +8,7 @@
 //! consulted. Everything else about the request (envelope, id, notifications, body limit) is the
 //! same as for 1.0.
 //!
-//! The translation is `a2a-v03`'s: [`Request::from_jsonrpc`], [`Request::call`] with
+//! The translation is `a2a-v03`'s: [`V03Request::from_jsonrpc`], [`V03Request::call`] with
 //! [`Form::Json`] on the same [`A2aService`] the 1.0 methods call (so both versions see the same
 //! tasks), errors with [`a2a_v03::error::to_v03`]. Streaming methods answer SSE, each `data:` line
 //! a 0.3 JSON-RPC response object; the stream ends after the event whose `final` is `true`.
@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use a2a_core::{A2aService, CallContext, Error};
 pub(crate) use a2a_v03::Method;
-use a2a_v03::{Form, Reply, Request};
+use a2a_v03::{Form, Reply, Request, V03Request};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures::stream::BoxStream;

@@ -58,6 +58,37 @@ pub use helpers::new_id;
 pub use pbjson_types;
 pub use timestamp::Timestamp;
 
+/// What every request and reply message of the operations is: a protobuf message (prost, for
+/// gRPC) with its ProtoJSON form (pbjson's serde, for JSON-RPC and HTTP+JSON), named by its full
+/// protobuf name. A binding that handles the messages alike (decode, encode) needs no other bound.
+pub trait WireMessage:
+    prost::Message
+    + prost::Name
+    + Default
+    + Clone
+    + std::fmt::Debug
+    + serde::Serialize
+    + serde::de::DeserializeOwned
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<T> WireMessage for T where
+    T: prost::Message
+        + prost::Name
+        + Default
+        + Clone
+        + std::fmt::Debug
+        + serde::Serialize
+        + serde::de::DeserializeOwned
+        + Send
+        + Sync
+        + 'static
+{
+}
+
 /// Package `lf.a2a.v1`: every A2A 1.0 message and enum, generated from `proto/a2a.proto`.
 ///
 /// Regenerate with `cargo xtask codegen`; never edit the generated files by hand.

@@ -16,13 +16,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use a2a_core::carriage::{Carriage, CarriedClient};
-use a2a_core::{CallContext, Error, EventStream, ProtocolVersion, Result, ServiceParams};
-use a2a_proto::v1::{
-    AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
-    GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, SendMessageRequest,
-    SendMessageResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
+use a2a_core::{
+    CallContext, Decode, Error, EventStream, Operation, ProtocolVersion, Request, Response, Result,
+    ServiceParams,
 };
+use a2a_proto::WireMessage;
 #[cfg(feature = "v03")]
 use a2a_v03::ProtoFileBytes;
 use async_trait::async_trait;
@@ -30,12 +28,10 @@ use http::header::{ACCEPT, CONTENT_TYPE};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use reqwest::RequestBuilder;
-use serde::de::DeserializeOwned;
-use serde::Serialize;
 use serde_json::Value;
 use url::Url;
 
-use crate::{error, query, sse, A2A_JSON};
+use crate::{error, query, routes, sse, A2A_JSON};
 
 /// Everything but RFC 3986 unreserved characters is percent-encoded in path segments.
 const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
@@ -237,41 +233,45 @@ impl Wire {
         Ok(headers)
     }
 
-    fn post<M: Serialize>(
+    /// The HTTP request of `request` on `route` under `tenant`: the path variables from the
+    /// request's fields, then a POST with the request message as its body, or a GET or DELETE
+    /// carrying the message's other fields as the query (spec 11.5).
+    fn request(
         &self,
         ctx: &CallContext,
-        url: Url,
-        body: &M,
+        tenant: &str,
+        route: &routes::Template,
+        request: &Request,
         accept: &'static str,
     ) -> Result<RequestBuilder> {
-        let body = serde_json::to_vec(body).map_err(|err| Error::InvalidRequest {
+        let unserializable = |err: serde_json::Error| Error::InvalidRequest {
             reason: format!("the request cannot be serialized: {err}"),
-        })?;
-        let headers = self.headers(&ctx.params, accept)?;
-        Ok(self.http.post(url).headers(headers).header(CONTENT_TYPE, A2A_JSON).body(body))
-    }
-
-    /// A GET or DELETE carrying the fields of `request` except `path_fields` as the query.
-    fn without_body<M: Serialize>(
-        &self,
-        ctx: &CallContext,
-        method: Method,
-        mut url: Url,
-        request: &M,
-        path_fields: &[&str],
-        accept: &'static str,
-    ) -> Result<RequestBuilder> {
-        let Ok(Value::Object(mut object)) = serde_json::to_value(request) else {
-            return Err(Error::InvalidRequest { reason: "the request cannot be serialized".into() });
         };
-        for field in path_fields.iter().chain(&["tenant"]) {
-            object.remove(*field);
+        let headers = self.headers(&ctx.params, accept)?;
+        let mut fields = match route.variables().next().is_some() || !route.has_body() {
+            true => match serde_json::to_value(request).map_err(unserializable)? {
+                Value::Object(object) => object,
+                _ => return Err(Error::InvalidRequest { reason: "the request is not a JSON object".into() }),
+            },
+            false => serde_json::Map::new(),
+        };
+        let path = route.path(|field| {
+            let value = fields.get(field).and_then(Value::as_str).unwrap_or_default();
+            segment(field, value)
+        })?;
+        let mut url = self.url(tenant, &path);
+        if route.has_body() {
+            let body = serde_json::to_vec(request).map_err(unserializable)?;
+            return Ok(self.http.post(url).headers(headers).header(CONTENT_TYPE, A2A_JSON).body(body));
         }
-        let pairs = query::to_pairs(&object);
+        for field in route.variables().chain(["tenant"]) {
+            fields.remove(field);
+        }
+        let pairs = query::to_pairs(&fields);
         if !pairs.is_empty() {
             url.query_pairs_mut().extend_pairs(pairs);
         }
-        Ok(self.http.request(method, url).headers(self.headers(&ctx.params, accept)?))
+        Ok(self.http.request(route.method(), url).headers(headers))
     }
 
     #[cfg(feature = "v03")]
@@ -287,12 +287,6 @@ impl Wire {
 
     pub(crate) async fn send(&self, request: RequestBuilder) -> Result<reqwest::Response> {
         request.send().await.map_err(|err| transport_error("the request failed", &err))
-    }
-
-    async fn unary<T: DeserializeOwned + prost::Name>(&self, request: RequestBuilder) -> Result<T> {
-        let bytes = self.checked_body(request).await?;
-        a2a_proto::json::from_slice(&bytes)
-            .map_err(|err| transport_error(&format!("the response is not a valid {}", T::NAME), &err))
     }
 
     /// The body of a successful response, or the error of a failed one.
@@ -375,8 +369,8 @@ impl CarriedClient for RestClient {
     }
 }
 
-/// A2A 1.0: the routes of the crate docs' table, ProtoJSON bodies, the context's parameters as
-/// headers, errors by [`error::from_status_body`].
+/// A2A 1.0: the routes of the crate docs' table ([`routes::client_route`]), ProtoJSON bodies,
+/// the context's parameters as headers, errors by [`error::from_status_body`].
 struct V1;
 
 #[async_trait]
@@ -385,146 +379,49 @@ impl Carriage<Wire> for V1 {
         ProtocolVersion::V1_0
     }
 
-    async fn send_message(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        mut request: SendMessageRequest,
-    ) -> Result<SendMessageResponse> {
-        request.tenant = wire.tenant(&request.tenant);
-        let url = wire.url(&request.tenant, "/message:send");
-        wire.unary(wire.post(ctx, url, &request, ACCEPT_JSON)?).await
-    }
-
-    async fn send_streaming_message(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        mut request: SendMessageRequest,
-    ) -> Result<EventStream> {
-        request.tenant = wire.tenant(&request.tenant);
-        let url = wire.url(&request.tenant, "/message:stream");
-        open_stream(wire.send(wire.post(ctx, url, &request, EVENT_STREAM)?).await?).await
-    }
-
-    async fn get_task(&self, wire: &Wire, ctx: &CallContext, request: GetTaskRequest) -> Result<Task> {
-        let url = wire.url(&wire.tenant(&request.tenant), &format!("/tasks/{}", segment("id", &request.id)?));
-        wire.unary(wire.without_body(ctx, Method::GET, url, &request, &["id"], ACCEPT_JSON)?).await
-    }
-
-    async fn list_tasks(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: ListTasksRequest,
-    ) -> Result<ListTasksResponse> {
-        let url = wire.url(&wire.tenant(&request.tenant), "/tasks");
-        wire.unary(wire.without_body(ctx, Method::GET, url, &request, &[], ACCEPT_JSON)?).await
-    }
-
-    async fn cancel_task(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        mut request: CancelTaskRequest,
-    ) -> Result<Task> {
-        request.tenant = wire.tenant(&request.tenant);
-        let url = wire.url(&request.tenant, &format!("/tasks/{}:cancel", segment("id", &request.id)?));
-        wire.unary(wire.post(ctx, url, &request, ACCEPT_JSON)?).await
-    }
-
-    /// POST (spec 11.3.2) first; a server answering 405 is asked again with GET (the proto
-    /// annotation, A2A#1574), and so is every later subscription of this client.
-    async fn subscribe_to_task(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        mut request: SubscribeToTaskRequest,
-    ) -> Result<EventStream> {
-        request.tenant = wire.tenant(&request.tenant);
-        let url = wire.url(&request.tenant, &format!("/tasks/{}:subscribe", segment("id", &request.id)?));
-        if !wire.subscribe_with_get.load(Ordering::Relaxed) {
-            let response = wire.send(wire.post(ctx, url.clone(), &request, EVENT_STREAM)?).await?;
-            if response.status() != StatusCode::METHOD_NOT_ALLOWED {
-                return open_stream(response).await;
+    /// SubscribeToTask: POST (spec 11.3.2) first; a server answering 405 is asked again with GET
+    /// (the proto annotation, A2A#1574), and so is every later subscription of this client.
+    async fn call(&self, wire: &Wire, ctx: &CallContext, mut request: Request) -> Result<Response> {
+        let operation = request.operation();
+        let tenant = wire.tenant(request.tenant());
+        tenant.clone_into(request.tenant_mut());
+        let accept = if operation.is_streaming() { EVENT_STREAM } else { ACCEPT_JSON };
+        let get = Method::GET;
+        let subscribe_with_get =
+            operation == Operation::SubscribeToTask && wire.subscribe_with_get.load(Ordering::Relaxed);
+        let route = routes::client_route(operation, subscribe_with_get.then_some(&get));
+        let mut http = wire.request(ctx, &tenant, route, &request, accept)?;
+        if operation.is_streaming() {
+            let mut response = wire.send(http).await?;
+            if operation == Operation::SubscribeToTask
+                && route.has_body()
+                && response.status() == StatusCode::METHOD_NOT_ALLOWED
+            {
+                wire.subscribe_with_get.store(true, Ordering::Relaxed);
+                http = wire.request(
+                    ctx,
+                    &tenant,
+                    routes::client_route(operation, Some(&get)),
+                    &request,
+                    accept,
+                )?;
+                response = wire.send(http).await?;
             }
-            wire.subscribe_with_get.store(true, Ordering::Relaxed);
+            return open_stream(response).await.map(Response::Stream);
         }
-        let get = wire.without_body(ctx, Method::GET, url, &request, &["id"], EVENT_STREAM)?;
-        open_stream(wire.send(get).await?).await
+        // A delete's 200 with `{}` (google.protobuf.Empty) or 204: the body is not read.
+        let body = wire.checked_body(http).await?;
+        Response::decode(operation, JsonBody(&body))
     }
+}
 
-    async fn create_task_push_notification_config(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        mut request: TaskPushNotificationConfig,
-    ) -> Result<TaskPushNotificationConfig> {
-        request.tenant = wire.tenant(&request.tenant);
-        let path = format!("/tasks/{}/pushNotificationConfigs", segment("taskId", &request.task_id)?);
-        let url = wire.url(&request.tenant, &path);
-        wire.unary(wire.post(ctx, url, &request, ACCEPT_JSON)?).await
-    }
+/// A response body, read as the operation's result message.
+struct JsonBody<'a>(&'a [u8]);
 
-    async fn get_task_push_notification_config(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: GetTaskPushNotificationConfigRequest,
-    ) -> Result<TaskPushNotificationConfig> {
-        let path = format!(
-            "/tasks/{}/pushNotificationConfigs/{}",
-            segment("taskId", &request.task_id)?,
-            segment("id", &request.id)?
-        );
-        let url = wire.url(&wire.tenant(&request.tenant), &path);
-        wire.unary(wire.without_body(ctx, Method::GET, url, &request, &["taskId", "id"], ACCEPT_JSON)?).await
-    }
-
-    async fn list_task_push_notification_configs(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: ListTaskPushNotificationConfigsRequest,
-    ) -> Result<ListTaskPushNotificationConfigsResponse> {
-        let path = format!("/tasks/{}/pushNotificationConfigs", segment("taskId", &request.task_id)?);
-        let url = wire.url(&wire.tenant(&request.tenant), &path);
-        wire.unary(wire.without_body(ctx, Method::GET, url, &request, &["taskId"], ACCEPT_JSON)?).await
-    }
-
-    async fn delete_task_push_notification_config(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: DeleteTaskPushNotificationConfigRequest,
-    ) -> Result<()> {
-        let path = format!(
-            "/tasks/{}/pushNotificationConfigs/{}",
-            segment("taskId", &request.task_id)?,
-            segment("id", &request.id)?
-        );
-        let url = wire.url(&wire.tenant(&request.tenant), &path);
-        // 200 with `{}` (google.protobuf.Empty) or 204: the body does not matter.
-        wire.checked_body(wire.without_body(
-            ctx,
-            Method::DELETE,
-            url,
-            &request,
-            &["taskId", "id"],
-            ACCEPT_JSON,
-        )?)
-        .await
-        .map(drop)
-    }
-
-    async fn get_extended_agent_card(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: GetExtendedAgentCardRequest,
-    ) -> Result<AgentCard> {
-        let url = wire.url(&wire.tenant(&request.tenant), "/extendedAgentCard");
-        wire.unary(wire.without_body(ctx, Method::GET, url, &request, &[], ACCEPT_JSON)?).await
+impl Decode for JsonBody<'_> {
+    fn decode<M: WireMessage>(self) -> Result<M> {
+        a2a_proto::json::from_slice(self.0)
+            .map_err(|err| transport_error(&format!("the response is not a valid {}", M::NAME), &err))
     }
 }
 

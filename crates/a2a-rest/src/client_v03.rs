@@ -6,7 +6,7 @@
 //! server's route table); this module sends them and reads the replies:
 //! - bodies are ProtoJSON of the 0.3 proto, `Content-Type: application/json`; the headers are
 //!   [`a2a_v03::client_params`] (`A2A-Version: 0.3`, extensions also in `X-A2A-Extensions`);
-//! - replies are read by [`a2a_v03::client::read_reply`]; one that does not translate is
+//! - replies are read by [`a2a_v03::client::read_response`]; one that does not translate is
 //!   [`Error::InvalidAgentResponse`];
 //! - `tasks/{id}:subscribe` is POSTed (0.3 spec 7.9); a server answering 405 is asked again with
 //!   GET (the 0.3 proto's annotation), and so is every later subscription of this client;
@@ -16,15 +16,9 @@
 use std::sync::atomic::Ordering;
 
 use a2a_core::carriage::Carriage;
-use a2a_core::{CallContext, Error, EventStream, Operation, ProtocolVersion, Result};
-use a2a_proto::v1::{
-    AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
-    GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, SendMessageRequest,
-    SendMessageResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
-};
+use a2a_core::{CallContext, Error, EventStream, Operation, ProtocolVersion, Request, Response, Result};
 use a2a_v03::rest::HttpCall;
-use a2a_v03::{ProtoFileBytes, Request as V03Request, V03 as FromV03};
+use a2a_v03::ProtoFileBytes;
 use async_trait::async_trait;
 use http::header::CONTENT_TYPE;
 use http::{Method, StatusCode};
@@ -62,8 +56,8 @@ impl V03 {
         Ok(request)
     }
 
-    /// Sends the 0.3 call of `request`; returns the reply body (`null` for an empty one).
-    async fn call(wire: &Wire, ctx: &CallContext, request: &V03Request) -> Result<Value> {
+    /// Sends the unary 0.3 call of `request`; returns the reply body (`null` for an empty one).
+    async fn unary(wire: &Wire, ctx: &CallContext, request: &Request) -> Result<Value> {
         let call = a2a_v03::rest::http_call(request)?;
         let response = wire.send(Self::request(wire, ctx, &call, JSON)?).await?;
         let status = response.status();
@@ -80,15 +74,10 @@ impl V03 {
         })
     }
 
-    /// Sends the unary 0.3 call of `request` and reads its reply as `R`.
-    async fn unary<R: FromV03>(wire: &Wire, ctx: &CallContext, request: V03Request) -> Result<R> {
-        a2a_v03::client::read_reply(&Self::call(wire, ctx, &request).await?)
-    }
-
     /// Sends the streaming 0.3 call of `request` (`message:stream`, `tasks/{id}:subscribe`).
-    async fn streaming(wire: &Wire, ctx: &CallContext, request: V03Request) -> Result<EventStream> {
-        let mut call = a2a_v03::rest::http_call(&request)?;
-        let subscribe = matches!(request, V03Request::SubscribeToTask(_));
+    async fn streaming(wire: &Wire, ctx: &CallContext, request: &Request) -> Result<EventStream> {
+        let mut call = a2a_v03::rest::http_call(request)?;
+        let subscribe = request.operation() == Operation::SubscribeToTask;
         let as_get = |call: &mut HttpCall| {
             call.method = "GET";
             call.body = None;
@@ -119,90 +108,16 @@ impl Carriage<Wire> for V03 {
         ProtocolVersion::V0_3
     }
 
-    async fn send_message(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        mut request: SendMessageRequest,
-    ) -> Result<SendMessageResponse> {
-        self.file_bytes.encode(&mut request);
-        Self::unary(wire, ctx, V03Request::SendMessage(request)).await
-    }
-
-    async fn send_streaming_message(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        mut request: SendMessageRequest,
-    ) -> Result<EventStream> {
-        self.file_bytes.encode(&mut request);
-        Self::streaming(wire, ctx, V03Request::SendStreamingMessage(request)).await
-    }
-
-    async fn get_task(&self, wire: &Wire, ctx: &CallContext, request: GetTaskRequest) -> Result<Task> {
-        Self::unary(wire, ctx, V03Request::GetTask(request)).await
-    }
-
-    async fn list_tasks(&self, _: &Wire, _: &CallContext, _: ListTasksRequest) -> Result<ListTasksResponse> {
-        Err(a2a_v03::client::unsupported(Operation::ListTasks))
-    }
-
-    async fn cancel_task(&self, wire: &Wire, ctx: &CallContext, request: CancelTaskRequest) -> Result<Task> {
-        Self::unary(wire, ctx, V03Request::CancelTask(request)).await
-    }
-
-    async fn subscribe_to_task(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: SubscribeToTaskRequest,
-    ) -> Result<EventStream> {
-        Self::streaming(wire, ctx, V03Request::SubscribeToTask(request)).await
-    }
-
-    async fn create_task_push_notification_config(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: TaskPushNotificationConfig,
-    ) -> Result<TaskPushNotificationConfig> {
-        Self::unary(wire, ctx, V03Request::CreateTaskPushNotificationConfig(request)).await
-    }
-
-    async fn get_task_push_notification_config(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: GetTaskPushNotificationConfigRequest,
-    ) -> Result<TaskPushNotificationConfig> {
-        Self::unary(wire, ctx, V03Request::GetTaskPushNotificationConfig(request)).await
-    }
-
-    async fn list_task_push_notification_configs(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: ListTaskPushNotificationConfigsRequest,
-    ) -> Result<ListTaskPushNotificationConfigsResponse> {
-        Self::unary(wire, ctx, V03Request::ListTaskPushNotificationConfigs(request)).await
-    }
-
-    async fn delete_task_push_notification_config(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: DeleteTaskPushNotificationConfigRequest,
-    ) -> Result<()> {
-        Self::call(wire, ctx, &V03Request::DeleteTaskPushNotificationConfig(request)).await.map(drop)
-    }
-
-    async fn get_extended_agent_card(
-        &self,
-        wire: &Wire,
-        ctx: &CallContext,
-        request: GetExtendedAgentCardRequest,
-    ) -> Result<AgentCard> {
-        Self::unary(wire, ctx, V03Request::GetExtendedAgentCard(request)).await
+    async fn call(&self, wire: &Wire, ctx: &CallContext, mut request: Request) -> Result<Response> {
+        let operation = request.operation();
+        if let Request::SendMessage(send) | Request::SendStreamingMessage(send) = &mut request {
+            self.file_bytes.encode(send);
+        }
+        if operation.is_streaming() {
+            return Ok(Response::Stream(Self::streaming(wire, ctx, &request).await?));
+        }
+        // A delete reads nothing of the reply.
+        a2a_v03::client::read_response(operation, &Self::unary(wire, ctx, &request).await?)
     }
 }
 

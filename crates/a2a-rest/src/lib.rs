@@ -38,19 +38,10 @@
 //! The `google.api.http` annotations of a2a.proto, each also under `/{tenant}/...`, which sets
 //! the request's `tenant` field:
 //!
-//! | Operation | Route | Request fields from |
-//! | :-- | :-- | :-- |
-//! | SendMessage | `POST /message:send` | body |
-//! | SendStreamingMessage | `POST /message:stream` (SSE) | body |
-//! | GetTask | `GET /tasks/{id}` | path, query |
-//! | ListTasks | `GET /tasks` | query |
-//! | CancelTask | `POST /tasks/{id}:cancel` | path, body (may be empty) |
-//! | SubscribeToTask | `POST` (spec 11.3.2) or `GET` (proto) `/tasks/{id}:subscribe` (SSE) | path, body or query |
-//! | CreateTaskPushNotificationConfig | `POST /tasks/{task_id}/pushNotificationConfigs` | path, body |
-//! | GetTaskPushNotificationConfig | `GET /tasks/{task_id}/pushNotificationConfigs/{id}` | path, query |
-//! | ListTaskPushNotificationConfigs | `GET /tasks/{task_id}/pushNotificationConfigs` | path, query |
-//! | DeleteTaskPushNotificationConfig | `DELETE /tasks/{task_id}/pushNotificationConfigs/{id}` | path, query |
-//! | GetExtendedAgentCard | `GET /extendedAgentCard` | query |
+//! the route of each operation is in `docs/bindings.md` (the binding tables) and in the code, the
+//! one table `routes.rs` matches against: POST routes take the request message as their body
+//! (`body: "*"`, an empty body is `{}`), GET and DELETE routes its scalar fields as the query,
+//! and SubscribeToTask is served on `POST` (spec 11.3.2) and `GET` (the proto's annotation).
 //!
 //! - Path variables are percent-decoded; a value for the same field in the body or query must
 //!   agree with the path (or be empty), otherwise the call is InvalidParams naming the field.

@@ -14,7 +14,8 @@
 //!   means "absent". A non-repeated parameter given twice is an error (which one would win?).
 
 use a2a_core::error::FieldViolation;
-use a2a_core::{Error, Operation};
+use a2a_core::Error;
+use a2a_proto::descriptor::{Message, Scalar, Shape, Type, WellKnown};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
@@ -44,50 +45,42 @@ pub(crate) struct QueryField {
     pub(crate) repeated: bool,
 }
 
-const fn field(json: &'static str, proto: &'static str, kind: Kind) -> QueryField {
-    QueryField { json, proto, kind, repeated: false }
+/// The fields of request message `T` that a query can carry: its scalar, enum and timestamp
+/// fields (single or repeated), read from a2a.proto's descriptors; messages, maps and bytes
+/// cannot be query parameters (spec 11.5). Path variables are among them: a query value for one
+/// must agree with the path. Operations served only by POST read no query.
+pub(crate) fn fields<T: prost::Name>() -> Vec<QueryField> {
+    a2a_proto::descriptor::v1().message(&T::full_name()).map(query_fields).unwrap_or_default()
 }
 
-const TENANT: QueryField = field("tenant", "tenant", Kind::String);
-const ID: QueryField = field("id", "id", Kind::String);
-const TASK_ID: QueryField = field("taskId", "task_id", Kind::String);
-const PAGE_SIZE: QueryField = field("pageSize", "page_size", Kind::Int32);
-const PAGE_TOKEN: QueryField = field("pageToken", "page_token", Kind::String);
-const HISTORY_LENGTH: QueryField = field("historyLength", "history_length", Kind::Int32);
-
-const LIST_TASKS: [QueryField; 8] = [
-    TENANT,
-    field("contextId", "context_id", Kind::String),
-    field("status", "status", Kind::Enum),
-    PAGE_SIZE,
-    PAGE_TOKEN,
-    HISTORY_LENGTH,
-    field("statusTimestampAfter", "status_timestamp_after", Kind::Timestamp),
-    field("includeArtifacts", "include_artifacts", Kind::Bool),
-];
-
-/// The scalar fields of each operation's request message (a2a.proto), i.e. what a GET or DELETE
-/// may carry. Path variables are listed too: a query value for them must agree with the path.
-/// Operations served only by POST read no query and list nothing.
-pub(crate) fn fields(operation: Operation) -> &'static [QueryField] {
-    match operation {
-        Operation::GetTask => &[TENANT, ID, HISTORY_LENGTH],
-        Operation::ListTasks => &LIST_TASKS,
-        Operation::SubscribeToTask => &[TENANT, ID],
-        Operation::GetTaskPushNotificationConfig | Operation::DeleteTaskPushNotificationConfig => {
-            &[TENANT, TASK_ID, ID]
-        }
-        Operation::ListTaskPushNotificationConfigs => &[TENANT, TASK_ID, PAGE_SIZE, PAGE_TOKEN],
-        Operation::GetExtendedAgentCard => &[TENANT],
-        Operation::SendMessage
-        | Operation::SendStreamingMessage
-        | Operation::CancelTask
-        | Operation::CreateTaskPushNotificationConfig => &[],
-    }
+/// The query fields of `message` (see [`fields`]).
+fn query_fields(message: &'static Message) -> Vec<QueryField> {
+    message
+        .fields
+        .iter()
+        .filter(|field| field.shape != Shape::Map)
+        .filter_map(|field| {
+            let kind = match &field.r#type {
+                Type::Scalar(Scalar::String) => Kind::String,
+                Type::Scalar(Scalar::Int32 | Scalar::Sint32 | Scalar::Sfixed32) => Kind::Int32,
+                Type::Scalar(Scalar::Bool) => Kind::Bool,
+                Type::Enum(_) => Kind::Enum,
+                Type::WellKnown(WellKnown::Timestamp) => Kind::Timestamp,
+                _ => return None,
+            };
+            Some(QueryField {
+                json: &field.json_name,
+                proto: &field.name,
+                kind,
+                repeated: field.shape == Shape::Repeated,
+            })
+        })
+        .collect()
 }
 
-/// Turns a raw query string into the JSON object of request message `T`, keeping only `fields`.
-/// Every unparsable value becomes a violation naming its field; all are reported together.
+/// Turns a raw query string into the JSON object of request message `T`, keeping only `fields`
+/// (of `T`: [`fields`]). Every unparsable value becomes a violation naming its field; all are
+/// reported together.
 pub(crate) fn to_json<T: DeserializeOwned + prost::Name>(
     query: Option<&str>,
     fields: &[QueryField],
@@ -201,7 +194,7 @@ mod tests {
     use super::*;
 
     fn list(query: &str) -> Result<ListTasksRequest, Error> {
-        let object = to_json::<ListTasksRequest>(Some(query), fields(Operation::ListTasks))?;
+        let object = to_json::<ListTasksRequest>(Some(query), &fields::<ListTasksRequest>())?;
         Ok(a2a_proto::json::from_value(Value::Object(object)).unwrap())
     }
 
@@ -307,7 +300,7 @@ mod tests {
     #[test]
     fn get_task_reads_history_length_only() {
         let object =
-            to_json::<GetTaskRequest>(Some("historyLength=0&contextId=x"), fields(Operation::GetTask))
+            to_json::<GetTaskRequest>(Some("historyLength=0&contextId=x"), &fields::<GetTaskRequest>())
                 .unwrap();
         assert_eq!(Value::Object(object), json!({"historyLength": 0}));
     }

@@ -111,7 +111,7 @@ impl Verb {
 }
 
 #[derive(Debug)]
-struct Template {
+pub(crate) struct Template {
     verb: Verb,
     operation: Operation,
     segments: &'static [Segment],
@@ -174,6 +174,67 @@ const TEMPLATES: &[Template] = &[
         segments: &[Literal("extendedAgentCard")],
     },
 ];
+
+impl Template {
+    /// The HTTP method of the template.
+    pub(crate) fn method(&self) -> Method {
+        self.verb.method()
+    }
+
+    /// Whether the request's fields go into the body (POST, `body: "*"`) rather than the query.
+    pub(crate) fn has_body(&self) -> bool {
+        matches!(self.verb, Verb::Post)
+    }
+
+    /// The JSON names of the request fields the template's variables set.
+    pub(crate) fn variables(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.segments.iter().filter_map(|segment| match segment {
+            Literal(_) => None,
+            V(var) | VarVerb(var, _) => Some(var.field()),
+        })
+    }
+
+    /// The template's path (without tenant, starting with `/`), each variable the segment
+    /// `value` gives for its request field (already percent-encoded).
+    pub(crate) fn path<E>(
+        &self,
+        mut value: impl FnMut(&'static str) -> Result<String, E>,
+    ) -> Result<String, E> {
+        let mut path = String::new();
+        for segment in self.segments {
+            path.push('/');
+            match segment {
+                Literal(literal) => path.push_str(literal),
+                V(var) => path.push_str(&value(var.field())?),
+                VarVerb(var, verb) => {
+                    path.push_str(&value(var.field())?);
+                    path.push(':');
+                    path.push_str(verb);
+                }
+            }
+        }
+        Ok(path)
+    }
+}
+
+impl Var {
+    /// The JSON name of the request field the variable sets.
+    fn field(self) -> &'static str {
+        match self {
+            Var::Id => "id",
+            Var::TaskId => "taskId",
+        }
+    }
+}
+
+/// The route a client calls for `operation` with `method`, or with the method of the table's
+/// first route of the operation when `method` is `None` (SubscribeToTask: POST, spec 11.3.2).
+pub(crate) fn client_route(operation: Operation, method: Option<&Method>) -> &'static Template {
+    TEMPLATES
+        .iter()
+        .find(|template| template.operation == operation && method.is_none_or(|m| template.method() == *m))
+        .expect("every operation has a route of each method the client uses (tested)")
+}
 
 /// A template matched against raw (still percent-encoded) segments.
 #[derive(Debug)]
@@ -471,6 +532,27 @@ mod tests {
         ] {
             assert_eq!(resolve(&Method::GET, path), Err(RouteError::NotFound), "{path}");
         }
+    }
+
+    #[test]
+    fn a_client_route_is_resolved_back_to_its_operation() {
+        for operation in Operation::ALL {
+            let template = client_route(operation, None);
+            let path = template.path(|field| Ok::<_, ()>(format!("{field}-1"))).unwrap();
+            let m = ok(template.method(), &path);
+            assert_eq!(m.operation, operation, "{path}");
+            let variables: Vec<_> = template.variables().collect();
+            let bound: Vec<_> =
+                m.bindings().into_iter().map(|(json, _, value)| (json, value.to_owned())).collect();
+            let expected: Vec<_> = variables.iter().map(|field| (*field, format!("{field}-1"))).collect();
+            let mut bound = bound;
+            bound.sort();
+            let mut expected = expected;
+            expected.sort();
+            assert_eq!(bound, expected, "{path}");
+        }
+        assert_eq!(client_route(Operation::SubscribeToTask, None).method(), Method::POST);
+        assert_eq!(client_route(Operation::SubscribeToTask, Some(&Method::GET)).method(), Method::GET);
     }
 
     #[test]

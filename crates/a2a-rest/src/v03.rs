@@ -7,7 +7,7 @@
 //! `/{tenant}/...` path form and sends its `tenant` in the body or query of the unprefixed routes
 //! instead.
 //!
-//! The translation is `a2a-v03`'s ([`a2a_v03::rest::route`], [`Request::call`] with
+//! The translation is `a2a-v03`'s ([`a2a_v03::rest::route`], [`V03Request::call`] with
 //! [`Form::ProtoJson`]) on the same [`A2aService`] the 1.0 routes call, so both versions see the
 //! same tasks. The wire rules of the 1.0 routes apply to the body (size limit 413, JSON content
 //! type 415, JSON syntax), answered in the 0.3 error shape.
@@ -39,7 +39,7 @@ use std::convert::Infallible;
 use std::time::Duration;
 
 use a2a_core::{A2aService, Error};
-use a2a_v03::{Form, Reply};
+use a2a_v03::{Form, Reply, V03Request};
 use axum::body::Body;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};

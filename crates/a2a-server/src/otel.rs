@@ -21,12 +21,7 @@
 //!   (`ServiceParams::with_current_trace`), so a chain of agents is one trace.
 
 use a2a_core::{Binding, CallContext, Operation};
-use a2a_proto::v1::{
-    send_message_response, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest,
-    GetExtendedAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest,
-    ListTaskPushNotificationConfigsRequest, ListTasksRequest, SendMessageRequest, SendMessageResponse,
-    SubscribeToTaskRequest, TaskPushNotificationConfig,
-};
+use a2a_proto::v1::{send_message_response, SendMessageResponse};
 use opentelemetry::propagation::{Extractor, TextMapPropagator};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use tracing::field::Empty;
@@ -155,68 +150,13 @@ pub(crate) fn record_outcome(span: &tracing::Span, outcome: &'static str) {
     }
 }
 
-/// The task and context ids a request names.
-pub(crate) trait Ids {
-    /// `(task id, context id)`.
-    fn ids(&self) -> (Option<&str>, Option<&str>);
-}
-
-impl Ids for SendMessageRequest {
-    fn ids(&self) -> (Option<&str>, Option<&str>) {
-        let message = self.message.as_ref();
-        (message.map(|m| m.task_id.as_str()), message.map(|m| m.context_id.as_str()))
-    }
-}
-
-impl Ids for SendMessageResponse {
-    fn ids(&self) -> (Option<&str>, Option<&str>) {
-        match &self.payload {
-            Some(send_message_response::Payload::Task(task)) => (Some(&task.id), Some(&task.context_id)),
-            Some(send_message_response::Payload::Message(message)) => {
-                (Some(&message.task_id), Some(&message.context_id))
-            }
-            None => (None, None),
+/// The task and context ids of a SendMessage reply (a new task's are known only from it).
+pub(crate) fn reply_ids(reply: &SendMessageResponse) -> (Option<&str>, Option<&str>) {
+    match &reply.payload {
+        Some(send_message_response::Payload::Task(task)) => (Some(&task.id), Some(&task.context_id)),
+        Some(send_message_response::Payload::Message(message)) => {
+            (Some(&message.task_id), Some(&message.context_id))
         }
+        None => (None, None),
     }
 }
-
-impl Ids for ListTasksRequest {
-    fn ids(&self) -> (Option<&str>, Option<&str>) {
-        (None, Some(&self.context_id))
-    }
-}
-
-impl Ids for GetExtendedAgentCardRequest {
-    fn ids(&self) -> (Option<&str>, Option<&str>) {
-        (None, None)
-    }
-}
-
-/// Requests whose task id is their `id`.
-macro_rules! task_is_id {
-    ($($request:ty),*) => {$(
-        impl Ids for $request {
-            fn ids(&self) -> (Option<&str>, Option<&str>) {
-                (Some(&self.id), None)
-            }
-        }
-    )*};
-}
-task_is_id!(GetTaskRequest, CancelTaskRequest, SubscribeToTaskRequest);
-
-/// Requests about a task's push configs.
-macro_rules! task_is_task_id {
-    ($($request:ty),*) => {$(
-        impl Ids for $request {
-            fn ids(&self) -> (Option<&str>, Option<&str>) {
-                (Some(&self.task_id), None)
-            }
-        }
-    )*};
-}
-task_is_task_id!(
-    TaskPushNotificationConfig,
-    GetTaskPushNotificationConfigRequest,
-    ListTaskPushNotificationConfigsRequest,
-    DeleteTaskPushNotificationConfigRequest
-);

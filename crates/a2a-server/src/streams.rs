@@ -13,13 +13,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use a2a_core::{A2aService, CallContext, Error, EventStream, Result};
-use a2a_proto::v1::{
-    AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
-    GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse, ListTasksRequest, ListTasksResponse, SendMessageRequest,
-    SendMessageResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
-};
+use a2a_core::{A2aService, CallContext, Error, EventStream, Request, Response, Result};
 use async_trait::async_trait;
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
@@ -179,91 +173,20 @@ impl StreamLimits {
     }
 }
 
+/// Only the two streaming operations are counted and bounded; every other call passes through.
 #[async_trait]
 impl A2aService for StreamLimits {
-    // Written out rather than with `#[async_trait]`: a send is not a stream, nothing to count or
-    // bound, so the inner call's own (boxed) future is returned as it is, instead of a second box
-    // that would take the request (480 bytes) in and hand it on at the first poll.
-    fn send_message<'life0, 'life1, 'async_trait>(
-        &'life0 self,
-        ctx: &'life1 CallContext,
-        request: SendMessageRequest,
-    ) -> a2a_core::service::Call<'async_trait, SendMessageResponse>
-    where
-        'life0: 'async_trait,
-        'life1: 'async_trait,
-        Self: 'async_trait,
-    {
-        self.inner.send_message(ctx, request)
-    }
-
-    async fn send_streaming_message(
-        &self,
-        ctx: &CallContext,
-        request: SendMessageRequest,
-    ) -> Result<EventStream> {
-        let slot = self.acquire(None)?;
-        Ok(self.bound(self.inner.send_streaming_message(ctx, request).await?, slot))
-    }
-
-    async fn get_task(&self, ctx: &CallContext, request: GetTaskRequest) -> Result<Task> {
-        self.inner.get_task(ctx, request).await
-    }
-
-    async fn list_tasks(&self, ctx: &CallContext, request: ListTasksRequest) -> Result<ListTasksResponse> {
-        self.inner.list_tasks(ctx, request).await
-    }
-
-    async fn cancel_task(&self, ctx: &CallContext, request: CancelTaskRequest) -> Result<Task> {
-        self.inner.cancel_task(ctx, request).await
-    }
-
-    async fn subscribe_to_task(
-        &self,
-        ctx: &CallContext,
-        request: SubscribeToTaskRequest,
-    ) -> Result<EventStream> {
-        let slot = self.acquire(Some((request.tenant.clone(), request.id.clone())))?;
-        Ok(self.bound(self.inner.subscribe_to_task(ctx, request).await?, slot))
-    }
-
-    async fn create_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        request: TaskPushNotificationConfig,
-    ) -> Result<TaskPushNotificationConfig> {
-        self.inner.create_task_push_notification_config(ctx, request).await
-    }
-
-    async fn get_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        request: GetTaskPushNotificationConfigRequest,
-    ) -> Result<TaskPushNotificationConfig> {
-        self.inner.get_task_push_notification_config(ctx, request).await
-    }
-
-    async fn list_task_push_notification_configs(
-        &self,
-        ctx: &CallContext,
-        request: ListTaskPushNotificationConfigsRequest,
-    ) -> Result<ListTaskPushNotificationConfigsResponse> {
-        self.inner.list_task_push_notification_configs(ctx, request).await
-    }
-
-    async fn delete_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        request: DeleteTaskPushNotificationConfigRequest,
-    ) -> Result<()> {
-        self.inner.delete_task_push_notification_config(ctx, request).await
-    }
-
-    async fn get_extended_agent_card(
-        &self,
-        ctx: &CallContext,
-        request: GetExtendedAgentCardRequest,
-    ) -> Result<AgentCard> {
-        self.inner.get_extended_agent_card(ctx, request).await
+    async fn call(&self, ctx: &CallContext, request: Request) -> Result<Response> {
+        let slot = match &request {
+            Request::SendStreamingMessage(_) => self.acquire(None)?,
+            Request::SubscribeToTask(subscribe) => {
+                self.acquire(Some((subscribe.tenant.clone(), subscribe.id.clone())))?
+            }
+            _ => return self.inner.call(ctx, request).await,
+        };
+        match self.inner.call(ctx, request).await? {
+            Response::Stream(events) => Ok(Response::Stream(self.bound(events, slot))),
+            other => Ok(other),
+        }
     }
 }

@@ -10,7 +10,7 @@ use a2a_grpc::GrpcClient;
 use a2a_jsonrpc::JsonRpcClient;
 use a2a_proto::v1::{
     send_message_response, CancelTaskRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
-    ListTasksRequest, Message, SendMessageRequest, SubscribeToTaskRequest, Task, TaskPushNotificationConfig,
+    ListTasksRequest, Message, SendMessageRequest, SubscribeToTaskRequest, TaskPushNotificationConfig,
     TaskState,
 };
 use a2a_rest::RestClient;
@@ -189,77 +189,16 @@ struct OnlyAdminsCancel(a2a_core::DefaultRequestHandler);
 
 #[async_trait::async_trait]
 impl A2aService for OnlyAdminsCancel {
-    async fn send_message(
+    async fn call(
         &self,
         ctx: &CallContext,
-        request: SendMessageRequest,
-    ) -> a2a_core::Result<a2a_proto::v1::SendMessageResponse> {
-        self.0.send_message(ctx, request).await
-    }
-    async fn send_streaming_message(
-        &self,
-        ctx: &CallContext,
-        request: SendMessageRequest,
-    ) -> a2a_core::Result<a2a_core::EventStream> {
-        self.0.send_streaming_message(ctx, request).await
-    }
-    async fn get_task(&self, ctx: &CallContext, request: GetTaskRequest) -> a2a_core::Result<Task> {
-        self.0.get_task(ctx, request).await
-    }
-    async fn list_tasks(
-        &self,
-        ctx: &CallContext,
-        request: ListTasksRequest,
-    ) -> a2a_core::Result<a2a_proto::v1::ListTasksResponse> {
-        self.0.list_tasks(ctx, request).await
-    }
-    async fn cancel_task(&self, ctx: &CallContext, request: CancelTaskRequest) -> a2a_core::Result<Task> {
-        match &ctx.principal {
-            Some(p) if p.id == "admin" => self.0.cancel_task(ctx, request).await,
-            _ => Err(Error::PermissionDenied { reason: "only admins cancel".into() }),
+        request: a2a_core::Request,
+    ) -> a2a_core::Result<a2a_core::Response> {
+        let admin = ctx.principal.as_ref().is_some_and(|p| p.id == "admin");
+        if request.operation() == a2a_core::Operation::CancelTask && !admin {
+            return Err(Error::PermissionDenied { reason: "only admins cancel".into() });
         }
-    }
-    async fn subscribe_to_task(
-        &self,
-        ctx: &CallContext,
-        request: SubscribeToTaskRequest,
-    ) -> a2a_core::Result<a2a_core::EventStream> {
-        self.0.subscribe_to_task(ctx, request).await
-    }
-    async fn create_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        request: TaskPushNotificationConfig,
-    ) -> a2a_core::Result<TaskPushNotificationConfig> {
-        self.0.create_task_push_notification_config(ctx, request).await
-    }
-    async fn get_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        request: a2a_proto::v1::GetTaskPushNotificationConfigRequest,
-    ) -> a2a_core::Result<TaskPushNotificationConfig> {
-        self.0.get_task_push_notification_config(ctx, request).await
-    }
-    async fn list_task_push_notification_configs(
-        &self,
-        ctx: &CallContext,
-        request: ListTaskPushNotificationConfigsRequest,
-    ) -> a2a_core::Result<a2a_proto::v1::ListTaskPushNotificationConfigsResponse> {
-        self.0.list_task_push_notification_configs(ctx, request).await
-    }
-    async fn delete_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        request: a2a_proto::v1::DeleteTaskPushNotificationConfigRequest,
-    ) -> a2a_core::Result<()> {
-        self.0.delete_task_push_notification_config(ctx, request).await
-    }
-    async fn get_extended_agent_card(
-        &self,
-        ctx: &CallContext,
-        request: a2a_proto::v1::GetExtendedAgentCardRequest,
-    ) -> a2a_core::Result<a2a_proto::v1::AgentCard> {
-        self.0.get_extended_agent_card(ctx, request).await
+        self.0.call(ctx, request).await
     }
 }
 

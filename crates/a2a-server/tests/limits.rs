@@ -18,8 +18,9 @@ use a2a_jsonrpc::JsonRpcClient;
 use a2a_proto::pbjson_types::{value::Kind, Struct, Value};
 use a2a_proto::v1::stream_response::Payload;
 use a2a_proto::v1::{
-    send_message_response, CancelTaskRequest, GetTaskRequest, Message, Part, SendMessageConfiguration,
-    SendMessageRequest, StreamResponse, SubscribeToTaskRequest, Task, TaskPushNotificationConfig, TaskState,
+    send_message_response, CancelTaskRequest, GetTaskRequest, ListTasksRequest, Message, Part,
+    SendMessageConfiguration, SendMessageRequest, StreamResponse, SubscribeToTaskRequest, Task,
+    TaskPushNotificationConfig, TaskState,
 };
 use a2a_rest::RestClient;
 use a2a_server::auth::{ApiKeys, KeyLocation};
@@ -171,7 +172,8 @@ async fn push_configs_up_to_the_limit_pass_and_one_more_is_invalid_params_everyw
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn history_up_to_the_limit_is_returned_and_asking_for_more_is_invalid_params_everywhere() {
+async fn history_up_to_the_limit_is_returned_and_asking_for_more_returns_the_most_recent_up_to_it_everywhere()
+{
     let server =
         start(content(ContentLimits { max_history_length: 2, ..ContentLimits::default() }), None).await;
     for (who, client) in clients(&server).await {
@@ -190,8 +192,36 @@ async fn history_up_to_the_limit_is_returned_and_asking_for_more_is_invalid_para
         let unasked = client.get_task(&ctx(), get(None)).await.unwrap();
         assert_eq!(unasked.history.len(), 2, "{who}: without historyLength, the most recent up to the limit");
         assert_eq!(unasked.history, at_limit.history, "{who}");
-        let error = client.get_task(&ctx(), get(Some(3))).await.unwrap_err();
-        assert_invalid_params(&who, &error, "historyLength", "max_history_length");
+        // spec 3.2.4: historyLength is an upper bound; above the limit, the most recent up to it.
+        let above = client.get_task(&ctx(), get(Some(3))).await.unwrap();
+        assert_eq!(above.history, at_limit.history, "{who}: more than the limit is the limit");
+        let far_above = client.get_task(&ctx(), get(Some(i32::MAX))).await.unwrap();
+        assert_eq!(far_above.history, at_limit.history, "{who}");
+        let list = ListTasksRequest { history_length: Some(5), ..Default::default() };
+        let page = client.list_tasks(&ctx(), list).await;
+        if !who.contains("V0_3") {
+            let page = page.unwrap();
+            let listed = page.tasks.iter().find(|t| t.id == task.id).expect("the task is listed");
+            assert_eq!(listed.history, at_limit.history, "{who}: ListTasks too");
+        }
+        let reply = client
+            .send_message(
+                &ctx(),
+                SendMessageRequest {
+                    message: Some(Message::user_text("hello")),
+                    configuration: Some(SendMessageConfiguration {
+                        history_length: Some(50),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+        let Some(send_message_response::Payload::Task(echoed)) = reply.payload else {
+            panic!("{who}: the echo answers a task")
+        };
+        assert!(echoed.history.len() <= 2, "{who}: a send's reply too: {:?}", echoed.history);
     }
     server.shutdown().await.unwrap();
 

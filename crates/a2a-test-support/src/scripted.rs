@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use a2a_core::{A2aService, CallContext, Error, EventStream, Operation, Result};
+use a2a_core::{A2aService, CallContext, Error, EventStream, Operation, Request, Response, Result};
 use a2a_proto::v1::{
     AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
     GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
@@ -13,7 +13,6 @@ use a2a_proto::v1::{
 use async_trait::async_trait;
 use futures::StreamExt as _;
 use serde::de::DeserializeOwned;
-use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::Notify;
 
@@ -289,8 +288,9 @@ impl<A: Answers> Scripted<A> {
         calls.into_iter().next().unwrap()
     }
 
-    fn record<R: Serialize>(&self, operation: Operation, ctx: &CallContext, request: &R) -> Result<()> {
+    fn record(&self, ctx: &CallContext, request: &Request) -> Result<()> {
         let mut script = self.script.lock().unwrap();
+        let operation = request.operation();
         let request = serde_json::to_value(request).unwrap();
         script.calls.push(Call { operation, ctx: ctx.clone(), request });
         if let Some(error) = script.fail_next.take() {
@@ -328,90 +328,36 @@ impl Drop for DropSignal {
 
 #[async_trait]
 impl<A: Answers> A2aService for Scripted<A> {
-    async fn send_message(
-        &self,
-        ctx: &CallContext,
-        request: SendMessageRequest,
-    ) -> Result<SendMessageResponse> {
-        self.record(Operation::SendMessage, ctx, &request)?;
-        self.answers.send_message(request)
-    }
-
-    async fn send_streaming_message(
-        &self,
-        ctx: &CallContext,
-        request: SendMessageRequest,
-    ) -> Result<EventStream> {
-        self.record(Operation::SendStreamingMessage, ctx, &request)?;
-        Ok(self.shape(self.answers.send_streaming_message(request)?))
-    }
-
-    async fn get_task(&self, ctx: &CallContext, request: GetTaskRequest) -> Result<Task> {
-        self.record(Operation::GetTask, ctx, &request)?;
-        self.answers.get_task(request)
-    }
-
-    async fn list_tasks(&self, ctx: &CallContext, request: ListTasksRequest) -> Result<ListTasksResponse> {
-        self.record(Operation::ListTasks, ctx, &request)?;
-        self.answers.list_tasks(request)
-    }
-
-    async fn cancel_task(&self, ctx: &CallContext, request: CancelTaskRequest) -> Result<Task> {
-        self.record(Operation::CancelTask, ctx, &request)?;
-        self.answers.cancel_task(request)
-    }
-
-    async fn subscribe_to_task(
-        &self,
-        ctx: &CallContext,
-        request: SubscribeToTaskRequest,
-    ) -> Result<EventStream> {
-        self.record(Operation::SubscribeToTask, ctx, &request)?;
-        Ok(self.shape(self.answers.subscribe_to_task(request)?))
-    }
-
-    async fn create_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        request: TaskPushNotificationConfig,
-    ) -> Result<TaskPushNotificationConfig> {
-        self.record(Operation::CreateTaskPushNotificationConfig, ctx, &request)?;
-        self.answers.create_task_push_notification_config(request)
-    }
-
-    async fn get_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        request: GetTaskPushNotificationConfigRequest,
-    ) -> Result<TaskPushNotificationConfig> {
-        self.record(Operation::GetTaskPushNotificationConfig, ctx, &request)?;
-        self.answers.get_task_push_notification_config(request)
-    }
-
-    async fn list_task_push_notification_configs(
-        &self,
-        ctx: &CallContext,
-        request: ListTaskPushNotificationConfigsRequest,
-    ) -> Result<ListTaskPushNotificationConfigsResponse> {
-        self.record(Operation::ListTaskPushNotificationConfigs, ctx, &request)?;
-        self.answers.list_task_push_notification_configs(request)
-    }
-
-    async fn delete_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        request: DeleteTaskPushNotificationConfigRequest,
-    ) -> Result<()> {
-        self.record(Operation::DeleteTaskPushNotificationConfig, ctx, &request)?;
-        self.answers.delete_task_push_notification_config(request)
-    }
-
-    async fn get_extended_agent_card(
-        &self,
-        ctx: &CallContext,
-        request: GetExtendedAgentCardRequest,
-    ) -> Result<AgentCard> {
-        self.record(Operation::GetExtendedAgentCard, ctx, &request)?;
-        self.answers.get_extended_agent_card(request)
+    async fn call(&self, ctx: &CallContext, request: Request) -> Result<Response> {
+        self.record(ctx, &request)?;
+        let answers = &self.answers;
+        Ok(match request {
+            Request::SendMessage(request) => Response::SendMessage(answers.send_message(request)?),
+            Request::SendStreamingMessage(request) => {
+                Response::Stream(self.shape(answers.send_streaming_message(request)?))
+            }
+            Request::GetTask(request) => Response::Task(answers.get_task(request)?),
+            Request::ListTasks(request) => Response::ListTasks(answers.list_tasks(request)?),
+            Request::CancelTask(request) => Response::Task(answers.cancel_task(request)?),
+            Request::SubscribeToTask(request) => {
+                Response::Stream(self.shape(answers.subscribe_to_task(request)?))
+            }
+            Request::CreateTaskPushNotificationConfig(request) => {
+                Response::PushConfig(answers.create_task_push_notification_config(request)?)
+            }
+            Request::GetTaskPushNotificationConfig(request) => {
+                Response::PushConfig(answers.get_task_push_notification_config(request)?)
+            }
+            Request::ListTaskPushNotificationConfigs(request) => {
+                Response::PushConfigs(answers.list_task_push_notification_configs(request)?)
+            }
+            Request::DeleteTaskPushNotificationConfig(request) => {
+                answers.delete_task_push_notification_config(request)?;
+                Response::Deleted
+            }
+            Request::GetExtendedAgentCard(request) => {
+                Response::AgentCard(answers.get_extended_agent_card(request)?)
+            }
+        })
     }
 }

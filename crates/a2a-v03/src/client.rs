@@ -1,11 +1,12 @@
 //! The client side of 0.3: what a binding's client needs to call a 0.3 agent with the 1.0
-//! [`A2aService`](a2a_core::A2aService) API, beside [`Request`](crate::Request) (the request and
+//! [`A2aService`](a2a_core::A2aService) API, beside [`V03Request`](crate::V03Request) (the request and
 //! its method), [`rest::http_call`](crate::rest::http_call) (the HTTP+JSON route) and
 //! [`client_params`](crate::client_params) (the headers).
 //!
 //! - [`read_reply`]: a 0.3 result (either [`Form`](crate::Form)) as the 1.0 reply; a reply that
 //!   does not translate is [`Error::InvalidAgentResponse`] naming the field: the agent, not the
-//!   caller, sent something invalid.
+//!   caller, sent something invalid. [`read_response`]: the same, as the operation's
+//!   [`Response`].
 //! - [`read_events`]: a 0.3 event stream as a 1.0 [`EventStream`], ending after the event that
 //!   ends a 0.3 stream.
 //! - [`unsupported`]: the error of a 1.0 operation 0.3 does not have (`ListTasks`), returned
@@ -26,6 +27,8 @@ use crate::method::Method;
 pub fn read_reply<T: V03>(value: &Value) -> Result<T> {
     T::from_v03(value).map_err(invalid_agent_response)
 }
+
+pub use crate::service::read_response;
 
 /// The 1.0 events of a 0.3 event stream: each item is one 0.3 event (a JSON-RPC `result` of an
 /// SSE event, an HTTP+JSON SSE `data` payload, or the ProtoJSON of a gRPC `StreamResponse`).

@@ -10,9 +10,9 @@
 //! ```text
 //!   0.3 JSON-RPC (slash methods)  0.3 HTTP+JSON (/v1/...)  0.3 gRPC (package a2a.v1)
 //!                │                       │                        │
-//!      Request::from_jsonrpc        rest::route              proto::ProtoV03
+//!   V03Request::from_jsonrpc        rest::route              proto::ProtoV03
 //!                └──────────── a2a-v03: V03 (read liberal, write strict) ──┘
-//!                                        │  Request::call
+//!                                        │  V03Request::call
 //!                          a2a_core::A2aService (1.0, unchanged)
 //! ```
 //!
@@ -20,7 +20,8 @@
 //!   either [`Form`]) and writes it (strictly, in the [`Form`] asked for). Errors on input are
 //!   [`Error::InvalidParams`](a2a_core::Error::InvalidParams) naming the field in 0.3 terms.
 //! - [`Method`]: the 0.3 JSON-RPC method names and their 1.0 [`Operation`](a2a_core::Operation).
-//! - [`Request`] / [`Reply`]: a translated 0.3 request; [`Request::call`] runs it on any
+//! - [`V03Request`] / [`Reply`]: a 0.3 request is the 1.0 [`Request`] of its operation, read and
+//!   written by [`V03Request`]; [`V03Request::call`] runs it on any
 //!   `A2aService` and returns the 0.3 result or a stream of 0.3 events.
 //! - [`rest`]: the 0.3 HTTP+JSON routes as [`Request`]s. [`proto`]: the 0.3 protobuf messages
 //!   (`a2a_proto::v0_3`) as 1.0 types, for a gRPC 0.3 service. [`error`]: errors in 0.3 terms.
@@ -33,7 +34,7 @@
 //!
 //! ```
 //! use a2a_proto::v1::{SendMessageResponse, Task, TaskState, TaskStatus};
-//! use a2a_v03::{Form, Method, Request, V03};
+//! use a2a_v03::{Form, Method, Request, V03Request, V03};
 //! use serde_json::json;
 //!
 //! // A 0.3 client calls `message/send`...
@@ -70,10 +71,10 @@
 //! # Where each piece is used
 //!
 //! - **Server, JSON-RPC**: a slash method name is 0.3 ([`Method::from_name`]);
-//!   [`Request::from_jsonrpc`], [`Request::call`] with [`Form::Json`], errors with
+//!   [`V03Request::from_jsonrpc`], [`V03Request::call`] with [`Form::Json`], errors with
 //!   [`error::to_v03`].
 //! - **Server, HTTP+JSON**: a `/v1/` path is 0.3 ([`rest::is_v03_path`]); [`rest::route`],
-//!   [`Request::call`] with [`Form::ProtoJson`], errors with [`error::to_v03`] as the body.
+//!   [`V03Request::call`] with [`Form::ProtoJson`], errors with [`error::to_v03`] as the body.
 //! - **Server, gRPC** (package `a2a.v1`): [`ProtoV03`] between the `a2a_proto::v0_3` messages and
 //!   the 1.0 requests and replies; [`context_for_core`] for the context;
 //!   [`error::in_v03_terms`] for errors.
@@ -89,7 +90,7 @@
 //! - **Client** of a 0.3 agent (the `with_protocol_version(ProtocolVersion::V0_3)` mode of each
 //!   binding's client): [`AgentCard::from_v03`](a2a_proto::v1::AgentCard) reads any card;
 //!   requests are the [`Request`] of the 1.0 request, with [`Method::name`] and
-//!   [`Request::to_jsonrpc_params`] (JSON-RPC), [`rest::http_call`] (HTTP+JSON) or [`ProtoV03`]
+//!   [`V03Request::to_jsonrpc_params`] (JSON-RPC), [`rest::http_call`] (HTTP+JSON) or [`ProtoV03`]
 //!   (gRPC); replies are read with [`client::read_reply`] (or [`ProtoV03::from_v03_proto`] and
 //!   [`error::invalid_agent_response`]), streams with [`client::read_events`], errors with
 //!   [`error::from_v03`], headers with [`client_params`]; `ListTasks` is
@@ -142,7 +143,7 @@
 //! | push list paging | 1.0 → 0.3 JSON | dropped (0.3 JSON-RPC lists everything) |
 //! | several OAuth2 flows | 0.3 → 1.0 | the first of authorizationCode, clientCredentials, implicit, password |
 //! | device code flow, `pkceRequired` | 1.0 → 0.3 | dropped |
-//! | `tasks/pushNotificationConfig/get` without config id | 0.3 → 1.0 | the task's first config ([`Request::call`]) |
+//! | `tasks/pushNotificationConfig/get` without config id | 0.3 → 1.0 | the task's first config ([`V03Request::call`]) |
 //! | `GET /v1/tasks` | 0.3 | unsupported (not in the 0.3 proto) |
 //! | base64 text in proto `bytes` (a2a-sdk 0.3) | 0.3 → 1.0 | detected and decoded ([`file_bytes`]: canonical padded standard base64 is a2a-sdk's text; a raw file that is such text, e.g. `abcd`, is read decoded) |
 //! | raw file bytes in proto `bytes` | 1.0 → 0.3 | the bytes (the proto's meaning, @a2a-js/sdk); a client may send a2a-sdk's base64 text instead ([`ProtoFileBytes`]) |
@@ -163,10 +164,12 @@ mod read;
 pub mod rest;
 mod service;
 
+/// The 1.0 request a 0.3 request is translated into ([`V03Request`] reads and writes it).
+pub use a2a_core::Request;
 pub use convert::{Form, V03};
 pub use file_bytes::ProtoFileBytes;
 pub use json::card::with_v03_interfaces;
 pub use json::event::ends_v03_stream;
 pub use method::Method;
 pub use proto::ProtoV03;
-pub use service::{client_params, context_for_core, Reply, Request, LEGACY_EXTENSIONS_PARAM};
+pub use service::{client_params, context_for_core, Reply, V03Request, LEGACY_EXTENSIONS_PARAM};

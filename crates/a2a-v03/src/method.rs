@@ -61,6 +61,22 @@ impl Method {
         }
     }
 
+    /// The RPC of 0.3's gRPC service `a2a.v1.A2AService` (the 0.3 proto) that is this method.
+    pub fn rpc(self) -> &'static str {
+        match self {
+            Method::MessageSend => "SendMessage",
+            Method::MessageStream => "SendStreamingMessage",
+            Method::TasksGet => "GetTask",
+            Method::TasksCancel => "CancelTask",
+            Method::PushNotificationConfigSet => "CreateTaskPushNotificationConfig",
+            Method::PushNotificationConfigGet => "GetTaskPushNotificationConfig",
+            Method::PushNotificationConfigList => "ListTaskPushNotificationConfig",
+            Method::PushNotificationConfigDelete => "DeleteTaskPushNotificationConfig",
+            Method::TasksResubscribe => "TaskSubscription",
+            Method::GetAuthenticatedExtendedCard => "GetAgentCard",
+        }
+    }
+
     /// The method with this name (case-sensitive, as JSON-RPC is). Slash names are 0.3, PascalCase
     /// names 1.0: a JSON-RPC binding can route by name alone (docs/interop-notes.md).
     pub fn from_name(name: &str) -> Option<Self> {
@@ -115,6 +131,14 @@ mod tests {
         assert_eq!(missing, [Operation::ListTasks]);
         assert_eq!(Method::from_name("SendMessage"), None, "1.0 names are not 0.3 methods");
         assert_eq!(Method::from_name("Message/Send"), None);
+    }
+
+    #[test]
+    fn every_method_is_an_rpc_of_the_0_3_proto() {
+        let proto = include_str!("../../../proto/v0.3/a2a.proto");
+        for method in Method::ALL {
+            assert!(proto.contains(&format!("rpc {}(", method.rpc())), "{method}: {}", method.rpc());
+        }
     }
 
     #[test]

@@ -21,8 +21,9 @@
 //! | `AgentCard` | `AgentCard` |
 //! | `GetExtendedAgentCardRequest` | `GetAgentCardRequest` |
 
-use a2a_core::{Error, Result};
+use a2a_core::{Error, Operation, Request, Response, Result};
 use a2a_proto::{v0_3, v1};
+use prost::Message as _;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -119,6 +120,95 @@ pub fn create_request_to_proto(
         "config": write_task_config(config, Form::ProtoJson),
     });
     to_proto(value)
+}
+
+/// A 0.3 request message of one RPC as the 1.0 request it is (server side). The send requests,
+/// one message for two RPCs, are read with [`ProtoV03::from_v03_proto`] instead.
+pub trait ProtoRequest {
+    /// The 1.0 request (invalid content is [`Error::InvalidParams`] naming the field).
+    fn to_request(&self) -> Result<Request>;
+}
+
+macro_rules! proto_requests {
+    ($($v03:ident => $variant:ident),* $(,)?) => {$(
+        impl ProtoRequest for v0_3::$v03 {
+            fn to_request(&self) -> Result<Request> {
+                ProtoV03::from_v03_proto(self).map(Request::$variant)
+            }
+        }
+    )*};
+}
+
+proto_requests! {
+    GetTaskRequest => GetTask,
+    CancelTaskRequest => CancelTask,
+    TaskSubscriptionRequest => SubscribeToTask,
+    GetTaskPushNotificationConfigRequest => GetTaskPushNotificationConfig,
+    ListTaskPushNotificationConfigRequest => ListTaskPushNotificationConfigs,
+    DeleteTaskPushNotificationConfigRequest => DeleteTaskPushNotificationConfig,
+    GetAgentCardRequest => GetExtendedAgentCard,
+}
+
+impl ProtoRequest for v0_3::CreateTaskPushNotificationConfigRequest {
+    fn to_request(&self) -> Result<Request> {
+        create_request_from_proto(self).map(Request::CreateTaskPushNotificationConfig)
+    }
+}
+
+/// The 0.3 message of a 1.0 request, encoded (client side): the request message of its RPC
+/// ([`Method::rpc`](crate::Method::rpc)). `ListTasks`, which 0.3 lacks, is
+/// [`unsupported`](crate::client::unsupported).
+pub fn encode_request(request: &Request) -> Result<Vec<u8>> {
+    Ok(match request {
+        Request::SendMessage(r) | Request::SendStreamingMessage(r) => r.to_v03_proto()?.encode_to_vec(),
+        Request::GetTask(r) => r.to_v03_proto()?.encode_to_vec(),
+        Request::CancelTask(r) => r.to_v03_proto()?.encode_to_vec(),
+        Request::SubscribeToTask(r) => r.to_v03_proto()?.encode_to_vec(),
+        Request::CreateTaskPushNotificationConfig(config) => create_request_to_proto(config)?.encode_to_vec(),
+        Request::GetTaskPushNotificationConfig(r) => r.to_v03_proto()?.encode_to_vec(),
+        Request::ListTaskPushNotificationConfigs(r) => r.to_v03_proto()?.encode_to_vec(),
+        Request::DeleteTaskPushNotificationConfig(r) => r.to_v03_proto()?.encode_to_vec(),
+        Request::GetExtendedAgentCard(r) => r.to_v03_proto()?.encode_to_vec(),
+        Request::ListTasks(_) => return Err(crate::client::unsupported(request.operation())),
+    })
+}
+
+/// The 1.0 response of the encoded 0.3 reply of the unary `operation` (client side); a reply
+/// that does not decode or translate is [`Error::InvalidAgentResponse`].
+pub fn decode_reply(operation: Operation, bytes: &[u8]) -> Result<Response> {
+    fn read<T: ProtoV03>(bytes: &[u8]) -> Result<T> {
+        let proto = T::Proto::decode(bytes).map_err(|e| Error::InvalidAgentResponse {
+            reason: format!("the reply is not a valid 0.3 {}: {e}", <T::Proto as prost::Name>::NAME),
+        })?;
+        T::from_v03_proto(&proto).map_err(crate::error::invalid_agent_response)
+    }
+    Ok(match operation {
+        Operation::SendMessage => Response::SendMessage(read::<v1::SendMessageResponse>(bytes)?),
+        Operation::GetTask | Operation::CancelTask => Response::Task(read::<v1::Task>(bytes)?),
+        Operation::CreateTaskPushNotificationConfig | Operation::GetTaskPushNotificationConfig => {
+            Response::PushConfig(read::<v1::TaskPushNotificationConfig>(bytes)?)
+        }
+        Operation::ListTaskPushNotificationConfigs => {
+            Response::PushConfigs(read::<v1::ListTaskPushNotificationConfigsResponse>(bytes)?)
+        }
+        Operation::DeleteTaskPushNotificationConfig => Response::Deleted,
+        Operation::GetExtendedAgentCard => Response::AgentCard(read::<v1::AgentCard>(bytes)?),
+        Operation::ListTasks => return Err(crate::client::unsupported(operation)),
+        Operation::SendStreamingMessage | Operation::SubscribeToTask => {
+            return Err(Error::internal(format!("{operation} answers with a stream, not a reply")))
+        }
+    })
+}
+
+/// One encoded 0.3 `StreamResponse` of a server stream as its ProtoJSON, what
+/// [`read_events`](crate::client::read_events) reads (client side).
+pub fn event_value(bytes: &[u8]) -> Result<serde_json::Value> {
+    let event = v0_3::StreamResponse::decode(bytes).map_err(|e| Error::InvalidAgentResponse {
+        reason: format!("a 0.3 StreamResponse does not decode: {e}"),
+    })?;
+    serde_json::to_value(&event).map_err(|e| Error::InvalidAgentResponse {
+        reason: format!("a 0.3 StreamResponse cannot be read: {e}"),
+    })
 }
 
 #[cfg(test)]

@@ -1,10 +1,11 @@
-//! The HTTP+JSON (REST) binding of A2A 0.3: its routes under `/v1` as [`Request`]s.
+//! The HTTP+JSON (REST) binding of A2A 0.3: its routes under `/v1` as the 1.0 [`Request`]s they
+//! are.
 //!
 //! The routes are the `google.api.http` annotations of the 0.3 proto (0.3 spec 3.5.6); bodies are
 //! ProtoJSON of the proto's request messages, which is what the reference SDKs send (the 0.3 spec's
 //! REST section sketches the same members with the JSON-RPC object shapes inside; both are read).
 //! Replies are written with [`Form::ProtoJson`](crate::Form::ProtoJson) by
-//! [`Request::call`].
+//! [`V03Request::call`](crate::V03Request::call).
 //!
 //! | HTTP | 0.3 path | request |
 //! | --- | --- | --- |
@@ -33,7 +34,7 @@ use serde_json::Value;
 use crate::convert::V03;
 use crate::json::request::send_message_from_proto;
 use crate::read::invalid;
-use crate::service::Request;
+use a2a_core::Request;
 
 /// The path prefix of every 0.3 HTTP+JSON route (1.0 routes have none).
 pub const PREFIX: &str = "/v1/";
@@ -182,6 +183,7 @@ pub fn http_call(request: &Request) -> Result<HttpCall> {
             call("DELETE", path)
         }
         Request::GetExtendedAgentCard(_) => call("GET", format!("{PREFIX}card")),
+        Request::ListTasks(_) => return Err(crate::client::unsupported(a2a_core::Operation::ListTasks)),
     })
 }
 
@@ -242,6 +244,7 @@ fn history_length(query: Option<&str>) -> Result<Option<i32>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::V03Request as _;
     use a2a_proto::v1::SendMessageRequest;
     use serde_json::json;
 
@@ -314,7 +317,7 @@ mod tests {
         ];
         for (verb, path, query, body, method) in cases {
             let request = route(verb, path, query, body.as_ref()).unwrap();
-            assert_eq!(request.method(), method, "{verb} {path}");
+            assert_eq!(request.method(), Some(method), "{verb} {path}");
         }
     }
 

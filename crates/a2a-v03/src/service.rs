@@ -1,9 +1,10 @@
-//! Serving a 0.3 request with a 1.0 [`A2aService`]: [`Request`] (a 0.3 request, translated),
-//! [`Request::call`] (run it, translate the reply) and [`Reply`].
+//! Serving a 0.3 request with a 1.0 [`A2aService`]: a 0.3 request is the 1.0 [`Request`] of its
+//! operation, translated ([`V03Request`]); [`V03Request::call`] runs it and translates the reply
+//! ([`Reply`]).
 //!
 //! A binding's 0.3 edge does: resolve the version (an empty `A2A-Version` is 0.3, spec 3.6.2),
-//! build a [`Request`] (JSON-RPC: [`Request::from_jsonrpc`]; HTTP+JSON: [`crate::rest::route`]),
-//! [`call`](Request::call) the same service the 1.0 edge calls, and write the [`Reply`] or the
+//! build a [`Request`] (JSON-RPC: [`V03Request::from_jsonrpc`]; HTTP+JSON: [`crate::rest::route`]),
+//! [`call`](V03Request::call) the same service the 1.0 edge calls, and write the [`Reply`] or the
 //! error ([`crate::error::to_v03`]) in its envelope. `call` takes care of what 0.3 needs around
 //! the service:
 //! - the context the service sees asks for 1.0 ([`context_for_core`]), since core serves 1.0;
@@ -12,12 +13,8 @@
 //! - streams carry 0.3 events and end after the `final` one ([`crate::json::event`]);
 //! - `tasks/pushNotificationConfig/get` without a config id answers the task's first config.
 
-use a2a_core::{A2aService, CallContext, Error, Result, ServiceParams};
-use a2a_proto::v1::{
-    CancelTaskRequest, DeleteTaskPushNotificationConfigRequest, GetExtendedAgentCardRequest,
-    GetTaskPushNotificationConfigRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest,
-    SendMessageRequest, SubscribeToTaskRequest, TaskPushNotificationConfig,
-};
+use a2a_core::{A2aService, CallContext, Error, Operation, Request, Response, Result, ServiceParams};
+use a2a_proto::v1::ListTaskPushNotificationConfigsRequest;
 use futures::stream::{BoxStream, StreamExt};
 use serde_json::Value;
 
@@ -28,31 +25,6 @@ use crate::method::Method;
 
 /// The header 0.3 clients send their extensions in (1.0 renamed it `A2A-Extensions`).
 pub const LEGACY_EXTENSIONS_PARAM: &str = "x-a2a-extensions";
-
-/// A 0.3 request, translated into the 1.0 request of its operation.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Request {
-    /// `message/send`.
-    SendMessage(SendMessageRequest),
-    /// `message/stream`.
-    SendStreamingMessage(SendMessageRequest),
-    /// `tasks/get`.
-    GetTask(GetTaskRequest),
-    /// `tasks/cancel`.
-    CancelTask(CancelTaskRequest),
-    /// `tasks/resubscribe`.
-    SubscribeToTask(SubscribeToTaskRequest),
-    /// `tasks/pushNotificationConfig/set`.
-    CreateTaskPushNotificationConfig(TaskPushNotificationConfig),
-    /// `tasks/pushNotificationConfig/get` (an empty `id` asks for the task's first config).
-    GetTaskPushNotificationConfig(GetTaskPushNotificationConfigRequest),
-    /// `tasks/pushNotificationConfig/list`.
-    ListTaskPushNotificationConfigs(ListTaskPushNotificationConfigsRequest),
-    /// `tasks/pushNotificationConfig/delete`.
-    DeleteTaskPushNotificationConfig(DeleteTaskPushNotificationConfigRequest),
-    /// `agent/getAuthenticatedExtendedCard`.
-    GetExtendedAgentCard(GetExtendedAgentCardRequest),
-}
 
 /// What a 0.3 request returns, already in 0.3 form.
 pub enum Reply {
@@ -74,26 +46,33 @@ impl std::fmt::Debug for Reply {
     }
 }
 
-impl Request {
-    /// The 0.3 method of this request.
-    pub fn method(&self) -> Method {
-        match self {
-            Request::SendMessage(_) => Method::MessageSend,
-            Request::SendStreamingMessage(_) => Method::MessageStream,
-            Request::GetTask(_) => Method::TasksGet,
-            Request::CancelTask(_) => Method::TasksCancel,
-            Request::SubscribeToTask(_) => Method::TasksResubscribe,
-            Request::CreateTaskPushNotificationConfig(_) => Method::PushNotificationConfigSet,
-            Request::GetTaskPushNotificationConfig(_) => Method::PushNotificationConfigGet,
-            Request::ListTaskPushNotificationConfigs(_) => Method::PushNotificationConfigList,
-            Request::DeleteTaskPushNotificationConfig(_) => Method::PushNotificationConfigDelete,
-            Request::GetExtendedAgentCard(_) => Method::GetAuthenticatedExtendedCard,
-        }
-    }
-
+/// A 1.0 [`Request`] as 0.3 reads and writes it: every 0.3 request is the 1.0 request of its
+/// operation (1.0's `ListTasks` has no 0.3 counterpart).
+pub trait V03Request: Sized {
     /// The request of a 0.3 JSON-RPC call (`params` may be absent). Errors are
     /// [`Error::InvalidParams`] naming the 0.3 field.
-    pub fn from_jsonrpc(method: Method, params: Option<&Value>) -> Result<Self> {
+    fn from_jsonrpc(method: Method, params: Option<&Value>) -> Result<Self>;
+
+    /// The 0.3 method of this request; `None` for `ListTasks`, which 0.3 lacks.
+    fn method(&self) -> Option<Method>;
+
+    /// The 0.3 JSON-RPC `params` of this request (client side): `None` for
+    /// `agent/getAuthenticatedExtendedCard`, which takes none, and for `ListTasks`.
+    fn to_jsonrpc_params(&self) -> Option<Value>;
+
+    /// Runs the request on `service` as a 1.0 call and writes the reply in `form`
+    /// ([`Form::Json`] for JSON-RPC, [`Form::ProtoJson`] for HTTP+JSON). See the module docs for
+    /// what it adds around the service.
+    fn call<S: A2aService + ?Sized>(
+        self,
+        service: &S,
+        ctx: &CallContext,
+        form: Form,
+    ) -> impl std::future::Future<Output = Result<Reply>> + Send;
+}
+
+impl V03Request for Request {
+    fn from_jsonrpc(method: Method, params: Option<&Value>) -> Result<Self> {
         let params = params.unwrap_or(&Value::Null);
         crate::read::check_depth(params)?;
         Ok(match method {
@@ -118,9 +97,11 @@ impl Request {
         })
     }
 
-    /// The 0.3 JSON-RPC `params` of this request (client side): `None` for
-    /// `agent/getAuthenticatedExtendedCard`, which takes none.
-    pub fn to_jsonrpc_params(&self) -> Option<Value> {
+    fn method(&self) -> Option<Method> {
+        Method::from_operation(self.operation())
+    }
+
+    fn to_jsonrpc_params(&self) -> Option<Value> {
         let form = Form::Json;
         Some(match self {
             Request::SendMessage(r) | Request::SendStreamingMessage(r) => r.to_v03(form),
@@ -131,82 +112,69 @@ impl Request {
             Request::GetTaskPushNotificationConfig(r) => r.to_v03(form),
             Request::ListTaskPushNotificationConfigs(r) => r.to_v03(form),
             Request::DeleteTaskPushNotificationConfig(r) => r.to_v03(form),
-            Request::GetExtendedAgentCard(_) => return None,
+            Request::GetExtendedAgentCard(_) | Request::ListTasks(_) => return None,
         })
     }
 
-    /// Runs the request on `service` as a 1.0 call and writes the reply in `form`
-    /// ([`Form::Json`] for JSON-RPC, [`Form::ProtoJson`] for HTTP+JSON). See the module docs for
-    /// what it adds around the service.
-    pub async fn call<S: A2aService + ?Sized>(
-        self,
-        service: &S,
-        ctx: &CallContext,
-        form: Form,
-    ) -> Result<Reply> {
-        let method = self.method();
+    async fn call<S: A2aService + ?Sized>(self, service: &S, ctx: &CallContext, form: Form) -> Result<Reply> {
+        let method = crate::client::method(self.operation())?;
         let ctx = context_for_core(ctx);
-        self.dispatch(service, &ctx, form).await.map_err(|e| in_v03_terms(e, method))
+        dispatch(self, service, &ctx, form).await.map_err(|e| in_v03_terms(e, method))
     }
+}
 
-    async fn dispatch<S: A2aService + ?Sized>(
-        self,
-        service: &S,
-        ctx: &CallContext,
-        form: Form,
-    ) -> Result<Reply> {
-        match self {
-            Request::SendMessage(r) => {
-                let reply = service.send_message(ctx, r).await?;
-                Ok(Reply::Value(reply.to_v03(form)))
-            }
-            Request::SendStreamingMessage(r) => {
-                Ok(stream(service.send_streaming_message(ctx, r).await?, form))
-            }
-            Request::SubscribeToTask(r) => Ok(stream(service.subscribe_to_task(ctx, r).await?, form)),
-            Request::GetTask(r) => {
-                let task = service.get_task(ctx, r).await?;
-                Ok(Reply::Value(task.to_v03(form)))
-            }
-            Request::CancelTask(r) => {
-                let task = service.cancel_task(ctx, r).await?;
-                Ok(Reply::Value(task.to_v03(form)))
-            }
-            Request::CreateTaskPushNotificationConfig(r) => {
-                let config = service.create_task_push_notification_config(ctx, r).await?;
-                Ok(Reply::Value(config.to_v03(form)))
-            }
-            Request::GetTaskPushNotificationConfig(r) if r.id.is_empty() => {
-                // 0.3's TaskIdParams form: the task's (first) config, as the 0.3 SDKs answered.
-                let task_id = r.task_id.clone();
-                let list = ListTaskPushNotificationConfigsRequest {
-                    tenant: r.tenant,
-                    task_id,
-                    ..Default::default()
-                };
-                let configs = service.list_task_push_notification_configs(ctx, list).await?;
-                let config =
-                    configs.configs.into_iter().next().ok_or(Error::TaskNotFound { task_id: r.task_id })?;
-                Ok(Reply::Value(config.to_v03(form)))
-            }
-            Request::GetTaskPushNotificationConfig(r) => {
-                let config = service.get_task_push_notification_config(ctx, r).await?;
-                Ok(Reply::Value(config.to_v03(form)))
-            }
-            Request::ListTaskPushNotificationConfigs(r) => {
-                let configs = service.list_task_push_notification_configs(ctx, r).await?;
-                Ok(Reply::Value(configs.to_v03(form)))
-            }
-            Request::DeleteTaskPushNotificationConfig(r) => {
-                service.delete_task_push_notification_config(ctx, r).await?;
-                Ok(Reply::Value(Value::Null))
-            }
-            Request::GetExtendedAgentCard(r) => {
-                let card = service.get_extended_agent_card(ctx, r).await?;
-                Ok(Reply::Value(card.to_v03(form)))
-            }
+/// Runs a 0.3 request's 1.0 request on `service`, the reply written in `form`.
+async fn dispatch<S: A2aService + ?Sized>(
+    request: Request,
+    service: &S,
+    ctx: &CallContext,
+    form: Form,
+) -> Result<Reply> {
+    let request = match request {
+        Request::GetTaskPushNotificationConfig(r) if r.id.is_empty() => {
+            // 0.3's TaskIdParams form: the task's (first) config, as the 0.3 SDKs answered.
+            let task_id = r.task_id.clone();
+            let list =
+                ListTaskPushNotificationConfigsRequest { tenant: r.tenant, task_id, ..Default::default() };
+            let configs = service.list_task_push_notification_configs(ctx, list).await?;
+            let config =
+                configs.configs.into_iter().next().ok_or(Error::TaskNotFound { task_id: r.task_id })?;
+            return Ok(Reply::Value(config.to_v03(form)));
         }
-    }
+        request => request,
+    };
+    Ok(match service.call(ctx, request).await? {
+        Response::SendMessage(reply) => Reply::Value(reply.to_v03(form)),
+        Response::Stream(events) => stream(events, form),
+        Response::Task(task) => Reply::Value(task.to_v03(form)),
+        Response::PushConfig(config) => Reply::Value(config.to_v03(form)),
+        Response::PushConfigs(configs) => Reply::Value(configs.to_v03(form)),
+        Response::Deleted => Reply::Value(Value::Null),
+        Response::AgentCard(card) => Reply::Value(card.to_v03(form)),
+        // 0.3 has no ListTasks: `call` refused it before.
+        Response::ListTasks(_) => return Err(crate::client::unsupported(Operation::ListTasks)),
+    })
+}
+
+/// Reads the 0.3 reply of the unary `operation` as its 1.0 [`Response`] ([`read_reply`](crate::client::read_reply) of the
+/// operation's result type; nothing is read for a delete, whose result 0.3 leaves open).
+pub fn read_response(operation: Operation, value: &Value) -> Result<Response> {
+    Ok(match operation {
+        Operation::SendMessage => Response::SendMessage(crate::client::read_reply(value)?),
+        Operation::GetTask | Operation::CancelTask => Response::Task(crate::client::read_reply(value)?),
+        Operation::CreateTaskPushNotificationConfig | Operation::GetTaskPushNotificationConfig => {
+            Response::PushConfig(crate::client::read_reply(value)?)
+        }
+        Operation::ListTaskPushNotificationConfigs => {
+            Response::PushConfigs(crate::client::read_reply(value)?)
+        }
+        Operation::DeleteTaskPushNotificationConfig => Response::Deleted,
+        Operation::GetExtendedAgentCard => Response::AgentCard(crate::client::read_reply(value)?),
+        Operation::ListTasks => return Err(crate::client::unsupported(operation)),
+        Operation::SendStreamingMessage | Operation::SubscribeToTask => {
+            return Err(Error::internal(format!("{operation} answers with a stream, not a reply")))
+        }
+    })
 }
 
 /// The 1.0 events as 0.3 values, ending after the event that ends a 0.3 stream.

@@ -255,12 +255,14 @@ impl Prober {
     }
 
     async fn jsonrpc_v03(&self, call: &WireCall) -> Result<WireReply, String> {
+        use a2a_v03::V03Request as _;
         let request = v03_request(call.operation, &call.params)?;
         let mut params = request.to_jsonrpc_params();
         if let (Some(edit), Some(params)) = (call.edit, params.as_mut()) {
             edit(params, Shape::V03Json);
         }
-        self.jsonrpc_call(call, request.method().name(), params, true).await
+        let method = request.method().ok_or("ListTasks has no A2A 0.3 counterpart")?;
+        self.jsonrpc_call(call, method.name(), params, true).await
     }
 
     /// One JSON-RPC call of `method`; `v03`: the error is read in 0.3 terms (its code is the 0.3
@@ -675,6 +677,7 @@ impl Prober {
             Request::GetExtendedAgentCard(r) => {
                 unary(client.get_agent_card(request!(r.to_v03_proto())).await)
             }
+            Request::ListTasks(_) => Err("ListTasks has no A2A 0.3 counterpart".into()),
         }
     }
 }
@@ -682,34 +685,18 @@ impl Prober {
 /// The 1.0 request of `operation` read from its ProtoJSON `params`, as the 0.3 request it
 /// becomes on the wire.
 fn v03_request(operation: Operation, params: &Value) -> Result<a2a_v03::Request, String> {
-    use a2a_v03::Request;
-    macro_rules! parse {
-        ($ty:ty) => {
-            a2a_proto::json::from_value::<$ty>(params.clone())
-                .map_err(|e| format!("{operation}: the request is not a valid {}: {e}", stringify!($ty)))?
-        };
+    if operation == Operation::ListTasks {
+        return Err("ListTasks has no A2A 0.3 counterpart".into());
     }
-    Ok(match operation {
-        Operation::SendMessage => Request::SendMessage(parse!(SendMessageRequest)),
-        Operation::SendStreamingMessage => Request::SendStreamingMessage(parse!(SendMessageRequest)),
-        Operation::GetTask => Request::GetTask(parse!(GetTaskRequest)),
-        Operation::CancelTask => Request::CancelTask(parse!(CancelTaskRequest)),
-        Operation::SubscribeToTask => Request::SubscribeToTask(parse!(SubscribeToTaskRequest)),
-        Operation::CreateTaskPushNotificationConfig => {
-            Request::CreateTaskPushNotificationConfig(parse!(TaskPushNotificationConfig))
+    /// ProtoJSON params, read as the operation's request message.
+    struct Params<'a>(&'a Value);
+    impl a2a_core::Decode for Params<'_> {
+        fn decode<M: a2a_proto::WireMessage>(self) -> a2a_core::Result<M> {
+            a2a_proto::json::from_value::<M>(self.0.clone())
+                .map_err(|e| Error::invalid_param("params", format!("not a valid {}: {e}", M::NAME)))
         }
-        Operation::GetTaskPushNotificationConfig => {
-            Request::GetTaskPushNotificationConfig(parse!(GetTaskPushNotificationConfigRequest))
-        }
-        Operation::ListTaskPushNotificationConfigs => {
-            Request::ListTaskPushNotificationConfigs(parse!(ListTaskPushNotificationConfigsRequest))
-        }
-        Operation::DeleteTaskPushNotificationConfig => {
-            Request::DeleteTaskPushNotificationConfig(parse!(DeleteTaskPushNotificationConfigRequest))
-        }
-        Operation::GetExtendedAgentCard => Request::GetExtendedAgentCard(parse!(GetExtendedAgentCardRequest)),
-        Operation::ListTasks => return Err("ListTasks has no A2A 0.3 counterpart".into()),
-    })
+    }
+    a2a_v03::Request::decode(operation, Params(params)).map_err(|e| format!("{operation}: {e}"))
 }
 
 /// The request's `tenant` field, from the interface (spec 8.3.2), unless the call set one.
@@ -1049,7 +1036,8 @@ mod tests {
     #[test]
     fn a_0_3_probe_writes_the_1_0_request_as_its_0_3_request() {
         let request = v03_request(Operation::GetTask, &json!({"id": "t1", "historyLength": 2})).unwrap();
-        assert_eq!(request.method().name(), "tasks/get");
+        use a2a_v03::V03Request as _;
+        assert_eq!(request.method().map(a2a_v03::Method::name), Some("tasks/get"));
         assert_eq!(request.to_jsonrpc_params(), Some(json!({"id": "t1", "historyLength": 2})));
         let error = v03_request(Operation::ListTasks, &json!({})).unwrap_err();
         assert!(error.contains("no A2A 0.3 counterpart"), "{error}");

@@ -11,14 +11,8 @@ use std::sync::Arc;
 use a2a_conformance::reference::{spawn_demo_agent, ReferenceSetups, SilentAgent};
 use a2a_conformance::webhook::Webhook;
 use a2a_conformance::{Binding, Column, Report, Suite, Target, Verdict};
-use a2a_core::{A2aService, CallContext, Error, EventStream};
-use a2a_proto::v1::{
-    AgentCapabilities, AgentCard, CancelTaskRequest, DeleteTaskPushNotificationConfigRequest,
-    GetExtendedAgentCardRequest, GetTaskPushNotificationConfigRequest, GetTaskRequest,
-    ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse, ListTasksRequest,
-    ListTasksResponse, SendMessageRequest, SendMessageResponse, SubscribeToTaskRequest, Task,
-    TaskPushNotificationConfig,
-};
+use a2a_core::{A2aService, CallContext, Error, Operation, Request, Response};
+use a2a_proto::v1::AgentCapabilities;
 use a2a_server::RunningServer;
 use async_trait::async_trait;
 
@@ -188,79 +182,14 @@ struct MisreportCancelNotFound(Arc<dyn A2aService>);
 
 #[async_trait]
 impl A2aService for MisreportCancelNotFound {
-    async fn send_message(
-        &self,
-        ctx: &CallContext,
-        request: SendMessageRequest,
-    ) -> Result<SendMessageResponse, Error> {
-        self.0.send_message(ctx, request).await
-    }
-    async fn send_streaming_message(
-        &self,
-        ctx: &CallContext,
-        request: SendMessageRequest,
-    ) -> Result<EventStream, Error> {
-        self.0.send_streaming_message(ctx, request).await
-    }
-    async fn get_task(&self, ctx: &CallContext, request: GetTaskRequest) -> Result<Task, Error> {
-        self.0.get_task(ctx, request).await
-    }
-    async fn list_tasks(
-        &self,
-        ctx: &CallContext,
-        request: ListTasksRequest,
-    ) -> Result<ListTasksResponse, Error> {
-        self.0.list_tasks(ctx, request).await
-    }
-    async fn cancel_task(&self, ctx: &CallContext, request: CancelTaskRequest) -> Result<Task, Error> {
-        match self.0.cancel_task(ctx, request).await {
-            Err(Error::TaskNotFound { task_id }) => {
+    async fn call(&self, ctx: &CallContext, request: Request) -> Result<Response, Error> {
+        let cancel = request.operation() == Operation::CancelTask;
+        match self.0.call(ctx, request).await {
+            Err(Error::TaskNotFound { task_id }) if cancel => {
                 Err(Error::Internal { reason: format!("lost {task_id}") })
             }
             other => other,
         }
-    }
-    async fn subscribe_to_task(
-        &self,
-        ctx: &CallContext,
-        request: SubscribeToTaskRequest,
-    ) -> Result<EventStream, Error> {
-        self.0.subscribe_to_task(ctx, request).await
-    }
-    async fn create_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        request: TaskPushNotificationConfig,
-    ) -> Result<TaskPushNotificationConfig, Error> {
-        self.0.create_task_push_notification_config(ctx, request).await
-    }
-    async fn get_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        request: GetTaskPushNotificationConfigRequest,
-    ) -> Result<TaskPushNotificationConfig, Error> {
-        self.0.get_task_push_notification_config(ctx, request).await
-    }
-    async fn list_task_push_notification_configs(
-        &self,
-        ctx: &CallContext,
-        request: ListTaskPushNotificationConfigsRequest,
-    ) -> Result<ListTaskPushNotificationConfigsResponse, Error> {
-        self.0.list_task_push_notification_configs(ctx, request).await
-    }
-    async fn delete_task_push_notification_config(
-        &self,
-        ctx: &CallContext,
-        request: DeleteTaskPushNotificationConfigRequest,
-    ) -> Result<(), Error> {
-        self.0.delete_task_push_notification_config(ctx, request).await
-    }
-    async fn get_extended_agent_card(
-        &self,
-        ctx: &CallContext,
-        request: GetExtendedAgentCardRequest,
-    ) -> Result<AgentCard, Error> {
-        self.0.get_extended_agent_card(ctx, request).await
     }
 }
 

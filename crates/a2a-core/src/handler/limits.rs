@@ -25,8 +25,9 @@ pub struct ContentLimits {
     /// allowed. Default 16.
     pub max_push_configs_per_task: usize,
     /// Messages of history one read returns (GetTask, ListTasks, a send's reply, the task that
-    /// starts a SubscribeToTask stream): a larger `historyLength` is refused; without one, the
-    /// most recent this many are returned. Default 1000.
+    /// starts a SubscribeToTask stream): the most recent this many, whether a larger
+    /// `historyLength` or none was asked for (spec 3.2.4: "at most this many recent
+    /// messages"). Default 1000.
     pub max_history_length: usize,
 }
 
@@ -47,9 +48,6 @@ impl ContentLimits {
         self.metadata(request.metadata.as_ref(), || "metadata".into(), 1, violations);
         if let Some(message) = &request.message {
             self.message(message, "message", violations);
-        }
-        if let Some(config) = &request.configuration {
-            self.history_length(config.history_length, "configuration.historyLength", violations);
         }
     }
 
@@ -100,20 +98,9 @@ impl ContentLimits {
         }
     }
 
-    /// A `historyLength` a client asked for (already checked to be non-negative).
-    pub(crate) fn history_length(&self, asked: Option<i32>, field: &str, violations: &mut Violations) {
-        if let Some(asked) = asked.filter(|n| *n >= 0 && *n as usize > self.max_history_length) {
-            violations.add(
-                field,
-                format!(
-                    "asks for {asked} messages; this server returns at most {} (max_history_length)",
-                    self.max_history_length
-                ),
-            );
-        }
-    }
-
-    /// The history a read returns for `asked` (validated): what was asked, else the limit.
+    /// The history a read returns for `asked` (validated to be non-negative): what was asked, at
+    /// most the limit (spec 3.2.4: a `historyLength` is an upper bound, so one above the limit
+    /// returns the most recent messages up to it).
     pub(crate) fn history_to_return(&self, asked: Option<i32>) -> usize {
         asked.map_or(self.max_history_length, |n| (n.max(0) as usize).min(self.max_history_length))
     }
@@ -200,16 +187,12 @@ mod tests {
     }
 
     #[test]
-    fn history_without_a_length_is_the_limit_and_within_it_what_was_asked() {
+    fn history_is_what_was_asked_at_most_the_limit_and_the_limit_without_a_length() {
         let limits = ContentLimits { max_history_length: 10, ..ContentLimits::default() };
         assert_eq!(limits.history_to_return(None), 10);
         assert_eq!(limits.history_to_return(Some(3)), 3);
         assert_eq!(limits.history_to_return(Some(0)), 0);
-        let mut violations = Violations::default();
-        limits.history_length(Some(10), "historyLength", &mut violations);
-        assert!(violations.finish().is_ok());
-        let mut violations = Violations::default();
-        limits.history_length(Some(11), "historyLength", &mut violations);
-        assert!(violations.finish().unwrap_err().to_string().contains("max_history_length"));
+        assert_eq!(limits.history_to_return(Some(11)), 10, "more than the limit is the limit");
+        assert_eq!(limits.history_to_return(Some(i32::MAX)), 10);
     }
 }

@@ -32,7 +32,7 @@ use crate::context::{CallContext, Principal, ProtocolVersion};
 use crate::error::{Error, Result};
 use crate::execution::{Backends, Registry, Step, StreamMode, Subscription, TaskRuntime};
 use crate::executor::{AgentExecutor, RequestContext, TaskUpdater};
-use crate::operation::Operation;
+use crate::operation::{Operation, Request, Response};
 use crate::push::{DestinationPolicy, PushDispatcher, PushStats, PushTransport, RetryPolicy, WriteTaskV0_3};
 use crate::service::{A2aService, EventStream};
 use crate::store::memory::{InMemoryPushConfigStore, InMemoryTaskStore};
@@ -1001,12 +1001,47 @@ fn into_stream(first: Option<Task>, subscription: Subscription) -> EventStream {
 
 #[async_trait]
 impl A2aService for DefaultRequestHandler {
+    async fn call(&self, ctx: &CallContext, request: Request) -> Result<Response> {
+        let inner = &*self.inner;
+        Ok(match request {
+            Request::SendMessage(request) => Response::SendMessage(inner.send_message(ctx, request).await?),
+            Request::SendStreamingMessage(request) => {
+                Response::Stream(inner.send_streaming_message(ctx, request).await?)
+            }
+            Request::GetTask(request) => Response::Task(inner.get_task(ctx, request).await?),
+            Request::ListTasks(request) => Response::ListTasks(inner.list_tasks(ctx, request).await?),
+            Request::CancelTask(request) => Response::Task(inner.cancel_task(ctx, request).await?),
+            Request::SubscribeToTask(request) => {
+                Response::Stream(inner.subscribe_to_task(ctx, request).await?)
+            }
+            Request::CreateTaskPushNotificationConfig(request) => {
+                Response::PushConfig(inner.create_task_push_notification_config(ctx, request).await?)
+            }
+            Request::GetTaskPushNotificationConfig(request) => {
+                Response::PushConfig(inner.get_task_push_notification_config(ctx, request).await?)
+            }
+            Request::ListTaskPushNotificationConfigs(request) => {
+                Response::PushConfigs(inner.list_task_push_notification_configs(ctx, request).await?)
+            }
+            Request::DeleteTaskPushNotificationConfig(request) => {
+                inner.delete_task_push_notification_config(ctx, request).await?;
+                Response::Deleted
+            }
+            Request::GetExtendedAgentCard(request) => {
+                Response::AgentCard(inner.get_extended_agent_card(ctx, request).await?)
+            }
+        })
+    }
+}
+
+/// The operations, each from its own request message (spec 3.1).
+impl Inner {
     async fn send_message(
         &self,
         ctx: &CallContext,
         request: SendMessageRequest,
     ) -> Result<SendMessageResponse> {
-        let inner = &self.inner;
+        let inner = self;
         let agent = inner.admit(ctx, &request.tenant, Operation::SendMessage)?;
         let (return_immediately, history_length) = request
             .configuration
@@ -1083,30 +1118,28 @@ impl A2aService for DefaultRequestHandler {
         ctx: &CallContext,
         request: SendMessageRequest,
     ) -> Result<EventStream> {
-        let agent = self.inner.admit(ctx, &request.tenant, Operation::SendStreamingMessage)?;
-        let start = self.inner.start_send(ctx, agent, request, Some((StreamMode::Execution, true)))?;
+        let agent = self.admit(ctx, &request.tenant, Operation::SendStreamingMessage)?;
+        let start = self.start_send(ctx, agent, request, Some((StreamMode::Execution, true)))?;
         let started = start.await?;
         started.execution.spawn();
         Ok(into_stream(started.first.map(|task| *task), started.subscription.expect("subscribed")))
     }
 
     async fn get_task(&self, ctx: &CallContext, request: GetTaskRequest) -> Result<Task> {
-        self.inner.admit(ctx, &request.tenant, Operation::GetTask)?;
+        self.admit(ctx, &request.tenant, Operation::GetTask)?;
         let mut violations = Violations::default();
         violations.require(&request.id, "id");
         violations.non_negative(request.history_length, "historyLength");
-        self.inner.limits.history_length(request.history_length, "historyLength", &mut violations);
         violations.finish()?;
         let scope = scope(ctx, &request.tenant);
-        let view = history_view(&self.inner.limits, request.history_length);
-        self.inner.visible_task(&scope, &request.id, view).await
+        let view = history_view(&self.limits, request.history_length);
+        self.visible_task(&scope, &request.id, view).await
     }
 
     async fn list_tasks(&self, ctx: &CallContext, request: ListTasksRequest) -> Result<ListTasksResponse> {
-        self.inner.admit(ctx, &request.tenant, Operation::ListTasks)?;
+        self.admit(ctx, &request.tenant, Operation::ListTasks)?;
         let mut violations = Violations::default();
         let page_size = validate::list_tasks(&request, &mut violations);
-        self.inner.limits.history_length(request.history_length, "historyLength", &mut violations);
         let after = validate::decode_page_token(&request.page_token, &mut violations);
         violations.finish()?;
         let state = TaskState::try_from(request.status).unwrap_or_default();
@@ -1120,12 +1153,12 @@ impl A2aService for DefaultRequestHandler {
             page_size,
             after,
             view: TaskView {
-                history_length: Some(self.inner.limits.history_to_return(request.history_length)),
+                history_length: Some(self.limits.history_to_return(request.history_length)),
                 // spec 3.1.4: artifacts are omitted unless includeArtifacts is true.
                 include_artifacts: request.include_artifacts == Some(true),
             },
         };
-        let page = self.inner.tasks.list(&scope(ctx, &request.tenant), &query).await?;
+        let page = self.tasks.list(&scope(ctx, &request.tenant), &query).await?;
         Ok(ListTasksResponse {
             tasks: page.tasks,
             next_page_token: page.next.as_ref().map(validate::encode_page_token).unwrap_or_default(),
@@ -1135,7 +1168,7 @@ impl A2aService for DefaultRequestHandler {
     }
 
     async fn cancel_task(&self, ctx: &CallContext, request: CancelTaskRequest) -> Result<Task> {
-        let inner = &self.inner;
+        let inner = self;
         inner.admit(ctx, &request.tenant, Operation::CancelTask)?;
         let mut violations = Violations::default();
         violations.require(&request.id, "id");
@@ -1190,7 +1223,7 @@ impl A2aService for DefaultRequestHandler {
         ctx: &CallContext,
         request: SubscribeToTaskRequest,
     ) -> Result<EventStream> {
-        let inner = &self.inner;
+        let inner = self;
         inner.admit(ctx, &request.tenant, Operation::SubscribeToTask)?;
         let mut violations = Violations::default();
         violations.require(&request.id, "id");
@@ -1221,7 +1254,7 @@ impl A2aService for DefaultRequestHandler {
         ctx: &CallContext,
         mut request: TaskPushNotificationConfig,
     ) -> Result<TaskPushNotificationConfig> {
-        let inner = &self.inner;
+        let inner = self;
         inner.admit(ctx, &request.tenant, Operation::CreateTaskPushNotificationConfig)?;
         let mut violations = Violations::default();
         violations.require(&request.task_id, "taskId");
@@ -1240,7 +1273,7 @@ impl A2aService for DefaultRequestHandler {
         ctx: &CallContext,
         request: GetTaskPushNotificationConfigRequest,
     ) -> Result<TaskPushNotificationConfig> {
-        let inner = &self.inner;
+        let inner = self;
         inner.admit(ctx, &request.tenant, Operation::GetTaskPushNotificationConfig)?;
         let mut violations = Violations::default();
         violations.require(&request.task_id, "taskId");
@@ -1261,7 +1294,7 @@ impl A2aService for DefaultRequestHandler {
         ctx: &CallContext,
         request: ListTaskPushNotificationConfigsRequest,
     ) -> Result<ListTaskPushNotificationConfigsResponse> {
-        let inner = &self.inner;
+        let inner = self;
         inner.admit(ctx, &request.tenant, Operation::ListTaskPushNotificationConfigs)?;
         let mut violations = Violations::default();
         violations.require(&request.task_id, "taskId");
@@ -1290,7 +1323,7 @@ impl A2aService for DefaultRequestHandler {
         ctx: &CallContext,
         request: DeleteTaskPushNotificationConfigRequest,
     ) -> Result<()> {
-        let inner = &self.inner;
+        let inner = self;
         inner.admit(ctx, &request.tenant, Operation::DeleteTaskPushNotificationConfig)?;
         let mut violations = Violations::default();
         violations.require(&request.task_id, "taskId");
@@ -1310,7 +1343,7 @@ impl A2aService for DefaultRequestHandler {
         ctx: &CallContext,
         request: GetExtendedAgentCardRequest,
     ) -> Result<AgentCard> {
-        let inner = &self.inner;
+        let inner = self;
         let agent = inner.admit(ctx, &request.tenant, Operation::GetExtendedAgentCard)?;
         let extended = agent.extended.as_ref().ok_or(Error::ExtendedAgentCardNotConfigured)?;
         // spec 13.3: the extended card requires authentication, when the agent declares any.

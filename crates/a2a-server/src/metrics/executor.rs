@@ -4,9 +4,9 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use a2a_core::service::Call;
-use a2a_core::{AgentExecutor, RequestContext, TaskUpdater};
+use a2a_core::{AgentExecutor, RequestContext, Result, TaskUpdater};
 use a2a_proto::v1::Task;
+use async_trait::async_trait;
 
 use super::{Counters, ExecutionKind, Metrics};
 
@@ -40,45 +40,20 @@ impl Drop for Running<'_> {
     }
 }
 
-impl CountedExecutor {
-    /// `call` (the inner executor's future, which does nothing until polled), counted from its
-    /// first poll to its end. Written out rather than with `#[async_trait]`: that would move the
-    /// request context into a future of its own first, to hand it on at the first poll; here it
-    /// goes straight into the inner executor's future, and this one holds only that.
-    fn counted<'a>(&'a self, kind: ExecutionKind, call: Call<'a, ()>) -> Call<'a, ()> {
-        Box::pin(async move {
-            let _running = self.running(kind);
-            call.await
-        })
-    }
-}
-
+#[async_trait]
 impl AgentExecutor for CountedExecutor {
-    fn execute<'life0, 'async_trait>(
-        &'life0 self,
-        ctx: RequestContext,
-        updater: TaskUpdater,
-    ) -> Call<'async_trait, ()>
-    where
-        'life0: 'async_trait,
-        Self: 'async_trait,
-    {
-        self.counted(ExecutionKind::Execute, self.inner.execute(ctx, updater))
+    async fn execute(&self, ctx: RequestContext, updater: TaskUpdater) -> Result<()> {
+        let _running = self.running(ExecutionKind::Execute);
+        self.inner.execute(ctx, updater).await
     }
 
-    fn cancel<'life0, 'async_trait>(&'life0 self, task: Task, updater: TaskUpdater) -> Call<'async_trait, ()>
-    where
-        'life0: 'async_trait,
-        Self: 'async_trait,
-    {
-        self.counted(ExecutionKind::Cancel, self.inner.cancel(task, updater))
+    async fn cancel(&self, task: Task, updater: TaskUpdater) -> Result<()> {
+        let _running = self.running(ExecutionKind::Cancel);
+        self.inner.cancel(task, updater).await
     }
 
-    fn recover<'life0, 'async_trait>(&'life0 self, task: Task, updater: TaskUpdater) -> Call<'async_trait, ()>
-    where
-        'life0: 'async_trait,
-        Self: 'async_trait,
-    {
-        self.counted(ExecutionKind::Recover, self.inner.recover(task, updater))
+    async fn recover(&self, task: Task, updater: TaskUpdater) -> Result<()> {
+        let _running = self.running(ExecutionKind::Recover);
+        self.inner.recover(task, updater).await
     }
 }

@@ -34,7 +34,7 @@
 //!
 //! `tasks/pushNotificationConfig/get` with only a task `id` (0.3's `TaskIdParams` form, from the
 //! days of one config per task) becomes a 1.0 request with an empty config `id`;
-//! [`Request::call`](crate::Request::call) answers it with the task's first config, as the 0.3
+//! [`V03Request::call`](crate::V03Request::call) answers it with the task's first config, as the 0.3
 //! SDKs did.
 
 use a2a_core::Result;

@@ -4,7 +4,7 @@ use a2a_proto::v1::{
     part::Content, Message, Part, Role, SendMessageRequest, StreamResponse, Task, TaskPushNotificationConfig,
     TaskState,
 };
-use a2a_v03::{rest, Form, ProtoV03, Request, V03};
+use a2a_v03::{rest, Form, ProtoV03, Request, V03Request, V03};
 use base64::Engine as _;
 use serde_json::json;
 

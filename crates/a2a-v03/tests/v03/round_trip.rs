@@ -6,7 +6,7 @@ use a2a_proto::v1::{
     SendMessageRequest, SendMessageResponse, StreamResponse, Task, TaskArtifactUpdateEvent,
     TaskPushNotificationConfig, TaskStatus, TaskStatusUpdateEvent,
 };
-use a2a_v03::{Form, Method, Request, V03};
+use a2a_v03::{Form, Method, Request, V03Request, V03};
 use serde_json::{json, Value};
 
 use crate::corpus;

@@ -5,7 +5,7 @@
 
 use a2a_core::Error;
 use a2a_proto::v1::TaskState;
-use a2a_v03::{Form, ProtoV03, V03};
+use a2a_v03::{Form, ProtoV03, V03Request, V03};
 use serde_json::json;
 
 use crate::corpus;

@@ -12,7 +12,7 @@ use a2a_core::{
 use a2a_proto::v1::{
     AgentCapabilities, AgentCard, AgentExtension, AgentInterface, Artifact, Part, TaskState,
 };
-use a2a_v03::{rest, Form, Method, Reply, Request};
+use a2a_v03::{rest, Form, Method, Reply, Request, V03Request};
 use futures::StreamExt;
 use serde_json::{json, Value};
 

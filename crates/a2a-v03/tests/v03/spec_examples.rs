@@ -3,7 +3,7 @@
 //! 0.3 JSON Schema rejects them too.
 
 use a2a_proto::v1::{security_scheme, AgentCard, Role, SendMessageResponse, StreamResponse, Task, TaskState};
-use a2a_v03::{Form, Method, Request, V03};
+use a2a_v03::{Form, Method, Request, V03Request, V03};
 
 use crate::support::{assert_schema_valid, fixture, schema_valid, spec_examples, success};
 

@@ -65,7 +65,8 @@ async fn get_task_history_length(ctx: &Ctx) -> Step<()> {
     if full.history.len() < 2 {
         ctx.note(format!("the agent keeps {} history message(s) for a two-turn task, so historyLength is checked on little", full.history.len()));
     }
-    for n in [0_i32, 1, 2, 100] {
+    // i32::MAX is above any server's maximum: still no error (spec 3.2.4, "at most this many").
+    for n in [0_i32, 1, 2, 100, i32::MAX] {
         let got = ctx.require(ctx.get_task(&id, Some(n)).await, &format!("GetTask historyLength {n}"))?;
         if n == 0 && ctx.is_v03() {
             // 0.3 a2a.proto (SendMessageConfiguration.history_length): "if 0, the history will be
