@@ -9,14 +9,10 @@
 //! config, and ends streams after the 0.3 `final` event), and the reply written back as the 0.3
 //! message. Both versions reach the same service, so they see the same tasks.
 //!
-//! | 0.3 RPC | 1.0 operation |
-//! | --- | --- |
-//! | `SendMessage`, `SendStreamingMessage`, `GetTask`, `CancelTask` | same |
-//! | `TaskSubscription` | `SubscribeToTask` |
-//! | `CreateTaskPushNotificationConfig` (`parent`, `configId`, `config`) | `CreateTaskPushNotificationConfig` |
-//! | `GetTaskPushNotificationConfig`, `DeleteTaskPushNotificationConfig` (`name`) | same |
-//! | `ListTaskPushNotificationConfig` (`parent`) | `ListTaskPushNotificationConfigs` |
-//! | `GetAgentCard` | `GetExtendedAgentCard` (0.3 spec 3.5.6: `agent/getAuthenticatedExtendedCard`) |
+//! Each RPC is the 1.0 operation of its method (`a2a_v03::Method::rpc`; `TaskSubscription` is
+//! SubscribeToTask, `GetAgentCard` is GetExtendedAgentCard, 0.3 spec 3.5.6); `docs/versions.md`
+//! has the table. The messages are read by `a2a_v03::proto::ProtoRequest` (the send requests by
+//! [`ProtoV03`]).
 //!
 //! Errors: the status code and details are those of the 1.0 binding ([`to_status`]: spec 5.4's
 //! code, `google.rpc.ErrorInfo`, `google.rpc.BadRequest` with 0.3 field names); the 0.3 proto
