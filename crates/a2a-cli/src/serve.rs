@@ -29,7 +29,7 @@ async fn serve(
         .agent_card(card)
         .executor(executor)
         // The demo agent's approval URLs (its `authorize` skill); nothing for other agents.
-        .layer(a2a_server::demo::AuthorizeLayer::new())
+        .layer(a2a_demo::AuthorizeLayer::new())
         .spawn(listener)
         .await
         .map_err(|e| CliError::internal(format!("cannot start the server: {e}")))?;
@@ -42,7 +42,7 @@ async fn serve(
 
 /// `demo-server`.
 pub(crate) async fn demo(listen: &str, out: &Out) -> Result<(), CliError> {
-    serve(listen, a2a_server::demo::demo_card(), a2a_server::demo::DemoAgent, out).await
+    serve(listen, a2a_demo::demo_card(), a2a_demo::DemoAgent, out).await
 }
 
 /// `serve --exec`.

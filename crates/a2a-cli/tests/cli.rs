@@ -15,10 +15,10 @@ use serde_json::Value;
 async fn start() -> RunningServer {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
-        .executor(a2a_server::demo::DemoAgent)
+        .agent_card(a2a_demo::demo_card())
+        .executor(a2a_demo::DemoAgent)
         // The demo's approval URLs (its `authorize` skill, used by the chat test).
-        .layer(a2a_server::demo::AuthorizeLayer::new())
+        .layer(a2a_demo::AuthorizeLayer::new())
         .push_destination_policy(DestinationPolicy::public_only().allowing(["127.0.0.0/8".parse().unwrap()]))
         .spawn(listener)
         .await
@@ -607,9 +607,9 @@ async fn card_get_verify_keys_verifies_the_signature_and_refuses_a_card_that_doe
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let private = std::fs::read(format!("{keys}es256.key.pem")).unwrap();
     let signed = Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
-        .extended_agent_card(a2a_server::demo::demo_extended_card())
-        .executor(a2a_server::demo::DemoAgent)
+        .agent_card(a2a_demo::demo_card())
+        .extended_agent_card(a2a_demo::demo_extended_card())
+        .executor(a2a_demo::DemoAgent)
         .sign_card(a2a_card_sign::CardSigner::from_pem(&private, "agent-1").unwrap())
         .spawn(listener)
         .await
@@ -860,8 +860,8 @@ async fn start_guarded() -> (String, Value) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let app = Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
-        .executor(a2a_server::demo::DemoAgent)
+        .agent_card(a2a_demo::demo_card())
+        .executor(a2a_demo::DemoAgent)
         .into_app(addr)
         .unwrap();
     let card = a2a_proto::json::to_value(&app.card).unwrap();
@@ -1365,9 +1365,9 @@ async fn conformance_runs_the_suite_against_an_agent() {
     // The reference server as its binary runs it: with the extended card its card declares.
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let server = Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
-        .extended_agent_card(a2a_server::demo::demo_extended_card())
-        .executor(a2a_server::demo::DemoAgent)
+        .agent_card(a2a_demo::demo_card())
+        .extended_agent_card(a2a_demo::demo_extended_card())
+        .executor(a2a_demo::DemoAgent)
         .push_destination_policy(DestinationPolicy::public_only().allowing(["127.0.0.0/8".parse().unwrap()]))
         .spawn(listener)
         .await
@@ -1397,9 +1397,9 @@ async fn conformance_runs_the_suite_against_an_agent() {
 async fn card_get_extended_fetches_the_extended_card_through_declared_schemes_only() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let server = Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
-        .extended_agent_card(a2a_server::demo::demo_extended_card())
-        .executor(a2a_server::demo::DemoAgent)
+        .agent_card(a2a_demo::demo_card())
+        .extended_agent_card(a2a_demo::demo_extended_card())
+        .executor(a2a_demo::DemoAgent)
         .spawn(listener)
         .await
         .unwrap();
@@ -1438,19 +1438,15 @@ async fn card_get_extended_fetches_the_extended_card_through_declared_schemes_on
 
 #[tokio::test(flavor = "multi_thread")]
 async fn required_extensions_are_declared_with_extension() {
-    let mut card = a2a_server::demo::demo_card();
+    let mut card = a2a_demo::demo_card();
     card.capabilities.get_or_insert_with(Default::default).extensions.push(a2a_proto::v1::AgentExtension {
         uri: "urn:a2a-cli:test".into(),
         required: true,
         ..Default::default()
     });
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let server = Server::builder()
-        .agent_card(card)
-        .executor(a2a_server::demo::DemoAgent)
-        .spawn(listener)
-        .await
-        .unwrap();
+    let server =
+        Server::builder().agent_card(card).executor(a2a_demo::DemoAgent).spawn(listener).await.unwrap();
     let url = server.url();
     let output = cli(&["card", "get", "-a", &url]).await;
     assert_eq!(text_field(&stdout(&output), "Extension"), "urn:a2a-cli:test (required)");

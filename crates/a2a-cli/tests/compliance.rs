@@ -16,15 +16,15 @@ async fn start_with(card: a2a_proto::v1::AgentCard) -> RunningServer {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     Server::builder()
         .agent_card(card)
-        .executor(a2a_server::demo::DemoAgent)
-        .layer(a2a_server::demo::AuthorizeLayer::new())
+        .executor(a2a_demo::DemoAgent)
+        .layer(a2a_demo::AuthorizeLayer::new())
         .spawn(listener)
         .await
         .unwrap()
 }
 
 async fn start() -> RunningServer {
-    start_with(a2a_server::demo::demo_card()).await
+    start_with(a2a_demo::demo_card()).await
 }
 
 /// The child's stderr, line by line as it comes (read by a task of its own, so that the pipe
@@ -284,7 +284,7 @@ async fn card_get_validate_checks_the_document_against_the_agent_card_message() 
 async fn debug_logs_the_grpc_messages_with_their_metadata_and_no_credential() {
     // A card that declares a bearer scheme (not enforced here): the CLI sends the token only to
     // a card that accepts one, and the log must show its place, never its value.
-    let mut card = a2a_server::demo::demo_card();
+    let mut card = a2a_demo::demo_card();
     card.security_schemes.insert(
         "bearer".into(),
         a2a_proto::v1::SecurityScheme {
@@ -400,12 +400,12 @@ async fn send_stream_wait_auth_follows_through_the_authorization() {
 #[tokio::test(flavor = "multi_thread")]
 async fn an_agent_served_at_a_tenant_is_reached_from_its_base_url() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let mut acme_card = a2a_server::demo::demo_card();
+    let mut acme_card = a2a_demo::demo_card();
     acme_card.name = "Acme agent".into();
     let server = Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
-        .executor(a2a_server::demo::DemoAgent)
-        .tenant("acme", a2a_server::TenantAgent::new(acme_card, a2a_server::demo::DemoAgent))
+        .agent_card(a2a_demo::demo_card())
+        .executor(a2a_demo::DemoAgent)
+        .tenant("acme", a2a_server::TenantAgent::new(acme_card, a2a_demo::DemoAgent))
         .spawn(listener)
         .await
         .unwrap();

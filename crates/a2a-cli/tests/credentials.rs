@@ -13,12 +13,12 @@ use a2a_server::Server;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_api_key_goes_in_the_query_parameter_the_card_names() {
     let keys = ApiKeys::new("key", KeyLocation::Query("api_key".into())).key("k1", "alice");
-    let mut card = a2a_server::demo::demo_card();
+    let mut card = a2a_demo::demo_card();
     keys.declare_in(&mut card);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let server = Server::builder()
         .agent_card(card)
-        .executor(a2a_server::demo::DemoAgent)
+        .executor(a2a_demo::DemoAgent)
         .layer(keys.layer())
         .spawn(listener)
         .await
@@ -62,7 +62,7 @@ impl a2a_server::auth::Authenticator for Aladdin {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn basic_goes_to_a_basic_scheme_only() {
-    let mut card = a2a_server::demo::demo_card();
+    let mut card = a2a_demo::demo_card();
     card.security_schemes.insert(
         "basic".into(),
         SecurityScheme {
@@ -78,7 +78,7 @@ async fn basic_goes_to_a_basic_scheme_only() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let server = Server::builder()
         .agent_card(card)
-        .executor(a2a_server::demo::DemoAgent)
+        .executor(a2a_demo::DemoAgent)
         .layer(a2a_server::auth::AuthLayer::new(Aladdin))
         .spawn(listener)
         .await

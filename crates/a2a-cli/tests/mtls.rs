@@ -27,12 +27,12 @@ async fn cert_and_key_authenticate_over_mutual_tls_on_every_binding() {
         .client_certificates(&clients_pem, true)
         .unwrap();
     let certificates = ClientCertificates::new();
-    let mut card = a2a_server::demo::demo_card();
+    let mut card = a2a_demo::demo_card();
     certificates.declare_in(&mut card);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let server = Server::builder()
         .agent_card(card)
-        .executor(a2a_server::demo::DemoAgent)
+        .executor(a2a_demo::DemoAgent)
         .tls(config)
         .layer(certificates.layer())
         .spawn(listener)

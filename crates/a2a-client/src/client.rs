@@ -879,7 +879,7 @@ fn card_url(base: &str) -> Result<reqwest::Url> {
 
 /// Every call: the interface's tenant filled in (spec 8.3.2), the credentials presented (and
 /// refreshed once on a refusal), retries of the operations that only read
-/// ([`Operation::is_read_only`], [`RetryPolicy`]), and the extended card verified like the
+/// ([`Operation::is_read_only`](a2a_core::Operation::is_read_only), [`RetryPolicy`]), and the extended card verified like the
 /// public one.
 #[async_trait]
 impl A2aService for Client {

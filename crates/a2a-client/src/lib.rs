@@ -50,8 +50,8 @@
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
 //! # let server = a2a_server::Server::builder()
-//! #     .agent_card(a2a_server::demo::demo_card())
-//! #     .executor(a2a_server::demo::DemoAgent)
+//! #     .agent_card(a2a_demo::demo_card())
+//! #     .executor(a2a_demo::DemoAgent)
 //! #     .spawn(listener)
 //! #     .await?;
 //! # let base_url = server.url();

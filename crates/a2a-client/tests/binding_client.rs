@@ -29,10 +29,10 @@ impl AgentExecutor for Named {
 /// The main agent (`main`) and the tenant `acme` (`acme`).
 async fn server() -> RunningServer {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let mut card = a2a_server::demo::demo_card();
+    let mut card = a2a_demo::demo_card();
     card.name = "Acme agent".into();
     Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
+        .agent_card(a2a_demo::demo_card())
         .executor(Named("main"))
         .tenant("acme", TenantAgent::new(card, Named("acme")))
         .spawn(listener)

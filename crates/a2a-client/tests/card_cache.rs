@@ -28,7 +28,7 @@ async fn card(State(endpoint): State<Arc<Endpoint>>, headers: HeaderMap) -> impl
         return (StatusCode::NOT_MODIFIED, caching, Vec::new());
     }
     endpoint.counts.full.fetch_add(1, Ordering::SeqCst);
-    let mut served = a2a_server::demo::demo_card();
+    let mut served = a2a_demo::demo_card();
     served.supported_interfaces = vec![a2a_proto::v1::AgentInterface {
         url: "http://127.0.0.1:1".into(),
         protocol_binding: "JSONRPC".into(),

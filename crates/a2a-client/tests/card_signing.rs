@@ -19,9 +19,9 @@ fn key(name: &str) -> Vec<u8> {
 async fn start(signer: Option<CardSigner>) -> RunningServer {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let mut builder = Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
-        .extended_agent_card(a2a_server::demo::demo_extended_card())
-        .executor(a2a_server::demo::DemoAgent);
+        .agent_card(a2a_demo::demo_card())
+        .extended_agent_card(a2a_demo::demo_extended_card())
+        .executor(a2a_demo::DemoAgent);
     if let Some(signer) = signer {
         builder = builder.sign_card(signer);
     }

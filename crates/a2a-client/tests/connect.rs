@@ -21,9 +21,9 @@ use ProtocolVersion::{V0_3, V1_0};
 async fn start() -> RunningServer {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
-        .extended_agent_card(a2a_server::demo::demo_extended_card())
-        .executor(a2a_server::demo::DemoAgent)
+        .agent_card(a2a_demo::demo_card())
+        .extended_agent_card(a2a_demo::demo_extended_card())
+        .executor(a2a_demo::DemoAgent)
         .push_destination_policy(DestinationPolicy::public_only().allowing(["127.0.0.0/8".parse().unwrap()]))
         .spawn(listener)
         .await
@@ -78,7 +78,7 @@ async fn connect_to_the_reference_server_picks_its_first_1_0_interface() {
     assert_eq!((selected.binding(), selected.protocol_version()), (Binding::JsonRpc, V1_0));
     assert_eq!(selected.url(), server.url());
     assert_eq!(selected.tenant(), None);
-    assert_eq!(client.card().name, a2a_server::demo::demo_card().name);
+    assert_eq!(client.card().name, a2a_demo::demo_card().name);
 
     let task = send_task(&client, "hello", false).await;
     assert_eq!(artifact_text(&task), "hello");
@@ -231,7 +231,7 @@ async fn cards_that_cannot_be_fetched_or_read_are_clear_errors() {
     }
 }
 
-/// The demo's `file` skill answer for one file (`a2a_server::demo`).
+/// The demo's `file` skill answer for one file (`a2a_demo`).
 fn digest_line(bytes: &[u8], media_type: &str) -> String {
     use sha2::{Digest as _, Sha256};
     let hex: String = Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect();

@@ -87,14 +87,14 @@ impl Authenticator for HttpAuth {
 
 /// The demo agent with `scheme` declared and required, behind `auth`.
 async fn server_with(name: &str, scheme: Scheme, auth: HttpAuth) -> RunningServer {
-    let mut card = a2a_server::demo::demo_card();
+    let mut card = a2a_demo::demo_card();
     card.security_schemes.insert(name.into(), SecurityScheme { scheme: Some(scheme) });
     card.security_requirements =
         vec![SecurityRequirement { schemes: [(name.to_owned(), Default::default())].into_iter().collect() }];
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     Server::builder()
         .agent_card(card)
-        .executor(a2a_server::demo::DemoAgent)
+        .executor(a2a_demo::DemoAgent)
         .layer(AuthLayer::new(auth))
         .spawn(listener)
         .await
@@ -117,12 +117,12 @@ async fn an_api_key_goes_in_the_header_query_parameter_or_cookie_the_card_names(
         KeyLocation::Cookie("sid".into()),
     ] {
         let keys = ApiKeys::new("key", location.clone()).key("k1", "alice");
-        let mut card = a2a_server::demo::demo_card();
+        let mut card = a2a_demo::demo_card();
         keys.declare_in(&mut card);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let server = Server::builder()
             .agent_card(card)
-            .executor(a2a_server::demo::DemoAgent)
+            .executor(a2a_demo::DemoAgent)
             .layer(keys.layer())
             .spawn(listener)
             .await
@@ -274,10 +274,9 @@ async fn behind_a_challenging_proxy() -> String {
     }
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let mut card = a2a_server::demo::demo_card();
+    let mut card = a2a_demo::demo_card();
     card.security_schemes.insert("bearer".into(), SecurityScheme { scheme: Some(http_scheme("Bearer")) });
-    let app =
-        Server::builder().agent_card(card).executor(a2a_server::demo::DemoAgent).into_app(addr).unwrap();
+    let app = Server::builder().agent_card(card).executor(a2a_demo::DemoAgent).into_app(addr).unwrap();
     let router = app.router.layer(axum::middleware::from_fn(guard));
     tokio::spawn(async move { axum::serve(listener, router).await });
     format!("http://{addr}")

@@ -29,12 +29,12 @@ async fn mtls_server(servers: &Ca, clients: &Ca, dir: &std::path::Path) -> Runni
         .client_certificates(&ca_path, false)
         .unwrap();
     let certificates = ClientCertificates::new();
-    let mut card = a2a_server::demo::demo_card();
+    let mut card = a2a_demo::demo_card();
     certificates.declare_in(&mut card);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     Server::builder()
         .agent_card(card)
-        .executor(a2a_server::demo::DemoAgent)
+        .executor(a2a_demo::DemoAgent)
         .tls(config)
         .layer(certificates.layer())
         .spawn(listener)

@@ -19,8 +19,8 @@ use futures::StreamExt;
 async fn start() -> RunningServer {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
-        .executor(a2a_server::demo::DemoAgent)
+        .agent_card(a2a_demo::demo_card())
+        .executor(a2a_demo::DemoAgent)
         .spawn(listener)
         .await
         .unwrap()
@@ -71,7 +71,7 @@ async fn proxy(
 
 /// A 1.0 JSON-RPC card for the agent at `addr`.
 fn card(addr: SocketAddr) -> AgentCard {
-    let mut card = a2a_server::demo::demo_card();
+    let mut card = a2a_demo::demo_card();
     card.supported_interfaces = vec![AgentInterface {
         url: format!("http://{addr}"),
         protocol_binding: "JSONRPC".into(),

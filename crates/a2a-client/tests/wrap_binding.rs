@@ -34,8 +34,8 @@ impl A2aService for Recorder {
 async fn the_wrapper_sees_each_binding_call_with_its_final_context() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let server = a2a_server::Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
-        .executor(a2a_server::demo::DemoAgent)
+        .agent_card(a2a_demo::demo_card())
+        .executor(a2a_demo::DemoAgent)
         .spawn(listener)
         .await
         .unwrap();

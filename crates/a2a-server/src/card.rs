@@ -181,7 +181,7 @@ mod tests {
     use super::*;
 
     fn card() -> AgentCard {
-        let mut card = crate::demo::demo_card();
+        let mut card = a2a_demo::demo_card();
         card.supported_interfaces = interfaces("http://127.0.0.1:8080", "127.0.0.1:8080");
         a2a_v03::with_v03_interfaces(&card)
     }
@@ -223,7 +223,7 @@ mod tests {
             let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
             serde_json::from_slice::<serde_json::Value>(&bytes).unwrap()
         };
-        let mut plain = crate::demo::demo_card();
+        let mut plain = a2a_demo::demo_card();
         plain.supported_interfaces = interfaces("http://127.0.0.1:8080", "127.0.0.1:8080");
         let v1 = body(get_card(&router(&plain, CardForm::V1), None).await).await;
         for member in ["url", "preferredTransport", "additionalInterfaces", "protocolVersion"] {

@@ -41,7 +41,7 @@
 //! # async fn run() -> std::io::Result<()> {
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
 //! a2a_server::Server::builder()
-//!     .agent_card(a2a_server::demo::demo_card())
+//!     .agent_card(a2a_demo::demo_card())
 //!     .executor(Echo)
 //!     .serve(listener)
 //!     .await
@@ -50,7 +50,15 @@
 
 pub mod auth;
 pub mod card;
-pub mod demo;
+/// The demo agent, which moved to its own crate so that this library carries none.
+#[cfg(feature = "bin")]
+#[deprecated(
+    since = "0.2.0",
+    note = "the demo agent is the `a2a-demo` crate: use `a2a_demo::...` (CHANGELOG.md)"
+)]
+pub mod demo {
+    pub use a2a_demo::*;
+}
 pub mod health;
 mod limits;
 pub mod metrics;

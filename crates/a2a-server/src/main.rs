@@ -438,8 +438,7 @@ async fn main() -> anyhow::Result<()> {
         .await
         .with_context(|| format!("binding {}", args.listen))?;
     let local = listener.local_addr()?;
-    let (mut card, mut extended_card) =
-        (a2a_server::demo::demo_card(), a2a_server::demo::demo_extended_card());
+    let (mut card, mut extended_card) = (a2a_demo::demo_card(), a2a_demo::demo_extended_card());
     let api_keys = (!args.api_keys.is_empty()).then(|| {
         let location = a2a_server::auth::KeyLocation::Header(args.api_key_header.clone());
         let keys = args
@@ -482,7 +481,7 @@ async fn main() -> anyhow::Result<()> {
         .metrics(metrics)
         .agent_card(card)
         .extended_agent_card(extended_card)
-        .executor(a2a_server::demo::DemoAgent)
+        .executor(a2a_demo::DemoAgent)
         .push_destination_policy({
             let policy = DestinationPolicy::public_only().allowing(args.push_allow);
             if args.push_https_only {
@@ -560,7 +559,7 @@ async fn main() -> anyhow::Result<()> {
     };
     // The demo agent's approval URLs (skill `authorize`, spec 7.6): outermost, a capability URL
     // that needs no credential.
-    builder = builder.layer(a2a_server::demo::AuthorizeLayer::new().https(tls.is_some()));
+    builder = builder.layer(a2a_demo::AuthorizeLayer::new().https(tls.is_some()));
     if let Some(tls) = &tls {
         builder = builder.tls(tls.clone());
         reload_on_sighup(tls.clone());
@@ -660,8 +659,7 @@ fn tenants_of(
             keys.declare_in(&mut extended);
             authenticators.push(keys);
         }
-        let agent =
-            a2a_server::TenantAgent::new(card, a2a_server::demo::DemoAgent).extended_agent_card(extended);
+        let agent = a2a_server::TenantAgent::new(card, a2a_demo::DemoAgent).extended_agent_card(extended);
         agents.push((name.clone(), agent));
     }
     Ok((agents, authenticators))

@@ -25,7 +25,7 @@ async fn server() -> RunningServer {
     let keys = ApiKeys::new("apiKey", KeyLocation::Header(HeaderName::from_static("x-api-key")))
         .key("k-alice", "alice")
         .key("k-bob", "bob");
-    let mut card = a2a_server::demo::demo_card();
+    let mut card = a2a_demo::demo_card();
     keys.declare_in(&mut card);
     spawn(
         demo(card)
@@ -207,10 +207,10 @@ async fn a_service_of_ones_own_behind_the_same_layer_serves_every_binding() {
     let keys = ApiKeys::new("apiKey", KeyLocation::Header(HeaderName::from_static("x-api-key")))
         .key("k-alice", "alice")
         .key("k-admin", "admin");
-    let mut card = a2a_server::demo::demo_card();
+    let mut card = a2a_demo::demo_card();
     keys.declare_in(&mut card);
     let policy = a2a_core::push::DestinationPolicy::public_only();
-    let handler = a2a_core::DefaultRequestHandler::builder(card.clone(), a2a_server::demo::DemoAgent)
+    let handler = a2a_core::DefaultRequestHandler::builder(card.clone(), a2a_demo::DemoAgent)
         .push_transport(Arc::new(a2a_server::push_http::HttpPushTransport::new(policy)))
         .build()
         .unwrap();

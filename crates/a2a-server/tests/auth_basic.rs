@@ -34,7 +34,7 @@ fn users() -> BasicUsers {
 }
 
 async fn server_with(layers: impl FnOnce(&mut a2a_proto::v1::AgentCard) -> Vec<Layer>) -> RunningServer {
-    let mut card = a2a_server::demo::demo_card();
+    let mut card = a2a_demo::demo_card();
     let layers = layers(&mut card);
     let mut builder = demo(card);
     for layer in layers {

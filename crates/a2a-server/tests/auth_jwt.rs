@@ -178,7 +178,7 @@ fn json_response(body: &Value) -> impl axum::response::IntoResponse {
 }
 
 async fn server(jwt: Jwt) -> RunningServer {
-    let mut card = a2a_server::demo::demo_card();
+    let mut card = a2a_demo::demo_card();
     jwt.declare_in(&mut card);
     spawn(demo(card).layer(jwt.layer())).await
 }
@@ -578,7 +578,7 @@ async fn an_oauth2_server_without_client_credentials_is_declared_with_the_author
     );
     let task = tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     let jwt = Jwt::oauth2(&issuer).await.unwrap();
-    let mut card = a2a_server::demo::demo_card();
+    let mut card = a2a_demo::demo_card();
     jwt.declare_in(&mut card);
     let card = serde_json::to_value(&card).unwrap();
     let flow = &card["securitySchemes"]["oauth2"]["oauth2SecurityScheme"]["flows"]["authorizationCode"];

@@ -10,6 +10,7 @@ use std::time::Duration;
 use a2a_core::{
     A2aService, AgentExecutor, Binding, CallContext, Error, Operation, RequestContext, TaskUpdater,
 };
+use a2a_demo::{demo_card, DemoAgent};
 use a2a_grpc::GrpcClient;
 use a2a_jsonrpc::JsonRpcClient;
 use a2a_proto::v1::{
@@ -17,7 +18,6 @@ use a2a_proto::v1::{
     Message, Part, SendMessageRequest, SubscribeToTaskRequest, Task, TaskState,
 };
 use a2a_rest::RestClient;
-use a2a_server::demo::{demo_card, DemoAgent};
 use a2a_server::metrics::{ExecutionKind, Metrics};
 use a2a_server::{RunningServer, Server, ServerBuilder};
 use async_trait::async_trait;

@@ -33,8 +33,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 async fn start(limits: Limits, rate_limit: Option<RateLimit>) -> RunningServer {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let mut builder = Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
-        .executor(a2a_server::demo::DemoAgent)
+        .agent_card(a2a_demo::demo_card())
+        .executor(a2a_demo::DemoAgent)
         .push_destination_policy(DestinationPolicy::allow_all())
         .limits(limits);
     if let Some(limit) = rate_limit {
@@ -813,7 +813,7 @@ async fn a_call_still_in_flight_at_the_shutdown_timeout_does_not_hold_the_shutdo
     let started = std::sync::Arc::new(tokio::sync::Notify::new());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let server = Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
+        .agent_card(a2a_demo::demo_card())
         .executor(Hangs(started.clone()))
         .push_destination_policy(DestinationPolicy::allow_all())
         .shutdown_timeout(Duration::from_millis(300))

@@ -124,8 +124,8 @@ async fn readiness_is_503_while_postgres_refuses_connections_and_200_once_it_is_
     let metrics_port = listener().await;
     let metrics_url = format!("http://{}", metrics_port.local_addr().unwrap());
     let server = Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
-        .executor(a2a_server::demo::DemoAgent)
+        .agent_card(a2a_demo::demo_card())
+        .executor(a2a_demo::DemoAgent)
         .task_store(store.clone())
         .push_config_store(store)
         .metrics_listener(metrics_port)
@@ -182,8 +182,8 @@ async fn start() -> Env {
     let metrics_port = listener().await;
     let metrics_url = format!("http://{}/metrics", metrics_port.local_addr().unwrap());
     let server = Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
-        .executor(a2a_server::demo::DemoAgent)
+        .agent_card(a2a_demo::demo_card())
+        .executor(a2a_demo::DemoAgent)
         .binding_listener(Binding::Grpc, grpc_port)
         .metrics_listener(metrics_port)
         .spawn(listener().await)
@@ -333,8 +333,8 @@ async fn a_call_its_client_abandons_is_counted_as_cancelled() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn request_ids_are_echoed_when_sane_and_generated_otherwise_on_every_binding() {
     let server = Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
-        .executor(a2a_server::demo::DemoAgent)
+        .agent_card(a2a_demo::demo_card())
+        .executor(a2a_demo::DemoAgent)
         .spawn(listener().await)
         .await
         .unwrap();
@@ -497,8 +497,7 @@ async fn text_log_lines_carry_the_request_id_in_the_request_span() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_embedder_serves_the_apps_metrics_router_on_a_listener_of_its_own() {
-    let builder =
-        || Server::builder().agent_card(a2a_server::demo::demo_card()).executor(a2a_server::demo::DemoAgent);
+    let builder = || Server::builder().agent_card(a2a_demo::demo_card()).executor(a2a_demo::DemoAgent);
     let main = listener().await;
     let addr = main.local_addr().unwrap();
     // What into_app cannot honour is refused, never dropped silently.

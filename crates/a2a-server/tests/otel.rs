@@ -74,8 +74,8 @@ async fn a_callers_trace_continues_through_each_binding_with_a2a_attributes() {
     tracing::subscriber::set_global_default(subscriber).unwrap();
 
     let server = Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
-        .executor(a2a_server::demo::DemoAgent)
+        .agent_card(a2a_demo::demo_card())
+        .executor(a2a_demo::DemoAgent)
         .push_destination_policy(
             a2a_core::push::DestinationPolicy::public_only().allowing(["127.0.0.0/8".parse().unwrap()]),
         )
@@ -148,7 +148,7 @@ async fn a_callers_trace_continues_through_each_binding_with_a2a_attributes() {
     // passing no trace context itself, continues the trace of the call it serves.
     let chain_trace = "8bf92f3577b34da6a3ce929d0e0e4736";
     let front = Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
+        .agent_card(a2a_demo::demo_card())
         .executor(Relay { next: format!("{base}/") })
         .spawn(tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap())
         .await

@@ -37,8 +37,8 @@ async fn every_metric_is_published_on_an_opentelemetry_meter() {
     metrics.export_to(&provider.meter("test"));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let server = Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
-        .executor(a2a_server::demo::DemoAgent)
+        .agent_card(a2a_demo::demo_card())
+        .executor(a2a_demo::DemoAgent)
         .metrics(metrics.clone())
         .spawn(listener)
         .await

@@ -20,8 +20,8 @@ use common::webhook::{kind, Answer, Receiver, Seen, STREAM_2};
 async fn server() -> a2a_server::RunningServer {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
-        .executor(a2a_server::demo::DemoAgent)
+        .agent_card(a2a_demo::demo_card())
+        .executor(a2a_demo::DemoAgent)
         .push_destination_policy(DestinationPolicy::public_only().allowing(["127.0.0.0/8".parse().unwrap()]))
         .push_timeout(Duration::from_millis(300))
         .push_retry_policy(RetryPolicy {

@@ -129,8 +129,8 @@ async fn bindings_can_be_served_on_ports_of_their_own() {
     let rest_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let (grpc_addr, rest_addr) = (grpc_listener.local_addr().unwrap(), rest_listener.local_addr().unwrap());
     let server = Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
-        .executor(a2a_server::demo::DemoAgent)
+        .agent_card(a2a_demo::demo_card())
+        .executor(a2a_demo::DemoAgent)
         .binding_listener(a2a_server::Binding::Grpc, grpc_listener)
         .binding_listener(a2a_server::Binding::Rest, rest_listener)
         .spawn(main)
@@ -179,8 +179,8 @@ async fn bindings_can_be_served_on_ports_of_their_own() {
 #[tokio::test]
 async fn json_rpc_at_a_path_is_served_there_with_its_trailing_slash_twin_and_advertised_in_the_card() {
     let server = Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
-        .executor(a2a_server::demo::DemoAgent)
+        .agent_card(a2a_demo::demo_card())
+        .executor(a2a_demo::DemoAgent)
         .jsonrpc_path("jsonrpc/")
         .spawn(tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap())
         .await
@@ -213,8 +213,8 @@ async fn into_app_refuses_bindings_on_their_own_port_and_its_shutdown_token_ends
     let separate = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let main = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let error = Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
-        .executor(a2a_server::demo::DemoAgent)
+        .agent_card(a2a_demo::demo_card())
+        .executor(a2a_demo::DemoAgent)
         .binding_listener(a2a_server::Binding::Grpc, separate)
         .into_app(main.local_addr().unwrap())
         .unwrap_err();
@@ -224,8 +224,8 @@ async fn into_app_refuses_bindings_on_their_own_port_and_its_shutdown_token_ends
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let app = Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
-        .executor(a2a_server::demo::DemoAgent)
+        .agent_card(a2a_demo::demo_card())
+        .executor(a2a_demo::DemoAgent)
         .into_app(addr)
         .unwrap();
     assert_eq!(app.recover().await.unwrap(), 0);
@@ -312,8 +312,8 @@ async fn push_notifications_reach_a_real_webhook_with_credentials_in_order() {
 async fn push_to_a_private_address_is_refused_without_the_allowlist() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let server = Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
-        .executor(a2a_server::demo::DemoAgent)
+        .agent_card(a2a_demo::demo_card())
+        .executor(a2a_demo::DemoAgent)
         .spawn(listener)
         .await
         .unwrap();

@@ -78,8 +78,8 @@ async fn a_database_outage_is_an_internal_error_on_every_binding_and_heals_by_it
     let store = Arc::new(PostgresStore::connect(&url).await.unwrap());
 
     let server = Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
-        .executor(a2a_server::demo::DemoAgent)
+        .agent_card(a2a_demo::demo_card())
+        .executor(a2a_demo::DemoAgent)
         .task_store(store.clone())
         .push_config_store(store)
         .spawn(TcpListener::bind("127.0.0.1:0").await.unwrap())

@@ -43,7 +43,7 @@ fn keys(scheme: &str, pairs: &[(&str, &str)]) -> ApiKeys {
 }
 
 fn card(name: &str) -> AgentCard {
-    let mut card = a2a_server::demo::demo_card();
+    let mut card = a2a_demo::demo_card();
     card.name = name.into();
     card
 }

@@ -59,7 +59,7 @@ async fn grpc_with(ca: &Ca, url: &str, identity: Option<&Pem>) -> GrpcClient {
 }
 
 async fn tls_server(config: TlsConfig) -> RunningServer {
-    spawn(demo(a2a_server::demo::demo_card()).tls(config)).await
+    spawn(demo(a2a_demo::demo_card()).tls(config)).await
 }
 
 /// A message sent by `client` makes a task.
@@ -224,7 +224,7 @@ fn https_as(ca: &Ca, identity: &Pem) -> reqwest::Client {
 
 async fn mtls_server(config: TlsConfig) -> RunningServer {
     let certificates = ClientCertificates::new();
-    let mut card = a2a_server::demo::demo_card();
+    let mut card = a2a_demo::demo_card();
     certificates.declare_in(&mut card);
     spawn(demo(card).tls(config).layer(certificates.layer())).await
 }
@@ -357,8 +357,8 @@ async fn a_tls_port_counts_streams_per_connection() {
     let (cert, key) = leaf(&authority, dir.path());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let server = Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
-        .executor(a2a_server::demo::DemoAgent)
+        .agent_card(a2a_demo::demo_card())
+        .executor(a2a_demo::DemoAgent)
         .tls(TlsConfig::from_pem_files(&cert, &key).unwrap())
         .limits(a2a_server::Limits { max_streams_per_connection: 1, ..Default::default() })
         .spawn(listener)

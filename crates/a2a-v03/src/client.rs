@@ -6,7 +6,7 @@
 //! - [`read_reply`]: a 0.3 result (either [`Form`](crate::Form)) as the 1.0 reply; a reply that
 //!   does not translate is [`Error::InvalidAgentResponse`] naming the field: the agent, not the
 //!   caller, sent something invalid. [`read_response`]: the same, as the operation's
-//!   [`Response`].
+//!   [`Response`](a2a_core::Response).
 //! - [`read_events`]: a 0.3 event stream as a 1.0 [`EventStream`], ending after the event that
 //!   ends a 0.3 stream.
 //! - [`unsupported`]: the error of a 1.0 operation 0.3 does not have (`ListTasks`), returned

@@ -8,8 +8,8 @@ use std::net::SocketAddr;
 
 use a2a_core::push::DestinationPolicy;
 use a2a_core::{AgentExecutor, RequestContext, TaskUpdater};
+use a2a_demo::{demo_card, demo_extended_card, DemoAgent};
 use a2a_proto::v1::{AgentCapabilities, AgentCard, AgentExtension};
-use a2a_server::demo::{demo_card, demo_extended_card, DemoAgent};
 use a2a_server::{RunningServer, Server};
 use anyhow::Context as _;
 use async_trait::async_trait;

@@ -368,7 +368,7 @@ async fn a_wrong_code_on_the_wire_fails_the_wire_check_although_the_kind_survive
 #[tokio::test]
 async fn what_the_agent_does_not_claim_is_skipped_with_the_reason() {
     // A card with the echo skill only, no optional capability, and only the JSON-RPC interface.
-    let mut card = a2a_server::demo::demo_card();
+    let mut card = a2a_demo::demo_card();
     card.skills.retain(|s| s.id == "echo");
     card.capabilities = Some(AgentCapabilities::default());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -376,7 +376,7 @@ async fn what_the_agent_does_not_claim_is_skipped_with_the_reason() {
     card.supported_interfaces = a2a_server::interfaces(&url, "unused:1").into_iter().take(1).collect();
     let server = a2a_server::Server::builder()
         .agent_card(card)
-        .executor(a2a_server::demo::DemoAgent)
+        .executor(a2a_demo::DemoAgent)
         .spawn(listener)
         .await
         .unwrap();
@@ -435,7 +435,7 @@ async fn the_binary_prints_the_table_and_exits_by_the_verdicts() {
     // An agent that answers nothing fails: exit status 1, with the reason per binding.
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let silent = a2a_server::Server::builder()
-        .agent_card(a2a_server::demo::demo_card())
+        .agent_card(a2a_demo::demo_card())
         .executor(SilentAgent)
         .spawn(listener)
         .await

@@ -21,16 +21,16 @@ use a2a_rest::RestClient;
 use a2a_server::{RunningServer, Server, ServerBuilder};
 pub use a2a_test_support::fixtures::send;
 
-/// A builder of the demo server: `card` and the demo agent (`a2a_server::demo`).
+/// A builder of the demo server: `card` and the demo agent (`a2a_demo`).
 pub fn demo(card: AgentCard) -> ServerBuilder {
-    Server::builder().agent_card(card).executor(a2a_server::demo::DemoAgent)
+    Server::builder().agent_card(card).executor(a2a_demo::DemoAgent)
 }
 
 /// The demo server with everything the demo offers: the demo card and its extended card, and push
 /// notifications allowed to loopback webhooks (as `a2a-server --push-allow 127.0.0.0/8`).
 pub fn reference() -> ServerBuilder {
-    demo(a2a_server::demo::demo_card())
-        .extended_agent_card(a2a_server::demo::demo_extended_card())
+    demo(a2a_demo::demo_card())
+        .extended_agent_card(a2a_demo::demo_extended_card())
         .push_destination_policy(DestinationPolicy::public_only().allowing(["127.0.0.0/8".parse().unwrap()]))
 }
 

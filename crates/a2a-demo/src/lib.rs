@@ -1,5 +1,19 @@
-//! The built-in demo agent: one skill per protocol feature, chosen by the first word of the
-//! message's text (the card's skills list the words and examples).
+//! The demo agent of the reference server (`cargo run -p a2a-server`, `a2a-cli demo-server`):
+//! one skill per protocol feature, chosen by the first word of the message's text (the card's
+//! skills list the words and examples). Its own crate, so that the `a2a-server` library users
+//! depend on carries no demo; the binary, the CLI and the tests use it.
+//!
+//! ```no_run
+//! # async fn run() -> std::io::Result<()> {
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+//! a2a_server::Server::builder()
+//!     .agent_card(a2a_demo::demo_card())
+//!     .executor(a2a_demo::DemoAgent)
+//!     .layer(a2a_demo::AuthorizeLayer::new())
+//!     .serve(listener)
+//!     .await
+//! # }
+//! ```
 //!
 //! | message            | behaviour                                                                 |
 //! |--------------------|---------------------------------------------------------------------------|
@@ -195,7 +209,7 @@ fn take_task(task_id: &str) -> Option<oneshot::Sender<Decision>> {
 /// ([`authorization_reply`]) rejects it; after [`AUTHORIZE_TTL`] it fails.
 async fn authorize(ctx: &RequestContext, updater: &TaskUpdater) -> Result<()> {
     let Some(origin) = ctx.call.params.get(ORIGIN_PARAM).map(str::to_owned) else {
-        let why = "This server does not serve the demo's approval URLs (a2a_server::demo::AuthorizeLayer)";
+        let why = "This server does not serve the demo's approval URLs (a2a_demo::AuthorizeLayer)";
         return updater.fail(Some(updater.agent_text(why))).await;
     };
     let code = uuid::Uuid::new_v4().simple().to_string();
@@ -253,7 +267,7 @@ async fn authorization_reply(ctx: &RequestContext, updater: &TaskUpdater, comman
 
 /// A tower layer serving the demo agent's approval URLs (`GET {AUTHORIZE_PATH}{code}`) and
 /// telling the agent the origin each request reached ([`ORIGIN_PARAM`]). Add it to a server
-/// running [`DemoAgent`] with [`ServerBuilder::layer`](crate::ServerBuilder::layer); without it
+/// running [`DemoAgent`] with `a2a_server::ServerBuilder::layer`; without it
 /// the `authorize` skill fails its task. The URL is a capability: a random one-time code, no other
 /// authentication (a demo). The origin is the request's `Host` (or HTTP/2 authority) with
 /// `http://`, `https://` after [`https`](Self::https).
