@@ -859,11 +859,8 @@ async fn start_guarded() -> (String, Value) {
     use axum::response::IntoResponse;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let app = Server::builder()
-        .agent_card(a2a_demo::demo_card())
-        .executor(a2a_demo::DemoAgent)
-        .into_app(addr)
-        .unwrap();
+    let app =
+        Server::builder().agent_card(a2a_demo::demo_card()).executor(a2a_demo::DemoAgent).app(addr).unwrap();
     let card = a2a_proto::json::to_value(&app.card).unwrap();
     let router = app.router.layer(axum::middleware::from_fn(guard));
     tokio::spawn(async move { axum::serve(listener, router).await });

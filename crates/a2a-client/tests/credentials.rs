@@ -276,7 +276,7 @@ async fn behind_a_challenging_proxy() -> String {
     let addr = listener.local_addr().unwrap();
     let mut card = a2a_demo::demo_card();
     card.security_schemes.insert("bearer".into(), SecurityScheme { scheme: Some(http_scheme("Bearer")) });
-    let app = Server::builder().agent_card(card).executor(a2a_demo::DemoAgent).into_app(addr).unwrap();
+    let app = Server::builder().agent_card(card).executor(a2a_demo::DemoAgent).app(addr).unwrap();
     let router = app.router.layer(axum::middleware::from_fn(guard));
     tokio::spawn(async move { axum::serve(listener, router).await });
     format!("http://{addr}")

@@ -214,7 +214,7 @@ impl ServerBuilder {
 
     /// Makes this server one replica of several sharing its task store (see
     /// `a2a_core::cluster`; for PostgreSQL, `a2a_store_sql::PostgresStore::cluster`).
-    /// `serve` starts its heartbeat; with [`into_app`](Self::into_app), [`App::recover`] does.
+    /// `serve` starts its heartbeat; with [`app`](Self::app), [`App::recover`] does.
     pub fn cluster(mut self, cluster: Arc<dyn a2a_core::cluster::Cluster>) -> Self {
         self.cluster = Some(cluster);
         self
@@ -399,18 +399,18 @@ impl ServerBuilder {
     /// for that, or mount the binding crates' routers yourself. Likewise with a
     /// [`metrics_listener`](Self::metrics_listener): serve [`App::metrics_router`] on it yourself,
     /// and with [`tls`](Self::tls): serve the router over TLS yourself.
-    pub fn into_app(self, local: SocketAddr) -> std::io::Result<App> {
+    pub fn app(self, local: SocketAddr) -> std::io::Result<App> {
         if self.metrics_listener.is_some() {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
-                "into_app builds one router, but a metrics listener was given (metrics_listener): \
+                "app builds one router, but a metrics listener was given (metrics_listener): \
                  serve App::metrics_router on it, or use serve or spawn",
             ));
         }
         if self.tls.is_some() {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
-                "into_app builds a router, not a TLS listener, but TLS was given (tls): serve the \
+                "app builds a router, not a TLS listener, but TLS was given (tls): serve the \
                  router over TLS yourself, or use serve or spawn",
             ));
         }
@@ -418,7 +418,7 @@ impl ServerBuilder {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
                 format!(
-                    "into_app builds one router, but {binding:?} was given a listener of its own \
+                    "app builds one router, but {binding:?} was given a listener of its own \
                      (binding_listener): use serve or spawn, which serve every listener"
                 ),
             ));
@@ -433,6 +433,19 @@ impl ServerBuilder {
             readiness: apps.readiness,
             handler: apps.handler,
         })
+    }
+
+    /// The router and the card of [`app`](Self::app), as the first release's `into_app`
+    /// returned them. What `app` adds (tasks left running resolved with [`App::recover`], the
+    /// shutdown token that ends open streams, the metrics) is dropped: a task a previous run left
+    /// running stays `WORKING` until a client cancels it, and a graceful shutdown waits for open
+    /// streams.
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `app`, which returns an `App` (router, card, shutdown token, recover, metrics); CHANGELOG.md"
+    )]
+    pub fn into_app(self, local: SocketAddr) -> std::io::Result<(Router, AgentCard)> {
+        self.app(local).map(|app| (app.router, app.card))
     }
 
     fn build(mut self, local: SocketAddr, shutdown: CancellationToken) -> std::io::Result<(Apps, AgentCard)> {
@@ -835,7 +848,7 @@ impl RunningServer {
 
 /// The main port's application, the bindings served on ports of their own, and the handler
 /// behind them.
-/// What [`ServerBuilder::into_app`] builds: the router, the card it serves, and what
+/// What [`ServerBuilder::app`] builds: the router, the card it serves, and what
 /// [`ServerBuilder::serve`] would do around them.
 #[derive(Debug)]
 pub struct App {

@@ -54,7 +54,7 @@ pub struct Limits {
     pub max_streams: usize,
     /// Streams open at once on one client connection (HTTP/2 multiplexes many on one; HTTP/1.1
     /// carries one at a time anyway) (`--max-streams-per-connection`, default 100). Needs the
-    /// peer address: `serve` and `spawn` have it; with `into_app`, serve with connect info.
+    /// peer address: `serve` and `spawn` have it; with `app`, serve with connect info.
     pub max_streams_per_connection: usize,
     /// SubscribeToTask streams open at once on one task (`--max-subscribers-per-task`, default
     /// 64).

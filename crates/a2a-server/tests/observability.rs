@@ -500,13 +500,13 @@ async fn an_embedder_serves_the_apps_metrics_router_on_a_listener_of_its_own() {
     let builder = || Server::builder().agent_card(a2a_demo::demo_card()).executor(a2a_demo::DemoAgent);
     let main = listener().await;
     let addr = main.local_addr().unwrap();
-    // What into_app cannot honour is refused, never dropped silently.
-    let refused = builder().metrics_listener(listener().await).into_app(addr).unwrap_err();
+    // What app cannot honour is refused, never dropped silently.
+    let refused = builder().metrics_listener(listener().await).app(addr).unwrap_err();
     assert_eq!(refused.kind(), std::io::ErrorKind::InvalidInput, "{refused}");
-    let shadowing = builder().jsonrpc_path("/readyz").into_app(addr).unwrap_err();
+    let shadowing = builder().jsonrpc_path("/readyz").app(addr).unwrap_err();
     assert!(shadowing.to_string().contains("probe"), "{shadowing}");
 
-    let app = builder().into_app(addr).unwrap();
+    let app = builder().app(addr).unwrap();
     let metrics_port = listener().await;
     let metrics_url = format!("http://{}/metrics", metrics_port.local_addr().unwrap());
     let (metrics_router, router, stop) = (app.metrics_router(), app.router, app.shutdown.clone());

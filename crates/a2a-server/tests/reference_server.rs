@@ -1,7 +1,7 @@
 //! The reference server's own concerns, on a loopback port: the agent card endpoint (every
 //! interface, caching headers, conditional requests), graceful shutdown of open streams, gRPC
 //! reflection and health on the shared port, bindings on ports of their own, JSON-RPC at a path,
-//! `into_app`, push notifications over real HTTP (credentials, order, the loopback refusal of
+//! `app`, push notifications over real HTTP (credentials, order, the loopback refusal of
 //! spec 13.2), and the demo agent's echo answer, exactly. What A2A behaviour every binding must show is the conformance suite's
 //! (`tests/conformance`, run against this server in CI).
 
@@ -209,25 +209,22 @@ async fn json_rpc_at_a_path_is_served_there_with_its_trailing_slash_twin_and_adv
 }
 
 #[tokio::test]
-async fn into_app_refuses_bindings_on_their_own_port_and_its_shutdown_token_ends_open_streams() {
+async fn app_refuses_bindings_on_their_own_port_and_its_shutdown_token_ends_open_streams() {
     let separate = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let main = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let error = Server::builder()
         .agent_card(a2a_demo::demo_card())
         .executor(a2a_demo::DemoAgent)
         .binding_listener(a2a_server::Binding::Grpc, separate)
-        .into_app(main.local_addr().unwrap())
+        .app(main.local_addr().unwrap())
         .unwrap_err();
     assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput, "{error}");
     assert!(error.to_string().contains("binding_listener"), "{error}");
 
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let app = Server::builder()
-        .agent_card(a2a_demo::demo_card())
-        .executor(a2a_demo::DemoAgent)
-        .into_app(addr)
-        .unwrap();
+    let app =
+        Server::builder().agent_card(a2a_demo::demo_card()).executor(a2a_demo::DemoAgent).app(addr).unwrap();
     assert_eq!(app.recover().await.unwrap(), 0);
     let shutdown = app.shutdown.clone();
     tokio::spawn(async move { axum::serve(listener, app.router).await });
@@ -237,6 +234,35 @@ async fn into_app_refuses_bindings_on_their_own_port_and_its_shutdown_token_ends
     shutdown.cancel();
     let rest = tokio::time::timeout(Duration::from_secs(10), stream.collect::<Vec<_>>()).await;
     assert!(rest.is_ok(), "the open stream ends when the app's shutdown token is cancelled");
+}
+
+/// The deprecation path of `into_app` (CHANGELOG.md): code written against the first release,
+/// which destructured its `(Router, AgentCard)`, compiles and serves as it did.
+#[tokio::test]
+#[allow(deprecated)]
+async fn the_deprecated_into_app_still_returns_the_router_and_the_card_it_serves() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (router, card): (axum::Router, a2a_proto::v1::AgentCard) = Server::builder()
+        .agent_card(a2a_demo::demo_card())
+        .executor(a2a_demo::DemoAgent)
+        .into_app(addr)
+        .unwrap();
+    assert!(card.supported_interfaces.iter().any(|i| i.url.contains(&addr.port().to_string())), "{card:?}");
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    let client = JsonRpcClient::new(format!("http://{addr}/"));
+    let reply = client.send_message(&ctx(), send("hello")).await.unwrap();
+    assert!(reply.payload.is_some(), "the router serves the agent");
+    let error = Server::builder()
+        .agent_card(a2a_demo::demo_card())
+        .executor(a2a_demo::DemoAgent)
+        .binding_listener(
+            a2a_server::Binding::Grpc,
+            tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap(),
+        )
+        .into_app(addr)
+        .unwrap_err();
+    assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput, "refused as `app` refuses it");
 }
 
 // ---- Push notifications to a real webhook receiver ----

@@ -288,7 +288,7 @@ fn a_tenant_name_must_be_one_path_segment() {
             .agent_card(card("Main agent"))
             .executor(Named("main"))
             .tenant(name, TenantAgent::new(card("x"), Named("x")))
-            .into_app(listener.local_addr().unwrap());
+            .app(listener.local_addr().unwrap());
         assert!(built.is_err(), "{name:?} accepted");
     }
 }

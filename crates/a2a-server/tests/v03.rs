@@ -863,7 +863,7 @@ async fn v03_only() -> (String, Refused, tokio::task::JoinHandle<()>) {
 
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let app = reference().into_app(addr).unwrap();
+    let app = reference().app(addr).unwrap();
     let refused = Refused::default();
     let app = app.router.layer(from_fn_with_state(refused.clone(), gate));
     let task = tokio::spawn(async move {
