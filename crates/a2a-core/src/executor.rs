@@ -75,7 +75,9 @@ pub trait AgentExecutor: Send + Sync + 'static {
 /// The status message of a task the server failed because it restarted while the task ran.
 pub const RESTARTED: &str = "The server restarted while this task was running; it was not finished.";
 
-/// A shared executor is an executor (so a builder can hold `Arc<dyn AgentExecutor>`).
+/// A shared executor is an executor (so a builder can take an `Arc<dyn AgentExecutor>` where it
+/// takes any executor). Callers that hold one call through it (`(*executor).execute(..)`): a
+/// method call on the `Arc` itself would take this impl, one more boxed future per call.
 #[async_trait]
 impl<T: AgentExecutor + ?Sized> AgentExecutor for Arc<T> {
     async fn execute(&self, ctx: RequestContext, updater: TaskUpdater) -> Result<()> {

@@ -148,11 +148,3 @@ pub trait A2aService: Send + Sync + 'static {
         self.call(ctx, Request::GetExtendedAgentCard(request)).await?.try_into()
     }
 }
-
-/// A shared service is a service: layers and bindings hold `Arc<dyn A2aService>`.
-#[async_trait]
-impl<S: A2aService + ?Sized> A2aService for std::sync::Arc<S> {
-    async fn call(&self, ctx: &CallContext, request: Request) -> Result<Response> {
-        (**self).call(ctx, request).await
-    }
-}

@@ -511,14 +511,8 @@ impl Inner {
         let runtime = self.runtime_for(&stored, scope);
         let guard = runtime.producer();
         let updater = TaskUpdater::new(Arc::clone(&runtime), guard);
-        if let Err(error) = self
-            .agents
-            .for_task(&scope.tenant)
-            .executor
-            .recover(stored.task, updater.clone())
-            .await
-            .and(updater.flush().await)
-        {
+        let executor = &*self.agents.for_task(&scope.tenant).executor;
+        if let Err(error) = executor.recover(stored.task, updater.clone()).await.and(updater.flush().await) {
             tracing::warn!(%task_id, %error, "could not resolve a task whose execution is gone");
         }
         Ok(())
@@ -566,7 +560,7 @@ impl Inner {
         Execution(Box::pin(tracing::Instrument::instrument(
             async move {
                 let execution =
-                    runtime.run_execution(AssertUnwindSafe(executor.execute(ctx, updater)).catch_unwind());
+                    runtime.run_execution(AssertUnwindSafe((*executor).execute(ctx, updater)).catch_unwind());
                 // An agent that ignores its cancellation would hold the task's runtime (and
                 // whatever the agent holds) forever: past the grace period, its execution is
                 // dropped.
@@ -1001,34 +995,39 @@ fn into_stream(first: Option<Task>, subscription: Subscription) -> EventStream {
 
 #[async_trait]
 impl A2aService for DefaultRequestHandler {
+    /// Every operation but SendMessage runs in a future of its own (boxed): the futures of
+    /// CancelTask or a push config's checks would otherwise set the size of this one, which every
+    /// SendMessage allocates and moves (measured: `docs/benchmarks.md`, eleventh pass).
     async fn call(&self, ctx: &CallContext, request: Request) -> Result<Response> {
         let inner = &*self.inner;
         Ok(match request {
             Request::SendMessage(request) => Response::SendMessage(inner.send_message(ctx, request).await?),
             Request::SendStreamingMessage(request) => {
-                Response::Stream(inner.send_streaming_message(ctx, request).await?)
+                Response::Stream(Box::pin(inner.send_streaming_message(ctx, request)).await?)
             }
-            Request::GetTask(request) => Response::Task(inner.get_task(ctx, request).await?),
-            Request::ListTasks(request) => Response::ListTasks(inner.list_tasks(ctx, request).await?),
-            Request::CancelTask(request) => Response::Task(inner.cancel_task(ctx, request).await?),
+            Request::GetTask(request) => Response::Task(Box::pin(inner.get_task(ctx, request)).await?),
+            Request::ListTasks(request) => {
+                Response::ListTasks(Box::pin(inner.list_tasks(ctx, request)).await?)
+            }
+            Request::CancelTask(request) => Response::Task(Box::pin(inner.cancel_task(ctx, request)).await?),
             Request::SubscribeToTask(request) => {
-                Response::Stream(inner.subscribe_to_task(ctx, request).await?)
+                Response::Stream(Box::pin(inner.subscribe_to_task(ctx, request)).await?)
             }
-            Request::CreateTaskPushNotificationConfig(request) => {
-                Response::PushConfig(inner.create_task_push_notification_config(ctx, request).await?)
-            }
+            Request::CreateTaskPushNotificationConfig(request) => Response::PushConfig(
+                Box::pin(inner.create_task_push_notification_config(ctx, request)).await?,
+            ),
             Request::GetTaskPushNotificationConfig(request) => {
-                Response::PushConfig(inner.get_task_push_notification_config(ctx, request).await?)
+                Response::PushConfig(Box::pin(inner.get_task_push_notification_config(ctx, request)).await?)
             }
-            Request::ListTaskPushNotificationConfigs(request) => {
-                Response::PushConfigs(inner.list_task_push_notification_configs(ctx, request).await?)
-            }
+            Request::ListTaskPushNotificationConfigs(request) => Response::PushConfigs(
+                Box::pin(inner.list_task_push_notification_configs(ctx, request)).await?,
+            ),
             Request::DeleteTaskPushNotificationConfig(request) => {
-                inner.delete_task_push_notification_config(ctx, request).await?;
+                Box::pin(inner.delete_task_push_notification_config(ctx, request)).await?;
                 Response::Deleted
             }
             Request::GetExtendedAgentCard(request) => {
-                Response::AgentCard(inner.get_extended_agent_card(ctx, request).await?)
+                Response::AgentCard(Box::pin(inner.get_extended_agent_card(ctx, request)).await?)
             }
         })
     }
@@ -1194,7 +1193,7 @@ impl Inner {
         }
         let guard = runtime.producer();
         let updater = TaskUpdater::new(Arc::clone(&runtime), Arc::clone(&guard));
-        let executor = &inner.agents.for_task(&scope.tenant).executor;
+        let executor = &*inner.agents.for_task(&scope.tenant).executor;
         if let Err(error) = executor.cancel(task.clone(), updater.clone()).await {
             tracing::warn!(task_id = %task.id, %error, "the agent's cancel failed; canceling anyway");
         }

@@ -44,16 +44,16 @@ impl Drop for Running<'_> {
 impl AgentExecutor for CountedExecutor {
     async fn execute(&self, ctx: RequestContext, updater: TaskUpdater) -> Result<()> {
         let _running = self.running(ExecutionKind::Execute);
-        self.inner.execute(ctx, updater).await
+        (*self.inner).execute(ctx, updater).await
     }
 
     async fn cancel(&self, task: Task, updater: TaskUpdater) -> Result<()> {
         let _running = self.running(ExecutionKind::Cancel);
-        self.inner.cancel(task, updater).await
+        (*self.inner).cancel(task, updater).await
     }
 
     async fn recover(&self, task: Task, updater: TaskUpdater) -> Result<()> {
         let _running = self.running(ExecutionKind::Recover);
-        self.inner.recover(task, updater).await
+        (*self.inner).recover(task, updater).await
     }
 }
