@@ -7,6 +7,7 @@
 //! Then it validates its request (5.7), scopes every task access to the caller (13.1), and runs.
 
 mod agents;
+mod inline;
 mod limits;
 mod validate;
 
@@ -38,6 +39,7 @@ use crate::service::{A2aService, EventStream};
 use crate::store::memory::{InMemoryPushConfigStore, InMemoryTaskStore};
 use crate::store::{PushConfigStore, Scope, StoredTask, TaskQuery, TaskStore, TaskView};
 use agents::{Agents, ExtendedCard};
+use inline::Execution;
 use validate::Violations;
 
 /// The server-side implementation of every operation. Cheap to clone.
@@ -604,17 +606,17 @@ impl Inner {
     /// continued task's snapshot is read for a stream to start with.
     ///
     /// A send that reads and writes nothing before its execution (a new task, no references, no
-    /// push config: most sends) is built at once, without a future. The rest is
+    /// push config: most sends) awaits nothing here. The rest is
     /// [`start_send_stored`](Self::start_send_stored), boxed: its state across the store's
     /// awaits (3.5 KiB) would otherwise be part of every send's future, copied whole each time
     /// one is made and boxed (measured in `docs/benchmarks.md`, eighth pass).
-    fn start_send<'a>(
-        &'a self,
-        ctx: &'a CallContext,
-        agent: &'a TenantAgent,
+    async fn start_send(
+        &self,
+        ctx: &CallContext,
+        agent: &TenantAgent,
         request: SendMessageRequest,
         subscribe: Option<(StreamMode, bool)>,
-    ) -> Result<Start<'a>> {
+    ) -> Result<Started> {
         let send = self.check_send(ctx, agent, request)?;
         if send.message.task_id.is_empty()
             && send.message.reference_task_ids.is_empty()
@@ -622,9 +624,9 @@ impl Inner {
         {
             let context_id = send.new_context_id();
             let ids = (a2a_proto::new_id(), context_id);
-            return Ok(Start::Ready(Some(self.start_new_task(ctx, agent, send, ids, Vec::new(), subscribe))));
+            return Ok(self.start_new_task(ctx, agent, send, ids, Vec::new(), subscribe));
         }
-        Ok(Start::Stored(Box::pin(self.start_send_stored(ctx, agent, send, subscribe))))
+        Box::pin(self.start_send_stored(ctx, agent, send, subscribe)).await
     }
 
     /// The checks of a send that need no store (spec 3.2.1), and its parts.
@@ -863,31 +865,6 @@ struct Started {
     execution: Execution,
 }
 
-/// A send as [`Inner::start_send`] starts it: built, or to be built once the store answers.
-enum Start<'a> {
-    /// Taken by the first poll.
-    Ready(Option<Started>),
-    Stored(futures::future::BoxFuture<'a, Result<Started>>),
-}
-
-/// Awaiting a [`Start`] gives the started send: at once when it is [`Start::Ready`]. A future
-/// of its own rather than an `async fn`, which would hold the 456-byte `Started` twice.
-impl std::future::Future for Start<'_> {
-    type Output = Result<Started>;
-
-    fn poll(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Self::Output> {
-        match &mut *self {
-            Start::Ready(started) => {
-                std::task::Poll::Ready(Ok(started.take().expect("a started send is taken once")))
-            }
-            Start::Stored(started) => started.as_mut().poll(cx),
-        }
-    }
-}
-
 /// A send that passed the checks that need no store ([`Inner::check_send`]).
 struct CheckedSend {
     scope: Scope,
@@ -919,60 +896,6 @@ impl CheckedSend {
 enum Waited {
     Reply(a2a_proto::v1::Message),
     At(u64),
-}
-
-/// An execution built but not started: [`spawn`](Self::spawn) it, after at most one
-/// [`poll_inline`](Self::poll_inline).
-#[must_use = "an execution does nothing until it is spawned or polled to its end"]
-struct Execution(std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>);
-
-impl Execution {
-    /// Polls the execution once, in the caller's task: an agent that answers without waiting
-    /// for anything (an echo, a lookup) runs to its end here, with no task spawned for it;
-    /// returns whether it did. Otherwise the caller spawns it, and that first poll in its own
-    /// task registers the task's waker wherever the agent waits (this poll's waker wakes
-    /// nothing).
-    fn poll_inline(&mut self) -> bool {
-        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        self.0.as_mut().poll(&mut cx).is_ready()
-    }
-
-    fn spawn(self) {
-        tokio::spawn(self.0);
-    }
-
-    /// Runs `wait` and, in the same task, the execution, until `wait` ends: what the execution
-    /// has left to do then (or when the caller is dropped half-way, e.g. its client went away)
-    /// goes on in a task of its own. A blocking send thus costs no task while the agent waits
-    /// for a store write or a tool call before the answer.
-    async fn drive_while<T>(self, wait: impl std::future::Future<Output = T>) -> T {
-        let mut driven = Driven(Some(self));
-        let mut wait = std::pin::pin!(wait);
-        std::future::poll_fn(|cx| {
-            if let Some(execution) = driven.0.as_mut() {
-                if execution.0.as_mut().poll(cx).is_ready() {
-                    driven.0 = None;
-                }
-            }
-            wait.as_mut().poll(cx)
-        })
-        .await
-    }
-}
-
-/// An execution driven by its caller ([`Execution::drive_while`]), spawned if the caller stops
-/// before it ends.
-struct Driven(Option<Execution>);
-
-impl Drop for Driven {
-    fn drop(&mut self) {
-        if let Some(execution) = self.0.take() {
-            // Outside a runtime (it is shutting down) the execution ends with it.
-            if let Ok(handle) = tokio::runtime::Handle::try_current() {
-                handle.spawn(execution.0);
-            }
-        }
-    }
 }
 
 fn into_stream(first: Option<Task>, subscription: Subscription) -> EventStream {
@@ -1050,48 +973,18 @@ impl Inner {
         // spec 3.2.2: wait for a terminal or interrupted state, unless returnImmediately (then
         // the first event, which tells a Task from a direct Message reply).
         let (runtime, waited) = if return_immediately {
-            let start = inner.start_send(ctx, agent, request, Some((StreamMode::Execution, false)))?;
-            let Started { runtime, subscription, execution, .. } = start.await?;
+            let Started { runtime, subscription, execution, .. } =
+                inner.start_send(ctx, agent, request, Some((StreamMode::Execution, false))).await?;
             let mut subscription = subscription.expect("subscribed");
             execution.spawn();
             (runtime, Inner::wait(&mut subscription, true).await?)
         } else {
-            let start = inner.start_send(ctx, agent, request, None)?;
-            let Started { runtime, start_seq, mut execution, .. } = start.await?;
-            // The caller waits anyway: the execution runs in its task until the agent first
-            // waits, and one that never does needs no task, channel or subscription.
-            if execution.poll_inline() {
-                // The answer waits one turn of the scheduler, as it did when the execution was a
-                // task of its own: the requests that arrived meanwhile are answered in the same
-                // burst. Answered at once, each reply woke its client alone (measured under wrk at
-                // 64 connections: one client wake-up per request instead of one per seven, and
-                // 40% more server CPU per request, docs/benchmarks.md).
-                tokio::task::yield_now().await;
-                let view = history_view(&inner.limits, history_length);
-                let (standing, written) = runtime.standing_and_written(view).await?;
-                match (standing.reply, runtime.failure(), written) {
-                    (Some(reply), _, _) => return Ok(Arc::unwrap_or_clone(reply).into()),
-                    (None, Some(error), _) => return Err(error),
-                    // The task this runtime just stored whole is the task the store would return.
-                    (None, None, Some(task)) => return Ok(task.into()),
-                    (None, None, None) => (runtime, Waited::At(standing.seq)),
-                }
-            } else {
-                let mut subscription = runtime.subscribe(StreamMode::Execution, false);
-                let wait = async {
-                    // What the first poll published was handed out before the subscription:
-                    // the runtime's standing tells it (its events are skipped below).
-                    let standing = runtime.standing().await?;
-                    if let Some(reply) = standing.reply {
-                        return Ok(Waited::Reply(Arc::unwrap_or_clone(reply)));
-                    }
-                    subscription.skip_through(standing.seq);
-                    if standing.seq > start_seq && subscription.ends(standing.state) {
-                        return Ok(Waited::At(standing.seq));
-                    }
-                    Inner::wait(&mut subscription, false).await
-                };
-                (Arc::clone(&runtime), execution.drive_while(wait).await?)
+            let Started { runtime, start_seq, execution, .. } =
+                inner.start_send(ctx, agent, request, None).await?;
+            let view = history_view(&inner.limits, history_length);
+            match inline::run(&runtime, start_seq, execution, view).await? {
+                inline::Blocking::Answered(response) => return Ok(response),
+                inline::Blocking::Waited(waited) => (runtime, waited),
             }
         };
         let position = match waited {
@@ -1118,8 +1011,7 @@ impl Inner {
         request: SendMessageRequest,
     ) -> Result<EventStream> {
         let agent = self.admit(ctx, &request.tenant, Operation::SendStreamingMessage)?;
-        let start = self.start_send(ctx, agent, request, Some((StreamMode::Execution, true)))?;
-        let started = start.await?;
+        let started = self.start_send(ctx, agent, request, Some((StreamMode::Execution, true))).await?;
         started.execution.spawn();
         Ok(into_stream(started.first.map(|task| *task), started.subscription.expect("subscribed")))
     }
