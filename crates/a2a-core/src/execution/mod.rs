@@ -40,6 +40,8 @@
 
 mod registry;
 mod subscription;
+#[cfg(test)]
+mod tests;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -263,6 +265,10 @@ pub(crate) struct TaskRuntime {
     state: tokio::sync::Mutex<RunState>,
     tx: Channel,
     producers: AtomicUsize,
+    /// Held while a producer registers and while the end of the producers is announced: an end
+    /// announced late (after the last events were written, in a task of its own) must not reach
+    /// the subscribers of an execution that began meanwhile ([`TaskRuntime::announce_end`]).
+    ending: Mutex<()>,
     failure: Mutex<Option<Error>>,
     primary: Mutex<Option<Arc<Semaphore>>>,
     /// Whether the task is in the store (before that, it is `RunState::pending`).
@@ -378,6 +384,7 @@ impl TaskRuntime {
             }),
             tx: Channel::default(),
             producers: AtomicUsize::new(0),
+            ending: Mutex::new(()),
             failure: Mutex::new(None),
             primary: Mutex::new(None),
             created: AtomicBool::new(created),
@@ -388,8 +395,14 @@ impl TaskRuntime {
         })
     }
 
-    /// Tells the subscribers that every producer is gone.
+    /// Tells the subscribers that every producer is gone, unless one came since: an execution
+    /// that continues the task (a multi-turn answer) registers its producer before it subscribes,
+    /// so the end of the execution before it, announced late, never ends its wait.
     fn announce_end(&self) {
+        let _ending = self.ending.lock().expect("ending lock");
+        if self.producers.load(Ordering::Acquire) > 0 {
+            return;
+        }
         let error = self.failure().map(Arc::new);
         self.tx.send(Envelope::ExecutionEnded { error });
     }
@@ -421,7 +434,10 @@ impl TaskRuntime {
 
     /// Registers a producer; events published through it keep the runtime alive.
     pub(crate) fn producer(self: &Arc<Self>) -> Arc<ProducerGuard> {
-        self.producers.fetch_add(1, Ordering::AcqRel);
+        {
+            let _ending = self.ending.lock().expect("ending lock");
+            self.producers.fetch_add(1, Ordering::AcqRel);
+        }
         Arc::new(ProducerGuard { runtime: Arc::clone(self) })
     }
 

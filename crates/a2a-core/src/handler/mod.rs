@@ -758,17 +758,19 @@ impl Inner {
         // Boxed, as the snapshot and the push config count: rare paths whose state would
         // otherwise be most of the size of this future.
         Box::pin(runtime.append_history(&send.message)).await?;
+        let history_length = send.configuration.as_ref().and_then(|c| c.history_length);
+        // Built (its producer registered) before the subscription: the end of an execution before
+        // it, announced late, then never reaches this one's stream (`TaskRuntime::announce_end`).
+        let ids = (task_id, context_id);
+        let execution = self.execution_of(ctx, agent, &runtime, send, ids, Some(task), reference_tasks);
         let (mut subscription, mut first) = (None, None);
         if let Some((mode, primary)) = subscribe {
             let mut subscribed = runtime.subscribe(mode, primary);
-            let history_length = send.configuration.as_ref().and_then(|c| c.history_length);
             let (seq, task) = Box::pin(runtime.snapshot(history_view(&self.limits, history_length))).await?;
             subscribed.skip_through(seq);
             first = task.map(Box::new);
             subscription = Some(subscribed);
         }
-        let ids = (task_id, context_id);
-        let execution = self.execution_of(ctx, agent, &runtime, send, ids, Some(task), reference_tasks);
         Ok(Started { runtime, subscription, first, start_seq: existing_seq, execution })
     }
 
@@ -800,9 +802,9 @@ impl Inner {
         let runtime =
             TaskRuntime::for_new_task(pending, send.registers_push, send.scope.clone(), &self.backends());
         let runtime = self.registry.get_or_insert_with(&task_id, || runtime);
-        let subscription = subscribe.map(|(mode, primary)| runtime.subscribe(mode, primary));
         let execution =
             self.execution_of(ctx, agent, &runtime, send, (task_id, context_id), None, reference_tasks);
+        let subscription = subscribe.map(|(mode, primary)| runtime.subscribe(mode, primary));
         Started { runtime, subscription, first: None, start_seq: 0, execution }
     }
 
