@@ -220,7 +220,7 @@ impl ServerBuilder {
         self
     }
 
-    /// Where tasks are stored (default: in memory, compact).
+    /// Where tasks are stored (default: in memory, `a2a_core::store::memory::InMemoryTaskStore`).
     pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
         self.tasks = Some(store);
         self
@@ -711,7 +711,7 @@ impl ServerBuilder {
             );
         }
         let tasks =
-            self.tasks.take().unwrap_or_else(|| Arc::new(a2a_core::store::compact::CompactTaskStore::new()));
+            self.tasks.take().unwrap_or_else(|| Arc::new(a2a_core::store::memory::InMemoryTaskStore::new()));
         let tasks: Arc<dyn TaskStore> = Arc::new(metrics::TimedTaskStore::new(tasks, metrics));
         handler = handler.task_store(Arc::clone(&tasks));
         if let Some(cluster) = self.cluster.take() {

@@ -5,7 +5,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use a2a_core::cluster::Cluster;
-use a2a_core::store::compact::CompactTaskStore;
+use a2a_core::store::memory::InMemoryTaskStore;
 use a2a_core::store::memory::InMemoryPushConfigStore;
 use a2a_core::store::{PushConfigStore, TaskStore};
 use a2a_store_sql::{ClusterOptions, Durability, OpenError, PostgresStore, SqliteStore};
@@ -77,7 +77,7 @@ impl StoreChoice {
     ) -> Result<Stores, OpenError> {
         Ok(match self {
             StoreChoice::Memory => Stores {
-                tasks: Arc::new(CompactTaskStore::new()),
+                tasks: Arc::new(InMemoryTaskStore::new()),
                 push_configs: Arc::new(InMemoryPushConfigStore::new()),
                 description: "memory (lost when the server exits)".into(),
                 cluster: None,

@@ -4,7 +4,7 @@
 //! the same atomic step as the task change that caused it when the store keeps an outbox
 //! ([`TaskStore::outbox`](crate::store::TaskStore::outbox): the SQL stores), so a crash between the
 //! two cannot lose it, and a restarted server delivers what its previous run had not. A store
-//! without one (memory, compact, a user's) gets [`MemoryOutbox`]: the notifications live in the
+//! without one (memory, a user's) gets [`MemoryOutbox`]: the notifications live in the
 //! process, like that store's tasks.
 //!
 //! Delivery ([`PushDispatcher`](super::PushDispatcher)'s pump) *claims* notifications: it takes

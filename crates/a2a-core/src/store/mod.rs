@@ -1,7 +1,6 @@
-//! Storage of tasks and push notification configs: the contract every backend keeps, an in-memory
-//! implementation a reader can follow in one sitting ([`memory`]), a compact one tuned for many
-//! stored tasks ([`compact`]), and the reusable conformance suite ([`testing`], feature `testing`)
-//! that every backend runs: memory, compact, SQLite, PostgreSQL, and any store a user writes.
+//! Storage of tasks and push notification configs: the contract every backend keeps, the
+//! in-memory stores ([`memory`]), and the reusable conformance suite ([`testing`], feature
+//! `testing`) that every backend runs: memory, SQLite, PostgreSQL, and any store a user writes.
 //!
 //! # The task store contract
 //!
@@ -49,7 +48,14 @@
 //! a task's configs in creation order. `delete` is idempotent. Access control is the handler's: it
 //! resolves the task for the caller before touching its configs.
 
-pub mod compact;
+/// The in-memory task store's name before it was the only one (CHANGELOG.md).
+#[deprecated(since = "0.2.0", note = "the one in-memory task store is `store::memory::InMemoryTaskStore`")]
+pub mod compact {
+    pub use super::memory::{HOT_TERMINAL, SHARDS};
+
+    /// [`InMemoryTaskStore`](super::memory::InMemoryTaskStore), by its earlier name.
+    pub type CompactTaskStore = super::memory::InMemoryTaskStore;
+}
 pub mod memory;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;

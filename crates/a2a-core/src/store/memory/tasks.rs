@@ -1,6 +1,7 @@
-//! [`CompactTaskStore`]: a second in-memory [`TaskStore`], tuned for many stored tasks (the
-//! reference server's `--store memory`). It keeps the same contract as [`super::memory`] (the
-//! [`testing`](super) suite checks both); only its memory and its list costs differ.
+//! [`InMemoryTaskStore`]: the in-memory [`TaskStore`] (the handler's default, the reference
+//! server's `--store memory`), built for many stored tasks. It keeps the contract of
+//! [`crate::store`] (the [`testing`](crate::store::testing) suite checks it, with and without frozen
+//! tasks), as the SQL stores do.
 //!
 //! Tasks are indexed per scope by `(status timestamp, id)`, and within a scope by state (each
 //! state's keys in that order) and by context (a hash lookup, then that context's keys in that
@@ -33,7 +34,7 @@ use std::sync::{Arc, RwLock};
 use a2a_proto::v1::{Task, TaskState};
 use async_trait::async_trait;
 
-use super::{
+use crate::store::{
     refuse_notifications, updated_ms, Cursor, Scope, StoredTask, TaskMutation, TaskPage, TaskQuery,
     TaskStore, TaskView,
 };
@@ -85,13 +86,13 @@ fn is_terminal(state: i32) -> bool {
 
 /// A [`TaskStore`] in process memory, compact for many stored tasks (module docs).
 #[derive(Debug)]
-pub struct CompactTaskStore {
+pub struct InMemoryTaskStore {
     inner: RwLock<Tasks>,
 }
 
-impl Default for CompactTaskStore {
+impl Default for InMemoryTaskStore {
     fn default() -> Self {
-        CompactTaskStore {
+        InMemoryTaskStore {
             inner: RwLock::new(Tasks {
                 shards: (0..SHARDS).map(|_| Map::default()).collect(),
                 scopes: Vec::new(),
@@ -362,7 +363,7 @@ impl Copied {
     }
 }
 
-impl CompactTaskStore {
+impl InMemoryTaskStore {
     /// An empty store.
     pub fn new() -> Self {
         Self::default()
@@ -385,7 +386,7 @@ impl CompactTaskStore {
     }
 }
 
-impl CompactTaskStore {
+impl InMemoryTaskStore {
     /// Stores a new task at `seq` (`TaskStore::create` is `seq` 1).
     fn insert(&self, scope: &Scope, task: Task, seq: u64) -> Result<()> {
         let mut inner = self.inner.write().expect("task store lock");
@@ -460,7 +461,7 @@ impl CompactTaskStore {
 }
 
 #[async_trait]
-impl TaskStore for CompactTaskStore {
+impl TaskStore for InMemoryTaskStore {
     async fn create(&self, scope: &Scope, task: &Task) -> Result<()> {
         self.insert(scope, task.clone(), 1)
     }
@@ -697,13 +698,13 @@ mod tests {
 
     #[tokio::test]
     async fn it_keeps_the_store_contract() {
-        crate::store::testing::task_store_suite(&CompactTaskStore::new()).await;
+        crate::store::testing::task_store_suite(&InMemoryTaskStore::new()).await;
     }
 
     #[tokio::test]
     async fn it_keeps_the_contract_with_frozen_tasks() {
         // Fill the hot window so that the suite's finished tasks are frozen.
-        let store = CompactTaskStore::new();
+        let store = InMemoryTaskStore::new();
         for i in 0..HOT_TERMINAL as i64 {
             store.create(&Scope::default(), &echo_task(&format!("filler{i}"), i)).await.unwrap();
         }
@@ -808,7 +809,7 @@ mod tests {
 
     #[tokio::test]
     async fn finished_tasks_beyond_the_hot_window_are_frozen_and_read_back_unchanged() {
-        let store = CompactTaskStore::new();
+        let store = InMemoryTaskStore::new();
         let scope = Scope::default();
         let mut rich = rich_task();
         rich.status.as_mut().unwrap().timestamp = Some(Timestamp { seconds: 0, nanos: 0 });
@@ -836,7 +837,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_frozen_task_refuses_changes_like_any_finished_task() {
-        let store = CompactTaskStore::new();
+        let store = InMemoryTaskStore::new();
         let scope = Scope::default();
         let old = echo_task("old", 1);
         store.create(&scope, &old).await.unwrap();
