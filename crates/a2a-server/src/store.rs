@@ -5,8 +5,8 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use a2a_core::cluster::Cluster;
-use a2a_core::store::memory::InMemoryTaskStore;
 use a2a_core::store::memory::InMemoryPushConfigStore;
+use a2a_core::store::memory::InMemoryTaskStore;
 use a2a_core::store::{PushConfigStore, TaskStore};
 use a2a_store_sql::{ClusterOptions, Durability, OpenError, PostgresStore, SqliteStore};
 

@@ -1,12 +1,10 @@
 //! Running tasks: one [`TaskRuntime`] per task with live executions or subscribers, which orders,
 //! validates, stores and fans out every event.
 //!
-//! Write-behind: an executor's `publish` checks its event against the state after the events
-//! already queued and queues it; the queue is stored in one store call
-//! ([`TaskStore::create_and_apply_all`] for a new task, [`TaskStore::apply_all`]) when the
-//! executor next yields (a task spawned at the first queued event does it), when anything else
-//! needs the lock (another write, the end of the execution, a cancel, [`TaskRuntime::flush`]), or
-//! at [`MAX_QUEUED`] events. Only then are the events handed out: a burst costs one write, and
+//! Write-behind ([`write_behind`], tuned code whose doc says what it buys): an executor's
+//! `publish` checks its event against the state after the events already queued and queues it;
+//! the queue is stored in one store call when the executor next yields, when anything else needs
+//! the lock, or at a bound. Only then are the events handed out: a burst costs one write, and
 //! nobody hears of an event before it is stored.
 //!
 //! Fan-out policy (spec 3.5.2: every stream gets the same events in the same order):
@@ -40,6 +38,9 @@
 
 mod registry;
 mod subscription;
+mod write_behind;
+
+use write_behind::{Writing, Written};
 #[cfg(test)]
 mod tests;
 
@@ -47,7 +48,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use a2a_proto::v1::{stream_response::Payload, Message, Role, StreamResponse, Task, TaskState, TaskStatus};
-use tokio::sync::{broadcast, MutexGuard, Semaphore};
+use tokio::sync::{broadcast, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 pub(crate) use registry::Registry;
@@ -55,11 +56,10 @@ pub(crate) use registry::Registry;
 pub(crate) use subscription::{Step, StreamMode, Subscription};
 
 use crate::cluster::{state_after, Cluster};
-use crate::context::ProtocolVersion;
 use crate::error::{Error, Result};
 use crate::lifecycle::{apply_owned_artifact, apply_owned_status, check_mutation, TaskMutation};
-use crate::push::{Notification, PushDispatcher};
-use crate::store::{apply_mutation, Scope, StoredPushConfig, TaskStore, TaskView};
+use crate::push::PushDispatcher;
+use crate::store::{Scope, TaskStore, TaskView};
 
 /// What every runtime of a handler writes to and reads from.
 #[derive(Clone)]
@@ -73,16 +73,8 @@ pub(crate) struct Backends {
 pub(crate) const CHANNEL_CAPACITY: usize = 256;
 /// How far the originating stream may fall behind before the agent waits for it.
 pub(crate) const PRIMARY_WINDOW: usize = 64;
-/// How long an agent may publish without a break before its task yields (see
-/// [`TaskRuntime::publish`]).
-const PUBLISH_SLICE: std::time::Duration = std::time::Duration::from_millis(10);
-/// A pause between two publishes this long ends a slice.
-const PUBLISH_GAP: std::time::Duration = std::time::Duration::from_micros(200);
 /// Events read from the cluster's log at a time.
 const FEED_BATCH: usize = 256;
-/// Events an execution may publish ahead of the store: the publish that queues this many writes
-/// them itself (module docs, write-behind).
-const MAX_QUEUED: usize = 64;
 
 /// What flows from a runtime to its subscribers.
 #[derive(Debug, Clone)]
@@ -125,85 +117,11 @@ struct RunState {
     last_seq: u64,
 }
 
-impl Written {
-    /// The task as stored at `seq`, projected by `view`: the created task with the events folded
-    /// in, their contents moved unless a subscriber still holds one (then copied).
-    fn into_task(self, view: TaskView) -> Option<Task> {
-        let mut task = match self.burst {
-            Burst::Unheard { mut created, events } => {
-                for (mut event, _) in events {
-                    apply_event(&mut created, &mut event);
-                }
-                created
-            }
-            Burst::Shared { mut created, events } => {
-                // Taken out of their `Arc`s in place: moving whole events out would copy each one.
-                let mut task = match Arc::get_mut(&mut created) {
-                    Some(StreamResponse { payload: Some(Payload::Task(task)) }) => std::mem::take(task),
-                    Some(_) => return None,
-                    None => match &created.payload {
-                        Some(Payload::Task(task)) => task.clone(),
-                        _ => return None,
-                    },
-                };
-                for mut event in events {
-                    match Arc::get_mut(&mut event) {
-                        Some(owned) => apply_event(&mut task, owned),
-                        None => apply_mutation(&mut task, mutation_of(&event)),
-                    }
-                }
-                task
-            }
-        };
-        view.trim(&mut task);
-        Some(task)
-    }
-}
-
 /// A new task's runtime is made with the task to create and whether its send registered a push
 /// config for it (`RunState::pending_configs`).
 struct Pending {
     task: Task,
     push_config: bool,
-}
-
-/// A task this runtime created with its first burst: the created task and the burst's events
-/// (folded on demand, see [`TaskRuntime::written_at`]), and the `seq` after them.
-struct Written {
-    seq: u64,
-    burst: Burst,
-}
-
-/// The created task and the events of a first burst.
-// One per runtime at most, in its state where the pending task it replaces was: boxing the task
-// would cost the allocation `Unheard` saves.
-#[allow(clippy::large_enum_variant)]
-enum Burst {
-    /// As handed out to subscribers (or other replicas), who may still hold them.
-    Shared { created: Arc<StreamResponse>, events: Vec<Arc<StreamResponse>> },
-    /// As stored, when nobody could hear them: no subscriber had made the event channel and there
-    /// is no cluster. A subscriber that comes later reads a snapshot (or the state, under the
-    /// lock) after subscribing, and the store has them by then.
-    Unheard { created: Task, events: Vec<(StreamResponse, TaskState)> },
-}
-
-/// The runtime's lock held for a write. It is armed from the moment a write goes to the store
-/// until its event is broadcast; dropped while armed (its future was dropped half-way), it leaves
-/// the runtime consistent: the next writer re-reads the stored state, and subscribers
-/// resynchronise from a snapshot.
-struct Writing<'a> {
-    state: MutexGuard<'a, RunState>,
-    tx: &'a Channel,
-    armed: bool,
-}
-
-impl Drop for Writing<'_> {
-    fn drop(&mut self) {
-        if self.armed {
-            self.state.stale = true;
-            self.tx.send(Envelope::Resync);
-        }
-    }
 }
 
 /// A runtime's event channel, made by its first subscriber: a task that nobody follows (a
@@ -242,17 +160,6 @@ pub(crate) struct Standing {
     pub(crate) reply: Option<Arc<Message>>,
 }
 
-/// How far [`TaskRuntime::publish`] got without waiting.
-enum Attempt<'a> {
-    /// The event was taken or refused.
-    Done(Result<()>),
-    /// The event is queued; what is left: the write of a full queue (under this lock), then the
-    /// originating stream's window for `sent` events.
-    Queued { flush: Option<Writing<'a>>, sent: u32 },
-    /// The event waits for the lock (after a yield, at the end of a slice).
-    Wait { event: Box<StreamResponse>, yield_first: bool },
-}
-
 /// The live side of one task.
 pub(crate) struct TaskRuntime {
     pub(crate) task_id: String,
@@ -273,7 +180,7 @@ pub(crate) struct TaskRuntime {
     primary: Mutex<Option<Arc<Semaphore>>>,
     /// Whether the task is in the store (before that, it is `RunState::pending`).
     created: AtomicBool,
-    /// For [`PUBLISH_SLICE`]: when the runtime was made, when the current slice of publishing
+    /// For [`write_behind::PUBLISH_SLICE`]: when the runtime was made, when the current slice of publishing
     /// started and when the last publish ended (microseconds since `born`).
     born: std::time::Instant,
     slice_start_us: AtomicU64,
@@ -281,11 +188,6 @@ pub(crate) struct TaskRuntime {
     /// Events are queued by the execution's own task and no write is under way for them: its
     /// poll wrapper starts one when the agent waits ([`TaskRuntime::run_execution`]).
     flush_wanted: AtomicBool,
-}
-
-tokio::task_local! {
-    /// The runtime whose execution the current task runs ([`TaskRuntime::key`]).
-    static EXECUTING: usize;
 }
 
 impl std::fmt::Debug for TaskRuntime {
@@ -565,201 +467,6 @@ impl TaskRuntime {
         Ok(())
     }
 
-    /// Takes the runtime's lock, first re-reading the stored state if an earlier write was
-    /// abandoned or failed. Queued events stay queued.
-    async fn lock(&self) -> Result<Writing<'_>> {
-        let mut writing = Writing { state: self.state.lock().await, tx: &self.tx, armed: false };
-        self.refresh(&mut writing.state).await?;
-        Ok(writing)
-    }
-
-    /// Re-reads the stored state if it is stale.
-    async fn refresh(&self, run: &mut RunState) -> Result<()> {
-        if run.stale {
-            run.written = None;
-            let view = TaskView { history_length: Some(0), include_artifacts: false };
-            if let Some(stored) = self.store.get(&self.scope, &self.task_id, view).await? {
-                run.state = stored.task.state();
-                run.last_seq = run.last_seq.max(stored.seq);
-            }
-            run.stale = false;
-        }
-        Ok(())
-    }
-
-    /// Takes the runtime's lock for a write of its own: [`lock`](Self::lock), then the queued
-    /// events are stored and handed out first. A failed write of them is kept for the execution
-    /// (its next publish, or its end) and does not fail the caller.
-    async fn writing(&self) -> Result<Writing<'_>> {
-        let mut writing = self.lock().await?;
-        if let Err(error) = self.flush_locked(&mut writing).await {
-            writing.state.deferred = Some(error);
-            self.refresh(&mut writing.state).await?;
-        }
-        Ok(writing)
-    }
-
-    /// Stores and hands out every event published so far; the error of a write of them that
-    /// failed (now or since the last publish). [`TaskUpdater::flush`](crate::TaskUpdater::flush).
-    pub(crate) async fn flush(&self) -> Result<()> {
-        let mut writing = self.lock().await?;
-        if let Some(error) = writing.state.deferred.take() {
-            return Err(error);
-        }
-        self.flush_locked(&mut writing).await
-    }
-
-    /// The write-behind: stores the queued events (and the pending task they follow) in one
-    /// store call, then hands them out with their `seq`. On failure nothing is handed out, the
-    /// subscribers resynchronise, the pending task stays pending, and the runtime re-reads the
-    /// stored state before the next write.
-    async fn flush_locked(&self, writing: &mut Writing<'_>) -> Result<()> {
-        if writing.state.queue.is_empty() {
-            return Ok(());
-        }
-        // Boxed: the write's state (the push configs, the store call, the broadcast) would be
-        // most of the size of every future that may flush (each publish, each lock taken for a
-        // write), and those futures are moved whole, however little of them is live. A write
-        // is rare next to them and pays one allocation.
-        Box::pin(self.write_queue(writing)).await
-    }
-
-    /// [`flush_locked`](Self::flush_locked) with events queued.
-    async fn write_queue(&self, writing: &mut Writing<'_>) -> Result<()> {
-        let queue = std::mem::take(&mut writing.state.queue);
-        let configs = match self.push_configs(&writing.state).await {
-            Ok(configs) => configs,
-            Err(error) => {
-                // Without the configs the events cannot be stored with their notifications.
-                self.release_primary(queue.len() + usize::from(writing.state.pending.is_some()));
-                self.tx.send(Envelope::Resync);
-                return Err(error);
-            }
-        };
-        // A 0.3 webhook receives the task as it is after each event: one write per event then.
-        let per_event = queue.len() > 1 && configs.iter().any(|c| c.version == ProtocolVersion::V0_3);
-        if !per_event {
-            return self.store_burst(writing, queue, &configs).await;
-        }
-        let mut events = queue.into_iter();
-        loop {
-            let Some(event) = events.next() else { return Ok(()) };
-            let burst = vec![event];
-            if let Err(error) = self.store_burst(writing, burst, &configs).await {
-                // The events after a failed one were checked against a state that never was.
-                self.release_primary(events.len());
-                return Err(error);
-            }
-        }
-    }
-
-    /// The task's push configs (none without push delivery, nor before a task whose send
-    /// registered none is stored: `RunState::pending_configs`).
-    async fn push_configs(&self, run: &RunState) -> Result<Vec<StoredPushConfig>> {
-        match &self.push {
-            Some(_) if run.pending.is_some() && !run.pending_configs => Ok(Vec::new()),
-            Some(push) => push.configs(&self.task_id).await,
-            None => Ok(Vec::new()),
-        }
-    }
-
-    /// One store call for `burst` (see [`flush_locked`](Self::flush_locked)), with the push
-    /// notifications its events cause for `configs`: in the same store call when the store keeps
-    /// the outbox, else into the in-memory outbox right after it.
-    async fn store_burst(
-        &self,
-        writing: &mut Writing<'_>,
-        mut burst: Vec<(StreamResponse, TaskState)>,
-        configs: &[StoredPushConfig],
-    ) -> Result<()> {
-        let pending = writing.state.pending.take();
-        let notify = match &self.push {
-            Some(push) if !configs.is_empty() => {
-                for (event, _) in &mut burst {
-                    self.fill_ids(event);
-                }
-                let created = pending.as_ref().map(|task| StreamResponse::from(task.clone()));
-                let events: Vec<&StreamResponse> =
-                    created.iter().chain(burst.iter().map(|(event, _)| event)).collect();
-                push.notifications(&self.task_id, configs, &events)
-            }
-            _ => Vec::new(),
-        };
-        let in_store = self.push.as_ref().is_some_and(|push| push.in_store());
-        let passed: &[Notification] = if in_store { &notify } else { &[] };
-        writing.armed = true;
-        let stored = {
-            let changes: Vec<TaskMutation<'_>> = burst.iter().map(|(event, _)| mutation_of(event)).collect();
-            match &pending {
-                Some(task) => self.store.create_and_apply_all(&self.scope, task, &changes, passed).await,
-                None => {
-                    writing.state.written = None;
-                    self.store.apply_all(&self.scope, &self.task_id, &changes, passed).await
-                }
-            }
-        };
-        let last_seq = match stored {
-            Ok(seq) => seq,
-            Err(error) => {
-                writing.armed = false;
-                let sent = burst.len() + usize::from(pending.is_some());
-                if let Some(task) = pending {
-                    writing.state.state = task.state();
-                    writing.state.pending = Some(task);
-                } else {
-                    writing.state.stale = true;
-                }
-                self.tx.send(Envelope::Resync);
-                self.release_primary(sent);
-                if matches!(error, Error::InvalidAgentResponse { .. }) {
-                    // Refused by the store: another writer got there first (a CancelTask).
-                    let view = TaskView { history_length: Some(0), include_artifacts: false };
-                    if let Ok(Some(stored)) = self.store.get(&self.scope, &self.task_id, view).await {
-                        self.cancelled_elsewhere(stored.task.state());
-                    }
-                }
-                return Err(error);
-            }
-        };
-        if let Some(push) = self.push.as_ref().filter(|_| !notify.is_empty()) {
-            if in_store {
-                push.stored(notify.len());
-            } else {
-                // The stored task is exactly the task after the burst (the caller holds the lock).
-                let task_after = || async {
-                    Ok(self
-                        .store
-                        .get(&self.scope, &self.task_id, TaskView::FULL)
-                        .await?
-                        .map(|stored| stored.task))
-                };
-                push.enqueue(notify, task_after).await;
-            }
-        }
-        // The stored task is the created one with this burst folded in (the store contract):
-        // kept for a blocking send.
-        if let Some(task) = pending {
-            if !self.tx.made() && self.cluster.is_none() {
-                // Nobody can hear these events (`Burst::Unheard`): handed out, they would only
-                // be numbered.
-                self.created.store(true, Ordering::Release);
-                writing.state.last_seq = writing.state.last_seq.max(last_seq);
-                writing.armed = false;
-                let burst = Burst::Unheard { created: task, events: burst };
-                writing.state.written = Some(Written { seq: last_seq, burst });
-                return Ok(());
-            }
-            let created = self.announce_created(writing, task).await;
-            let mut events = Vec::with_capacity(burst.len());
-            self.hand_out(writing, burst, last_seq, Some(&mut events)).await;
-            writing.state.written = Some(Written { seq: last_seq, burst: Burst::Shared { created, events } });
-        } else {
-            self.hand_out(writing, burst, last_seq, None).await;
-        }
-        writing.armed = false;
-        Ok(())
-    }
-
     /// Hands out the events of a burst just stored, the last one at `last_seq` (the caller holds
     /// the armed lock), keeping them in `kept` too if given.
     async fn hand_out(
@@ -779,52 +486,6 @@ impl TaskRuntime {
             self.broadcast(&mut writing.state, seq, Arc::clone(&event), state);
             self.tell_cluster(seq, &event, state).await;
         }
-    }
-
-    /// The task as stored at `seq`, projected by `view`, if this runtime wrote it whole and
-    /// nothing changed it since (see `RunState::written`). Taken: its events are folded into the
-    /// created task by moving their contents, unless a subscriber still holds one (then copied).
-    /// A later call finds nothing, and its caller reads the store, which holds the same task.
-    pub(crate) async fn written_at(&self, seq: u64, view: TaskView) -> Option<Task> {
-        let written = self.state.lock().await.written.take_if(|written| written.seq == seq)?;
-        written.into_task(view)
-    }
-
-    /// Writes the queued events in a task of their own.
-    fn spawn_flush(self: &Arc<Self>) {
-        let runtime = Arc::clone(self);
-        let span = crate::trace::span_for_spawn();
-        tokio::spawn(tracing::Instrument::instrument(
-            async move {
-                if let Ok(mut writing) = runtime.lock().await {
-                    if let Err(error) = runtime.flush_locked(&mut writing).await {
-                        writing.state.deferred = Some(error);
-                    }
-                }
-            },
-            span,
-        ));
-    }
-
-    /// What identifies this runtime's execution task ([`EXECUTING`]).
-    fn key(&self) -> usize {
-        std::ptr::from_ref(self) as usize
-    }
-
-    /// Runs an execution's future (in the task spawned for it) as this runtime's execution: its
-    /// publishes only queue, and whenever the agent waits (the future is pending) with events
-    /// queued, a task writes them (module docs, write-behind).
-    pub(crate) async fn run_execution<F: std::future::Future>(self: &Arc<Self>, execution: F) -> F::Output {
-        use std::future::Future as _;
-        let mut execution = std::pin::pin!(EXECUTING.scope(self.key(), execution));
-        std::future::poll_fn(|cx| {
-            let polled = execution.as_mut().poll(cx);
-            if polled.is_pending() && self.flush_wanted.swap(false, Ordering::AcqRel) {
-                self.spawn_flush();
-            }
-            polled
-        })
-        .await
     }
 
     /// Gives back the originating stream's window for events that will never reach it.
@@ -943,91 +604,8 @@ impl TaskRuntime {
         }
     }
 
-    /// Validates, stores and broadcasts one event from the executor.
-    ///
-    /// The runtime's own awaits (its lock, the store, push queueing) do not count against the
-    /// executor task's cooperative budget: otherwise, with many subscribers woken by every event,
-    /// the agent would be sent to the back of the run queue every few dozen events, behind all of
-    /// them, and a fan-out to a thousand subscribers would slow the agent down a hundredfold. So
-    /// that an agent publishing in a tight loop cannot hold a worker thread for long, it yields
-    /// once it has been publishing for [`PUBLISH_SLICE`] without a break.
-    ///
-    /// The event is checked and queued by this call itself when the runtime's lock is free (the
-    /// updater makes the call when its own future is first polled): the future returned holds
-    /// no event, only what is left to wait for (the write of a full queue, the originating
-    /// stream's window), and is ready at once when nothing is. An event that must wait (for the
-    /// lock, a stale state's read, or the yield that ends a slice) waits in a box. Every updater
-    /// call's future, and every agent future around them, is that much smaller to move.
-    pub(crate) fn publish(
-        self: &Arc<Self>,
-        event: StreamResponse,
-    ) -> impl std::future::Future<Output = Result<()>> + Send + '_ {
-        let attempt = self.try_publish(event);
-        async move {
-            let outcome = match attempt {
-                Attempt::Done(outcome) => return outcome,
-                Attempt::Queued { flush, sent } => {
-                    tokio::task::unconstrained(self.after_queued(flush, sent)).await
-                }
-                Attempt::Wait { event, yield_first } => {
-                    if yield_first {
-                        tokio::task::yield_now().await;
-                        self.slice_start_us.store(self.micros(), Ordering::Relaxed);
-                    }
-                    tokio::task::unconstrained(self.publish_now(event)).await
-                }
-            };
-            self.last_publish_us.store(self.micros(), Ordering::Relaxed);
-            outcome
-        }
-    }
-
-    /// Microseconds since the runtime was made (for [`PUBLISH_SLICE`]).
-    fn micros(&self) -> u64 {
-        self.born.elapsed().as_micros() as u64
-    }
-
-    /// The part of [`publish`](Self::publish) done without waiting.
-    fn try_publish(self: &Arc<Self>, event: StreamResponse) -> Attempt<'_> {
-        let now = self.micros();
-        let slice = self.slice_start_us.load(Ordering::Relaxed);
-        if now.saturating_sub(slice) > PUBLISH_SLICE.as_micros() as u64 {
-            // A gap since the last publish starts a new slice; a long run of publishing yields.
-            if now.saturating_sub(self.last_publish_us.load(Ordering::Relaxed))
-                < PUBLISH_GAP.as_micros() as u64
-            {
-                return Attempt::Wait { event: Box::new(event), yield_first: true };
-            }
-            self.slice_start_us.store(now, Ordering::Relaxed);
-        }
-        let writing = match self.state.try_lock() {
-            Ok(state) if !state.stale => Writing { state, tx: &self.tx, armed: false },
-            _ => return Attempt::Wait { event: Box::new(event), yield_first: false },
-        };
-        let (flush, sent) = match self.queue(writing, event) {
-            Ok(queued) => queued,
-            Err(error) => {
-                self.last_publish_us.store(now, Ordering::Relaxed);
-                return Attempt::Done(Err(error));
-            }
-        };
-        if flush.is_none() && (sent == 0 || self.primary.lock().expect("primary lock").is_none()) {
-            // Nothing to wait for: the publish ended now.
-            self.last_publish_us.store(now, Ordering::Relaxed);
-            return Attempt::Done(Ok(()));
-        }
-        Attempt::Queued { flush, sent }
-    }
-
-    /// [`publish`](Self::publish) of an event that waits for the runtime's lock.
-    async fn publish_now(self: &Arc<Self>, event: Box<StreamResponse>) -> Result<()> {
-        let writing = self.lock().await?;
-        let (flush, sent) = self.queue(writing, *event)?;
-        self.after_queued(flush, sent).await
-    }
-
     /// Checks, fills and queues an event under the lock `writing` holds (or records a direct
-    /// reply). Returns the lock when the queue must be written now ([`MAX_QUEUED`]), and how many
+    /// reply). Returns the lock when the queue must be written now ([`write_behind::MAX_QUEUED`]), and how many
     /// events the originating stream will be sent.
     fn queue<'a>(
         self: &'a Arc<Self>,
@@ -1061,37 +639,10 @@ impl TaskRuntime {
         };
         writing.state.state = new_state;
         writing.state.queue.push((event, new_state));
-        let queued = writing.state.queue.len();
         // A new task is stored with its first events, in one write (spec 3.1.2: the Task is still
         // handed out first, as event 1): that is one more event for the originating stream.
         let sent = 1 + u32::from(new_task);
-        if queued >= MAX_QUEUED {
-            // A long burst is written now, by its publisher: the queue stays bounded.
-            return Ok((Some(writing), sent));
-        }
-        if queued == 1 {
-            // Written when this task next yields (or by whoever takes the lock first): the events
-            // the execution publishes until then share the write. Inside the execution's own
-            // task, its poll wrapper ([`TaskRuntime::run_execution`]) starts the write when the
-            // agent waits, and the end of the execution flushes: no task is spawned for an agent
-            // that publishes and returns.
-            if EXECUTING.try_with(|key| *key == self.key()).unwrap_or(false) {
-                self.flush_wanted.store(true, Ordering::Release);
-            } else {
-                self.spawn_flush();
-            }
-        }
-        Ok((None, sent))
-    }
-
-    /// What is left of a publish once its event is queued: the write of a full queue (under the
-    /// lock `flush` holds), then the originating stream's window.
-    async fn after_queued(&self, flush: Option<Writing<'_>>, sent: u32) -> Result<()> {
-        if let Some(mut writing) = flush {
-            self.flush_locked(&mut writing).await?;
-        }
-        self.wait_for_primary(sent).await;
-        Ok(())
+        Ok((self.schedule_write(writing), sent))
     }
 
     /// An update was refused because the task is in `state`: if that is CANCELED, a CancelTask
@@ -1101,19 +652,6 @@ impl TaskRuntime {
     fn cancelled_elsewhere(&self, state: TaskState) {
         if state == TaskState::Canceled {
             self.cancellation.cancel();
-        }
-    }
-
-    /// Backpressure from the originating stream (see the module docs).
-    async fn wait_for_primary(&self, sent: u32) {
-        if sent == 0 {
-            return;
-        }
-        let semaphore = self.primary.lock().expect("primary lock").clone();
-        if let Some(semaphore) = semaphore {
-            if let Ok(permits) = semaphore.acquire_many(sent).await {
-                permits.forget();
-            }
         }
     }
 
@@ -1213,7 +751,7 @@ pub(crate) fn check_event(payload: Option<&Payload>, new_task: bool, replied: bo
     }
 }
 
-/// [`apply_mutation`] of an event nobody else holds (one [`check_event`] admitted and
+/// [`apply_mutation`](crate::lifecycle::apply_mutation) of an event nobody else holds (one [`check_event`] admitted and
 /// `fill_event` filled): the same change, its status or artifact moved into the task instead of
 /// copied (the event is left without it).
 fn apply_event(task: &mut Task, event: &mut StreamResponse) {

@@ -45,7 +45,9 @@ async fn a_late_end_does_not_end_the_execution_after_it() {
     second.flush().await.unwrap();
     match subscription.next().await {
         Some(Ok(Step::Event(_, state))) => assert_eq!(state, TaskState::Working),
-        Some(Ok(Step::Ended(error))) => panic!("the earlier execution's end ended this one's wait ({error:?})"),
+        Some(Ok(Step::Ended(error))) => {
+            panic!("the earlier execution's end ended this one's wait ({error:?})")
+        }
         other => panic!("{other:?}"),
     }
 

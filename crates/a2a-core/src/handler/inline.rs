@@ -12,7 +12,7 @@
 //! What it buys, against the plain form (spawn the execution, subscribe, wait): 9.6% of the
 //! instructions of an echo SendMessage on JSON-RPC, 10.1% on REST, 9.6% on gRPC (callgrind,
 //! memory store, `docs/benchmarks.md`, eleventh pass). The one scheduler turn the inline answer
-//! waits ([`answer`]) keeps replies in bursts under load (40% less server CPU per request at 64
+//! waits (in [`run`]) keeps replies in bursts under load (40% less server CPU per request at 64
 //! connections than answering at once, seventh pass).
 
 use std::sync::Arc;

@@ -34,14 +34,14 @@ use std::sync::{Arc, RwLock};
 use a2a_proto::v1::{Task, TaskState};
 use async_trait::async_trait;
 
-use crate::store::{
-    refuse_notifications, updated_ms, Cursor, Scope, StoredTask, TaskMutation, TaskPage, TaskQuery,
-    TaskStore, TaskView,
-};
 use crate::error::{Error, Result};
 use crate::lifecycle::{apply_mutation, check_mutation, is_event};
 use crate::push::Notification;
 use crate::store::{check_all, fold_new_task};
+use crate::store::{
+    refuse_notifications, updated_ms, Cursor, Scope, StoredTask, TaskMutation, TaskPage, TaskQuery,
+    TaskStore, TaskView,
+};
 
 /// How many of the most recently finished tasks stay unfrozen.
 pub const HOT_TERMINAL: usize = 64;
