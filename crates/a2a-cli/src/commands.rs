@@ -75,14 +75,14 @@ impl Run<'_> {
         let mut report = None;
         if *validate && !*extended {
             let document = crate::validate::fetch_document(self.global).await?;
-            let mut checked = crate::validate::card(&document);
+            let mut checked = a2a_proto::validate::card(&document);
             if !checked.problems.is_empty() {
                 for note in &checked.notes {
                     self.out.note(note);
                 }
                 // The rest of the problems, when the document still reads as a card.
                 if let Ok(card) = <a2a_proto::v1::AgentCard as a2a_v03::V03>::from_v03(&document) {
-                    checked.problems.extend(card_problems(&card));
+                    checked.problems.extend(a2a_proto::validate::requirements(&card));
                 }
                 return Err(invalid_card(&checked.problems));
             }
@@ -114,11 +114,11 @@ impl Run<'_> {
             let mut report = match report {
                 Some(report) => report,
                 // The extended card came over the binding: its ProtoJSON is checked.
-                None => crate::validate::card(
+                None => a2a_proto::validate::card(
                     &a2a_proto::json::to_value(&card).map_err(|e| CliError::internal(e.to_string()))?,
                 ),
             };
-            report.problems.extend(card_problems(&card));
+            report.problems.extend(a2a_proto::validate::requirements(&card));
             for note in &report.notes {
                 self.out.note(note);
             }
@@ -923,26 +923,6 @@ impl Run<'_> {
         }
         Ok(())
     }
-}
-
-/// What the schema cannot tell (`crate::validate` checks the rest): every security requirement
-/// names a scheme the card declares (spec 4.5). Empty when valid.
-fn card_problems(card: &a2a_proto::v1::AgentCard) -> Vec<String> {
-    let mut problems = Vec::new();
-    let mut require = |ok: bool, what: String| {
-        if !ok {
-            problems.push(what);
-        }
-    };
-    let requirements =
-        card.security_requirements.iter().chain(card.skills.iter().flat_map(|s| &s.security_requirements));
-    for name in requirements.flat_map(|r| r.schemes.keys()) {
-        require(
-            card.security_schemes.contains_key(name),
-            format!("security requirement names undeclared scheme `{name}`"),
-        );
-    }
-    problems
 }
 
 /// What `task download` did with each part: (`artifact label`, path or URL, bytes written; `None`

@@ -41,7 +41,8 @@
 //! # Features
 //! - `grpc`: tonic client and server stubs for `A2AService` in `v1::grpc` (off by default, so
 //!   that crates needing only the types do not build tonic).
-//! - `v0_3`: the A2A 0.3 package `a2a.v1` in `v0_3` (with `grpc`: its service stubs too).
+//! - `v0_3`: the A2A 0.3 package `a2a.v1` in `v0_3` (with `grpc`: its service stubs too), and
+//!   [`validate`], the agent card check that reads the 0.3 descriptors for union cards.
 
 #[cfg(feature = "grpc")]
 mod codec;
@@ -50,6 +51,8 @@ mod helpers;
 pub mod json;
 pub mod resource;
 mod timestamp;
+#[cfg(feature = "v0_3")]
+pub mod validate;
 
 pub use helpers::new_id;
 /// The protobuf well-known JSON types the generated messages use (`Struct` for metadata,
