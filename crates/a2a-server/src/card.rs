@@ -107,7 +107,7 @@ pub fn signed_router_at(
 }
 
 /// The card document served for `form`, signed by `signer` if given.
-fn document(
+pub(crate) fn document(
     card: &AgentCard,
     form: CardForm,
     signer: Option<&CardSigner>,

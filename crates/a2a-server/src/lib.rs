@@ -50,6 +50,8 @@
 
 pub mod auth;
 pub mod card;
+pub mod catalog;
+mod console;
 /// The demo agent, which moved to its own crate so that this library carries none.
 #[cfg(feature = "bin")]
 #[deprecated(
@@ -90,6 +92,8 @@ use tokio_util::sync::CancellationToken;
 
 pub use a2a_core::handler::TenantAgent;
 pub use card::{interfaces, interfaces_of, tenant_card_path, CardForm, AGENT_CARD_PATH};
+pub use catalog::AI_CATALOG_PATH;
+pub use console::CONSOLE_PATH;
 pub use limits::Limits;
 pub use metrics::Metrics;
 pub use push_http::HttpPushTransport;
@@ -136,6 +140,7 @@ pub struct ServerBuilder {
     limits: Limits,
     rate_limit: Option<RateLimit>,
     shutdown_timeout: Option<Duration>,
+    console: bool,
 }
 
 /// How long a graceful shutdown waits for calls in flight by default (see
@@ -277,6 +282,16 @@ impl ServerBuilder {
     /// shutdown for an hour.
     pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
         self.shutdown_timeout = Some(timeout);
+        self
+    }
+
+    /// Serves the web console at `/console` on the main port (default off; `docs/console.md`):
+    /// the agent cards with their validation, a chat over the cards' HTTP bindings, the task list,
+    /// each task's history, artifacts and push configs, and the server's health and request
+    /// metrics. It admits the callers the main agent admits (the same authentication layers);
+    /// without a credential only the login page is served.
+    pub fn console(mut self, enabled: bool) -> Self {
+        self.console = enabled;
         self
     }
 
@@ -539,6 +554,9 @@ impl ServerBuilder {
                     .map_err(|e| invalid(&format!("signing the card of tenant {name}: {e}")))?;
             card_router = card_router.merge(router);
         }
+        // The tenants' cards, for the catalog and the console (the handler takes the agents).
+        let tenant_cards: Vec<(String, AgentCard)> =
+            self.tenants.iter().map(|(name, agent)| (name.clone(), agent.card().clone())).collect();
         let (handler, service, store): (Option<DefaultRequestHandler>, Arc<dyn A2aService>, _) =
             match executor {
                 Some(executor) => {
@@ -549,6 +567,37 @@ impl ServerBuilder {
                 None => (None, self.service.take().expect("checked above"), None),
             };
         let readiness = health::Readiness::new(store, shutdown.clone());
+        // The catalog of every agent's card (public, like the cards), and the console.
+        let tenant_refs: Vec<(&str, &AgentCard)> =
+            tenant_cards.iter().map(|(name, card)| (name.as_str(), card)).collect();
+        card_router =
+            card_router.merge(catalog::router(&catalog::document(&public_url, &card, &tenant_refs)));
+        if self.console {
+            let served = |card: &AgentCard, form: CardForm| -> std::io::Result<serde_json::Value> {
+                let bytes = card::document(card, form, self.card_signer.as_deref())
+                    .map_err(|e| invalid(&format!("signing the agent card: {e}")))?;
+                serde_json::from_slice(&bytes).map_err(|e| invalid(&format!("the agent card: {e}")))
+            };
+            let mut agents = vec![console::ConsoleAgent {
+                tenant: None,
+                card_path: AGENT_CARD_PATH.to_owned(),
+                document: served(&card, self.card_form)?,
+            }];
+            for (name, tenant_card) in &tenant_cards {
+                agents.push(console::ConsoleAgent {
+                    tenant: Some(name.clone()),
+                    card_path: card::tenant_card_path(name),
+                    document: served(tenant_card, CardForm::V1)?,
+                });
+            }
+            card_router = card_router.merge(console::router(console::Console {
+                card: card.clone(),
+                agents,
+                metrics: metrics.clone(),
+                readiness: readiness.clone(),
+                started: std::time::Instant::now(),
+            }));
+        }
         let limits = self.limits.clone();
         // Stream limits, and every stream ended when shutdown begins.
         let service: Arc<dyn A2aService> =

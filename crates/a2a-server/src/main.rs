@@ -51,6 +51,12 @@ struct Args {
     #[arg(long, default_value = "union", env = "A2A_CARD_FORM", value_parser = parse_card_form)]
     card_form: a2a_server::CardForm,
 
+    /// Serve the web console at /console on the main port (off by default): the agent cards with
+    /// their validation, a chat, the tasks, health and request metrics; behind the same
+    /// authentication as the API (`docs/console.md`).
+    #[arg(long, env = "A2A_CONSOLE")]
+    console: bool,
+
     /// Sign the agent card (spec 8.4) with this PEM private key: P-256 (ES256), P-384 (ES384),
     /// Ed25519 (EdDSA) or RSA (RS256). The card served, in its --card-form, and the extended card
     /// carry the signature (`docs/security.md`).
@@ -567,7 +573,7 @@ async fn main() -> anyhow::Result<()> {
     if let Some(url) = args.public_url {
         builder = builder.public_url(url);
     }
-    builder = builder.jsonrpc_path(args.jsonrpc_path).card_form(args.card_form);
+    builder = builder.jsonrpc_path(args.jsonrpc_path).card_form(args.card_form).console(args.console);
     if let (Some(path), Some(kid)) = (&args.card_signing_key, &args.card_signing_kid) {
         let pem =
             std::fs::read(path).with_context(|| format!("reading --card-signing-key {}", path.display()))?;

@@ -1,0 +1,25 @@
+// Builds the console into dist/ (checked in; the server embeds it): the TypeScript bundled into
+// one script by esbuild, the HTML and the style copied. `cargo xtask console` runs it after
+// `npm ci`; `--check` fails when dist/ differs from what it builds.
+import { build } from 'esbuild';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dist = join(here, 'dist');
+mkdirSync(dist, { recursive: true });
+await build({
+  entryPoints: [join(here, 'src', 'main.ts')],
+  outfile: join(dist, 'console.js'),
+  bundle: true,
+  format: 'iife',
+  target: 'es2022',
+  charset: 'utf8',
+  legalComments: 'none',
+  minify: false,
+  sourcemap: false,
+  logLevel: 'warning',
+});
+copyFileSync(join(here, 'src', 'index.html'), join(dist, 'index.html'));
+copyFileSync(join(here, 'src', 'console.css'), join(dist, 'console.css'));
