@@ -60,4 +60,3 @@ pub(crate) async fn fetch_document(global: &crate::cli::Global) -> Result<Value,
     serde_json::from_slice(&bytes)
         .map_err(|e| invalid(format!("the agent card at {source} is not JSON: {e}")))
 }
-

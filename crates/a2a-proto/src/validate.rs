@@ -34,8 +34,17 @@ const CARD: &str = "lf.a2a.v1.AgentCard";
 const SECURITY_SCHEME: &str = "lf.a2a.v1.SecurityScheme";
 /// The members of an A2A 0.3 JSON security scheme object (0.3 specification, 5.5.2.x), which a
 /// union card writes beside each scheme's 1.0 member.
-const V03_SCHEME_MEMBERS: [&str; 9] =
-    ["type", "description", "in", "name", "scheme", "bearerFormat", "flows", "oauth2MetadataUrl", "openIdConnectUrl"];
+const V03_SCHEME_MEMBERS: [&str; 9] = [
+    "type",
+    "description",
+    "in",
+    "name",
+    "scheme",
+    "bearerFormat",
+    "flows",
+    "oauth2MetadataUrl",
+    "openIdConnectUrl",
+];
 
 /// What a validation found: problems (the card is invalid) and notes (tolerated extras).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -77,8 +86,7 @@ pub fn card(document: &Value) -> Report {
         }
     }
     let union = known.len() < object.len();
-    let mut walk =
-        Walk { descriptors, v03: union.then_some(v03), problems: Vec::new(), notes: Vec::new() };
+    let mut walk = Walk { descriptors, v03: union.then_some(v03), problems: Vec::new(), notes: Vec::new() };
     walk.message(CARD, &known, "");
     report.problems.extend(walk.problems);
     report.notes.extend(walk.notes);
@@ -176,7 +184,9 @@ impl Walk<'_> {
                             self.single(&field.r#type, item, &format!("{at}[{i}]"));
                         }
                     }
-                    None => self.problems.push(format!("`{at}`: expected an array, got {}", type_name(value))),
+                    None => {
+                        self.problems.push(format!("`{at}`: expected an array, got {}", type_name(value)))
+                    }
                 },
                 Shape::Single => self.single(&field.r#type, value, &at),
             }
@@ -392,19 +402,31 @@ mod tests {
         union["skills"][0]["security"] = json!([{"key": []}]);
         let report = card(&union);
         assert!(report.is_valid(), "{:?}", report.problems);
-        for expected in ["`securitySchemes.key`: `in`, `name`, `type` of A2A 0.3", "`skills[0]`: `security` of A2A 0.3"] {
-            assert!(report.notes.iter().any(|n| n.contains(expected)), "{expected} not in {:#?}", report.notes);
+        for expected in
+            ["`securitySchemes.key`: `in`, `name`, `type` of A2A 0.3", "`skills[0]`: `security` of A2A 0.3"]
+        {
+            assert!(
+                report.notes.iter().any(|n| n.contains(expected)),
+                "{expected} not in {:#?}",
+                report.notes
+            );
         }
         // The 1.0 member beside them is still checked.
         union["securitySchemes"]["key"]["apiKeySecurityScheme"]["location"] = json!(1);
-        assert_eq!(card(&union).problems, ["`securitySchemes.key.apiKeySecurityScheme.location`: expected a string, got a number"]);
+        assert_eq!(
+            card(&union).problems,
+            ["`securitySchemes.key.apiKeySecurityScheme.location`: expected a string, got a number"]
+        );
         // Without a 0.3 top-level member the card is 1.0 only: the same keys are unknown.
         let mut v1 = union.clone();
         v1.as_object_mut().unwrap().remove("protocolVersion");
         v1["securitySchemes"]["key"]["apiKeySecurityScheme"]["location"] = json!("header");
         let problems = card(&v1).problems;
         assert!(problems.iter().any(|p| p == "`securitySchemes.key.type`: unknown field (not in the A2A 1.0 SecurityScheme)"), "{problems:#?}");
-        assert!(problems.iter().any(|p| p.starts_with("`skills[0].security`: unknown field")), "{problems:#?}");
+        assert!(
+            problems.iter().any(|p| p.starts_with("`skills[0].security`: unknown field")),
+            "{problems:#?}"
+        );
     }
 
     #[test]
@@ -419,7 +441,8 @@ mod tests {
             ..AgentCard::default()
         };
         assert!(requirements(&card).is_empty());
-        card.skills.push(AgentSkill { security_requirements: vec![requirement("oauth")], ..AgentSkill::default() });
+        card.skills
+            .push(AgentSkill { security_requirements: vec![requirement("oauth")], ..AgentSkill::default() });
         assert_eq!(requirements(&card), ["security requirement names undeclared scheme `oauth`"]);
     }
 
@@ -427,7 +450,8 @@ mod tests {
     fn enums_and_timestamps_follow_protojson() {
         assert!(is_rfc3339("2026-11-25T16:00:00Z") && is_rfc3339("2026-11-25T16:00:00.123+01:00"));
         assert!(!is_rfc3339("2026-11-25 16:00") && !is_rfc3339("yesterday"));
-        let mut walk = Walk { descriptors: descriptor::v1(), v03: None, problems: Vec::new(), notes: Vec::new() };
+        let mut walk =
+            Walk { descriptors: descriptor::v1(), v03: None, problems: Vec::new(), notes: Vec::new() };
         let state = Type::Enum("lf.a2a.v1.TaskState".into());
         walk.single(&state, &json!("TASK_STATE_WORKING"), "s");
         walk.single(&state, &json!(3), "s");
