@@ -2,7 +2,10 @@
 //!
 //! - `codegen [--check]`: regenerate `crates/a2a-proto/src/generated/` from `proto/`; with `--check`,
 //!   fail if the checked-in files differ from what the protos produce (CI's drift check).
-//! - `test`: the whole test suite: nextest over the workspace (unit, integration and the
+//! - `console [--check]`: build the reference server's web console (`crates/a2a-server/console`)
+//!   into its checked-in `dist/`; with `--check`, fail if `dist/` differs from what the sources
+//!   build (CI's drift check).
+//! - `test`: the whole test suite (after `npm ci` of the console's browser test): nextest over the workspace (unit, integration and the
 //!   conformance suite), the doc tests, then the interop matrix with the official SDKs and the
 //!   gRPC clients generated from `proto/` (`stubs`).
 //! - `conformance [--url URL]`: the cross-binding conformance suite, against the reference server
@@ -21,6 +24,7 @@
 mod bench;
 mod codegen;
 mod conformance;
+mod console;
 mod fuzz;
 mod interop;
 mod soak;
@@ -33,6 +37,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("codegen") => codegen::run(&workspace_root(), args.iter().any(|a| a == "--check")),
+        Some("console") => console::run(&workspace_root(), &args[1..]),
         Some("test") => test(),
         Some("conformance") => conformance::run(&args[1..]),
         Some("interop") => interop::run(&args[1..]),
@@ -43,7 +48,7 @@ fn main() -> ExitCode {
         Some("ci") => ci(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <codegen [--check] | test | conformance | interop | stubs | bench | soak | fuzz | ci>"
+                "usage: cargo xtask <codegen [--check] | console [--check] | test | conformance | interop | stubs | bench | soak | fuzz | ci>"
             );
             return ExitCode::from(2);
         }
@@ -62,10 +67,12 @@ pub(crate) fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask has a parent directory").to_path_buf()
 }
 
-/// The whole test suite: every crate's unit and integration tests under nextest (plain
-/// `cargo test` where nextest is not installed), the doc tests, which nextest does not run, and
-/// the interop matrix (`cargo xtask interop`) and the generated gRPC clients (`cargo xtask stubs`).
+/// The whole test suite: the console's npm dependencies (its browser test), every crate's unit and
+/// integration tests under nextest (plain `cargo test` where nextest is not installed), the doc
+/// tests, which nextest does not run, and the interop matrix (`cargo xtask interop`) and the generated gRPC clients (`cargo xtask stubs`).
 fn test() -> anyhow::Result<()> {
+    // The console's browser test (crates/a2a-server/tests/console.rs) runs playwright-core.
+    console::install(&workspace_root())?;
     let nextest =
         Command::new(cargo()).args(["nextest", "--version"]).output().is_ok_and(|o| o.status.success());
     if nextest {
@@ -87,6 +94,7 @@ fn test() -> anyhow::Result<()> {
 /// does besides is the machine's setup: installing cargo-nextest and tmux, starting PostgreSQL.
 fn ci() -> anyhow::Result<()> {
     codegen::run(&workspace_root(), true)?;
+    console::run(&workspace_root(), &["--check".to_owned()])?;
     let steps: &[&[&str]] = &[
         &["fmt", "--all", "--", "--check"],
         &["clippy", "--workspace", "--all-targets", "--all-features", "--", "-D", "warnings"],

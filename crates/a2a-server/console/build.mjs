@@ -1,13 +1,14 @@
 // Builds the console into dist/ (checked in; the server embeds it): the TypeScript bundled into
 // one script by esbuild, the HTML and the style copied. `cargo xtask console` runs it after
-// `npm ci`; `--check` fails when dist/ differs from what it builds.
+// `npm ci`; `--check` builds into a scratch directory (`A2A_CONSOLE_OUT`) and fails when dist/
+// differs from it.
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const dist = join(here, 'dist');
+const dist = process.env.A2A_CONSOLE_OUT || join(here, 'dist');
 mkdirSync(dist, { recursive: true });
 await build({
   entryPoints: [join(here, 'src', 'main.ts')],

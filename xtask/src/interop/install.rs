@@ -47,7 +47,8 @@ pub(crate) fn install_python(dir: &Path, venv: &str, requirements_file: &str) ->
     Ok(python)
 }
 
-/// `npm ci` in `tests/interop/{package}` unless the stamp says this exact lock file is installed.
+/// `npm ci` in `{dir}/{package}` (e.g. `tests/interop/js`, `crates/a2a-server/console`) unless the
+/// stamp says this exact lock file is installed.
 pub(crate) fn install_js(dir: &Path, package: &str) -> anyhow::Result<()> {
     let js = dir.join(package);
     let lock = fs::read_to_string(js.join("package-lock.json"))
@@ -56,14 +57,14 @@ pub(crate) fn install_js(dir: &Path, package: &str) -> anyhow::Result<()> {
     if fs::read_to_string(&stamp).is_ok_and(|s| s == lock) {
         return Ok(());
     }
-    eprintln!("xtask: installing the JS SDK into {}", js.join("node_modules").display());
+    eprintln!("xtask: installing {}", js.join("node_modules").display());
     let version =
         output_of(Command::new("node").args(["-p", "Number(process.versions.node.split('.')[0]) >= 20"]))
             .context("running node (Node.js 20 or later is needed)")?;
-    ensure!(version.trim() == "true", "node is older than 20, which @a2a-js/sdk needs");
+    ensure!(version.trim() == "true", "node is older than 20 (@a2a-js/sdk and the console need 20)");
     check(
         Command::new("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(&js),
-        &format!("npm ci in tests/interop/{package}"),
+        &format!("npm ci in {}", js.display()),
     )?;
     fs::write(&stamp, lock)?;
     Ok(())
