@@ -190,7 +190,13 @@ async fn console_in_a_browser() {
     // The binary as shipped: the default (union) card, an API key, the console on.
     let server =
         ServerProcess::start(["--store", "memory", "--api-key", &format!("{KEY}=alice"), "--console"]).await;
-    let output = tokio::process::Command::new(&node)
+    let mut command = tokio::process::Command::new(&node);
+    // `A2A_CONSOLE_SCREENSHOT=docs/console.png` (relative to the workspace root) takes the
+    // screenshot of docs/console.md.
+    if let Some(path) = std::env::var_os("A2A_CONSOLE_SCREENSHOT") {
+        command.env("A2A_CONSOLE_SCREENSHOT", dir.join("../../..").join(path));
+    }
+    let output = command
         .arg(dir.join("test/console.mjs"))
         .current_dir(&dir)
         .env("A2A_CONSOLE_URL", &server.url)

@@ -478,10 +478,12 @@
       this.timeline.append(el("li", { class: "error" }, message(error)));
     }
   };
+  function scrollDown() {
+    byId("chat-form").scrollIntoView({ block: "end" });
+  }
   function appendUser(text) {
-    const log = byId("chat-log");
-    log.append(el("div", { class: "user" }, text));
-    log.scrollTop = log.scrollHeight;
+    byId("chat-log").append(el("div", { class: "user" }, text));
+    scrollDown();
   }
   async function send(msg, panel) {
     const log = byId("chat-log");
@@ -492,7 +494,7 @@
       if (byId("chat-stream").checked) {
         for await (const event of c.stream("SendStreamingMessage", { message: msg })) {
           target.apply(event);
-          log.scrollTop = log.scrollHeight;
+          scrollDown();
         }
       } else {
         const result = await c.call("SendMessage", { message: msg, configuration: { returnImmediately: false } });

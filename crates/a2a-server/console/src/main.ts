@@ -357,10 +357,14 @@ class TaskPanel {
   }
 }
 
+/** Keeps the message box in view as the log grows. */
+function scrollDown(): void {
+  byId('chat-form').scrollIntoView({ block: 'end' });
+}
+
 function appendUser(text: string): void {
-  const log = byId('chat-log');
-  log.append(el('div', { class: 'user' }, text));
-  log.scrollTop = log.scrollHeight;
+  byId('chat-log').append(el('div', { class: 'user' }, text));
+  scrollDown();
 }
 
 /** Sends `msg` and renders the answer (the stream, or the one result) into `panel`. */
@@ -373,7 +377,7 @@ async function send(msg: Json, panel?: TaskPanel): Promise<void> {
     if (byId<HTMLInputElement>('chat-stream').checked) {
       for await (const event of c.stream('SendStreamingMessage', { message: msg })) {
         target.apply(event);
-        log.scrollTop = log.scrollHeight;
+        scrollDown();
       }
     } else {
       const result = await c.call('SendMessage', { message: msg, configuration: { returnImmediately: false } });
