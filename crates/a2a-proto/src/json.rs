@@ -229,6 +229,19 @@ fn always_present<T: prost::Name>() -> Option<&'static [DefaultField]> {
     ALWAYS_PRESENT.iter().find(|(name, _)| *name == T::NAME).map(|(_, fields)| *fields)
 }
 
+/// A human name for a JSON value's type, for error descriptions: `null`, `a boolean`, `a
+/// number`, `a string`, `an array`, `an object`.
+pub fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// Serializes an A2A message as ProtoJSON, keeping the fields the spec requires on the wire
 /// even at their default value (see `ALWAYS_PRESENT`; e.g. ListTasksResponse's `nextPageToken`).
 /// Bindings write every message through this function or [`to_vec`].

@@ -29,6 +29,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::descriptor::{self, Descriptors, Scalar, Shape, Type, WellKnown};
+use crate::json::type_name;
 
 const CARD: &str = "lf.a2a.v1.AgentCard";
 const SECURITY_SCHEME: &str = "lf.a2a.v1.SecurityScheme";
@@ -110,17 +111,6 @@ fn join(path: &str, key: &str) -> String {
         key.to_owned()
     } else {
         format!("{path}.{key}")
-    }
-}
-
-fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

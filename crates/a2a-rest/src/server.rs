@@ -339,7 +339,10 @@ fn to_object(bytes: &[u8]) -> Result<Map<String, Value>, Rejection> {
     match serde_json::from_slice::<Value>(bytes) {
         Ok(Value::Object(object)) => Ok(object),
         Ok(other) => Err(Error::InvalidRequest {
-            reason: format!("the request body must be a JSON object, not {}", json_kind(&other)),
+            reason: format!(
+                "the request body must be a JSON object, not {}",
+                a2a_proto::json::type_name(&other)
+            ),
         }
         .into()),
         Err(err) => Err(Error::ParseError { reason: err.to_string() }.into()),
@@ -377,17 +380,6 @@ fn is_json(content_type: &HeaderValue) -> bool {
     let Ok(text) = content_type.to_str() else { return false };
     let essence = text.split(';').next().unwrap_or_default().trim();
     essence.eq_ignore_ascii_case(A2A_JSON) || essence.eq_ignore_ascii_case("application/json")
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]

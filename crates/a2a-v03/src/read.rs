@@ -6,6 +6,7 @@
 //! empty optional fields); inside metadata objects `null` stays data.
 
 use a2a_core::Error;
+use a2a_proto::json::type_name;
 use serde_json::{Map, Value};
 
 /// `base` followed by `.key` (or just `key` at the root).
@@ -31,18 +32,6 @@ pub(crate) fn invalid(path: &str, description: impl Into<String>) -> Error {
 /// accept ([`a2a_proto::json::MAX_DEPTH`]): what 0.3 takes in must fit the same protobuf messages.
 pub(crate) fn check_depth(params: &Value) -> a2a_core::Result<()> {
     a2a_proto::json::check_depth(params).map_err(|e| invalid("", e.message()))
-}
-
-/// A human name for a JSON value's type, for error descriptions.
-fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// A JSON object being read, with its path.
