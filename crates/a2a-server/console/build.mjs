@@ -1,5 +1,6 @@
 // Builds the console into dist/ (checked in; the server embeds it): the TypeScript bundled into
-// one script by esbuild, the HTML and the style copied. `cargo xtask console` runs it after
+// one minified script and the style minified by esbuild (smaller to embed and to serve), the
+// HTML copied. `cargo xtask console` runs it after
 // `npm ci`; `--check` builds into a scratch directory (`A2A_CONSOLE_OUT`) and fails when dist/
 // differs from it.
 import { build } from 'esbuild';
@@ -18,9 +19,15 @@ await build({
   target: 'es2022',
   charset: 'utf8',
   legalComments: 'none',
-  minify: false,
+  minify: true,
   sourcemap: false,
   logLevel: 'warning',
 });
 copyFileSync(join(here, 'src', 'index.html'), join(dist, 'index.html'));
-copyFileSync(join(here, 'src', 'console.css'), join(dist, 'console.css'));
+await build({
+  entryPoints: [join(here, 'src', 'console.css')],
+  outfile: join(dist, 'console.css'),
+  minify: true,
+  charset: 'utf8',
+  logLevel: 'warning',
+});
