@@ -1,9 +1,10 @@
 // Builds the console into dist/ (checked in; the server embeds it): the TypeScript bundled into
-// one minified script and the style minified by esbuild (smaller to embed and to serve), the
-// HTML copied. `cargo xtask console` runs it after `npm ci`; `--check` builds into a scratch
-// directory (`A2A_CONSOLE_OUT`) and fails when dist/ differs from it.
+// one minified script and the style minified by esbuild (smaller to embed and to serve). The
+// page, src/index.html, is not built: the server embeds it as it is. `cargo xtask console` runs
+// this after `npm ci`; `--check` builds into a scratch directory (`A2A_CONSOLE_OUT`) and fails
+// when dist/ differs from it.
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -26,4 +27,3 @@ await build({
   sourcemap: false,
   logLevel: 'warning',
 });
-copyFileSync(join(here, 'src', 'index.html'), join(dist, 'index.html'));

@@ -1,7 +1,7 @@
 //! The web console (`a2a-server --console`, [`ServerBuilder::console`](crate::ServerBuilder::console)),
 //! served under [`CONSOLE_PATH`] on the main port: a TypeScript application (its sources in
-//! `crates/a2a-server/console/`, built into `console/dist/`, checked in and embedded here, so
-//! building the server needs no Node) that talks to the server's own JSON-RPC and HTTP+JSON
+//! `crates/a2a-server/console/`, the script and style built into `console/dist/`, checked in and
+//! embedded here with the page `console/src/index.html`, so building the server needs no Node) that talks to the server's own JSON-RPC and HTTP+JSON
 //! endpoints as any client does, with the credential the user enters, and to the small API below
 //! for what A2A does not carry. `docs/console.md` says what each view shows.
 //!
@@ -37,7 +37,8 @@ use crate::metrics::{ExecutionKind, Metrics};
 /// Where the console is served.
 pub const CONSOLE_PATH: &str = "/console";
 
-const INDEX_HTML: &str = include_str!("../console/dist/index.html");
+// The page is not built (`console/build.mjs`): embedded from its source.
+const INDEX_HTML: &str = include_str!("../console/src/index.html");
 const CONSOLE_JS: &str = include_str!("../console/dist/console.js");
 const CONSOLE_CSS: &str = include_str!("../console/dist/console.css");
 
