@@ -187,9 +187,10 @@ async fn console_in_a_browser() {
         "Chromium is required for the console's browser test: {chromium} is missing \
          (apt-get install chromium; .ci/run installs it)"
     );
-    // The binary as shipped: the default (union) card, an API key, the console on.
+    // The binary as shipped: the default (union) card, an API key, a tenant, the console on.
+    let key = format!("{KEY}=alice");
     let server =
-        ServerProcess::start(["--store", "memory", "--api-key", &format!("{KEY}=alice"), "--console"]).await;
+        ServerProcess::start(["--store", "memory", "--api-key", &key, "--tenant", "acme", "--console"]).await;
     let mut command = tokio::process::Command::new(&node);
     // `A2A_CONSOLE_SCREENSHOT=docs/console.png` (relative to the workspace root) takes the
     // screenshot of docs/console.md.

@@ -47,6 +47,8 @@ try {
   await page.locator('#login').waitFor({ state: 'hidden' });
   await page.locator('.agent').first().locator('[data-valid="true"]').waitFor();
   await page.locator('.agent h2').first().filter({ hasText: 'reference agent' }).waitFor();
+  // Every tenant's card too, each validated.
+  await page.locator('.agent[data-tenant="acme"] [data-valid="true"]').waitFor();
 
   step = 'chat: `stream 5 50` streams five chunks, then COMPLETED';
   await page.click('#nav button[data-view="chat"]');
@@ -123,6 +125,21 @@ try {
   for (const binding of ['JSONRPC', 'HTTP+JSON']) {
     await page.locator('.requests tr', { hasText: binding }).filter({ hasText: 'SendStreamingMessage' }).first().waitFor();
   }
+
+  step = 'a tenant: its card chosen, a chat over its interface, its own task list';
+  const acme = await page.locator('#agent-select option', { hasText: 'tenant acme' }).getAttribute('value');
+  await page.selectOption('#agent-select', acme);
+  await page.click('#nav button[data-view="chat"]');
+  for (const binding of ['JSONRPC 1.0', 'HTTP+JSON 1.0']) {
+    const value = await page.locator('#chat-binding option', { hasText: binding }).getAttribute('value');
+    await page.selectOption('#chat-binding', value);
+    await page.fill('#chat-input', 'stream 2');
+    await page.click('#chat-send');
+    await page.locator('.task-panel[data-state="COMPLETED"] .chunk').nth(1).waitFor();
+    await page.click('#chat-new');
+  }
+  await page.click('#nav button[data-view="tasks"]');
+  await page.waitForFunction(() => document.querySelectorAll('#task-rows tr').length === 2, null, { timeout });
 
   if (failures.length) throw new Error(failures.join('; '));
   console.log('console test: ok');
