@@ -710,11 +710,11 @@ impl ServerBuilder {
         metrics: &Metrics,
     ) -> std::io::Result<(DefaultRequestHandler, Arc<dyn TaskStore>)> {
         let invalid = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, what.to_owned());
-        let executor = metrics::CountedExecutor::new(executor, metrics);
-        let mut handler = DefaultRequestHandler::builder(card.clone(), executor)
-            .content_limits(self.limits.content)
-            .push_destination_policy(self.policy.clone())
-            .push_timeout(Duration::from_secs(10));
+        let mut handler =
+            DefaultRequestHandler::builder_for(TenantAgent::with_executor(card.clone(), executor))
+                .content_limits(self.limits.content)
+                .push_destination_policy(self.policy.clone())
+                .push_timeout(Duration::from_secs(10));
         if let Some(operations) = self.extensions_required_for.take() {
             handler = handler.extensions_required_for(operations);
         }
@@ -753,11 +753,7 @@ impl ServerBuilder {
             }));
         }
         for (name, agent) in std::mem::take(&mut self.tenants) {
-            let counted = metrics.clone();
-            handler = handler.tenant(
-                name,
-                agent.map_executor(|executor| Arc::new(metrics::CountedExecutor::new(executor, &counted))),
-            );
+            handler = handler.tenant(name, agent);
         }
         let tasks =
             self.tasks.take().unwrap_or_else(|| Arc::new(a2a_core::store::memory::InMemoryTaskStore::new()));

@@ -36,6 +36,7 @@ use crate::executor::{AgentExecutor, RequestContext, TaskUpdater};
 use crate::operation::{Operation, Request, Response};
 use crate::push::{DestinationPolicy, PushDispatcher, PushStats, PushTransport, RetryPolicy, WriteTaskV0_3};
 use crate::service::{A2aService, EventStream};
+use crate::stats::{ExecutionKind, Executions};
 use crate::store::memory::{InMemoryPushConfigStore, InMemoryTaskStore};
 use crate::store::{PushConfigStore, Scope, StoredTask, TaskQuery, TaskStore, TaskView};
 use agents::{Agents, ExtendedCard};
@@ -57,6 +58,7 @@ struct Inner {
     cluster: Option<Arc<dyn Cluster>>,
     policy: DestinationPolicy,
     registry: Registry,
+    executions: Arc<Executions>,
     versions: Vec<ProtocolVersion>,
     /// `None`: required extensions apply to every operation.
     extensions_required_for: Option<Vec<Operation>>,
@@ -258,6 +260,7 @@ impl HandlerBuilder {
             cluster: self.cluster,
             policy: self.policy,
             registry: Registry::default(),
+            executions: Arc::default(),
             versions: vec![ProtocolVersion::V1_0],
             extensions_required_for: self.extensions_required_for,
             limits: self.limits,
@@ -272,8 +275,15 @@ impl HandlerBuilder {
 impl DefaultRequestHandler {
     /// A builder for an agent described by `card` whose logic is `executor`.
     pub fn builder(card: AgentCard, executor: impl AgentExecutor) -> HandlerBuilder {
+        Self::builder_for(TenantAgent::new(card, executor))
+    }
+
+    /// A builder for `agent` (a card and an executor, which may be shared:
+    /// [`TenantAgent::with_executor`] takes an `Arc<dyn AgentExecutor>` as it is, where
+    /// [`builder`](Self::builder) would wrap it in one more `Arc`, one more boxed future per call).
+    pub fn builder_for(agent: TenantAgent) -> HandlerBuilder {
         HandlerBuilder {
-            agent: TenantAgent::new(card, executor),
+            agent,
             tenants: std::collections::HashMap::new(),
             finish_extended: None,
             tasks: None,
@@ -299,6 +309,12 @@ impl DefaultRequestHandler {
     /// once every execution has ended and every stream is closed it returns to 0.
     pub fn live_tasks(&self) -> usize {
         self.inner.registry.live().len()
+    }
+
+    /// Agent executor calls of `kind` this handler (every tenant's agent) has in progress now:
+    /// another figure for leak checks, 0 once every execution has ended.
+    pub fn active_executions(&self, kind: ExecutionKind) -> i64 {
+        self.inner.executions.active(kind)
     }
 
     /// The public agent card of the default agent, which this handler validates capabilities
@@ -514,7 +530,10 @@ impl Inner {
         let guard = runtime.producer();
         let updater = TaskUpdater::new(Arc::clone(&runtime), guard);
         let executor = &*self.agents.for_task(&scope.tenant).executor;
-        if let Err(error) = executor.recover(stored.task, updater.clone()).await.and(updater.flush().await) {
+        let running = self.executions.running(ExecutionKind::Recover);
+        let recovered = executor.recover(stored.task, updater.clone()).await;
+        drop(running);
+        if let Err(error) = recovered.and(updater.flush().await) {
             tracing::warn!(%task_id, %error, "could not resolve a task whose execution is gone");
         }
         Ok(())
@@ -553,6 +572,7 @@ impl Inner {
         let guard = runtime.producer();
         let updater = TaskUpdater::new(Arc::clone(runtime), Arc::clone(&guard));
         let runtime = Arc::clone(runtime);
+        let executions = Arc::clone(&self.executions);
         // Boxed: the execution's state machine (the request context, the runtime's flushes) is
         // large, and spawning moves an unboxed future several times (into the task's cell, into
         // its stage); a box moves as one pointer.
@@ -561,6 +581,7 @@ impl Inner {
         let span = crate::trace::span_for_spawn();
         Execution(Box::pin(tracing::Instrument::instrument(
             async move {
+                let running = executions.running(ExecutionKind::Execute);
                 let execution =
                     runtime.run_execution(AssertUnwindSafe((*executor).execute(ctx, updater)).catch_unwind());
                 // An agent that ignores its cancellation would hold the task's runtime (and
@@ -593,6 +614,7 @@ impl Inner {
                         .unwrap_or_else(|| "panic".into());
                     Err(Error::internal(format!("the agent panicked: {reason}")))
                 });
+                drop(running);
                 runtime.finish_execution(outcome).await;
                 drop(guard);
             },
@@ -1088,7 +1110,10 @@ impl Inner {
         let guard = runtime.producer();
         let updater = TaskUpdater::new(Arc::clone(&runtime), Arc::clone(&guard));
         let executor = &*inner.agents.for_task(&scope.tenant).executor;
-        if let Err(error) = executor.cancel(task.clone(), updater.clone()).await {
+        let running = inner.executions.running(ExecutionKind::Cancel);
+        let canceled = executor.cancel(task.clone(), updater.clone()).await;
+        drop(running);
+        if let Err(error) = canceled {
             tracing::warn!(task_id = %task.id, %error, "the agent's cancel failed; canceling anyway");
         }
         // What the agent published is read back from the store below.

@@ -7,12 +7,11 @@
 //! - requests, durations and open streams: an [`A2aService`](a2a_core::A2aService) wrapper per
 //!   binding (`service.rs`), where the operation, the outcome and the caller's protocol version
 //!   are known, and the binding is fixed by which router the wrapper was given to;
-//! - executions in progress: an [`AgentExecutor`](a2a_core::AgentExecutor) wrapper
-//!   (`executor.rs`);
 //! - store latency and failures: [`TaskStore`](a2a_core::store::TaskStore) and
 //!   [`PushConfigStore`](a2a_core::store::PushConfigStore) wrappers (`store.rs`);
-//! - push deliveries and subscriber resyncs: counters core keeps anyway
-//!   (`DefaultRequestHandler::push_stats`, [`a2a_core::stats`]), read at scrape time.
+//! - executions in progress, push deliveries and subscriber resyncs: counters core keeps anyway
+//!   (`DefaultRequestHandler::active_executions`, `DefaultRequestHandler::push_stats`,
+//!   [`a2a_core::stats`]), read at scrape time.
 //!
 //! Hot-path cost: every series is a plain atomic in fixed arrays indexed by the closed enums
 //! ([`Operation`], [`Binding`], [`ProtocolVersion`], the outcome), so recording a request is a few
@@ -20,7 +19,6 @@
 //! from those enums only, never from a request. The text is built only when scraped, by
 //! `prometheus-client`'s encoder through its [`Collector`] interface.
 
-mod executor;
 mod histogram;
 #[cfg(feature = "otel")]
 mod otel;
@@ -41,7 +39,6 @@ use prometheus_client::encoding::{DescriptorEncoder, NoLabelSet};
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::{Registry, Unit};
 
-pub(crate) use executor::CountedExecutor;
 use histogram::Histogram;
 pub(crate) use service::Metered;
 pub(crate) use store::{TimedPushConfigStore, TimedTaskStore};
@@ -126,32 +123,8 @@ fn version_index(version: ProtocolVersion) -> usize {
 /// The two streaming operations, the `operation` label of the open streams gauge.
 const STREAMING: [Operation; 2] = [Operation::SendStreamingMessage, Operation::SubscribeToTask];
 
-/// What an [`AgentExecutor`](a2a_core::AgentExecutor) call does: the `kind` label of the
-/// executions gauge.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExecutionKind {
-    /// `execute`: a message being worked on.
-    Execute,
-    /// `cancel`: a CancelTask being carried out by the agent.
-    Cancel,
-    /// `recover`: a task a previous run left running, being resolved at startup.
-    Recover,
-}
-
-impl ExecutionKind {
-    /// Every kind.
-    pub const ALL: [ExecutionKind; 3] =
-        [ExecutionKind::Execute, ExecutionKind::Cancel, ExecutionKind::Recover];
-
-    /// The label value.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ExecutionKind::Execute => "execute",
-            ExecutionKind::Cancel => "cancel",
-            ExecutionKind::Recover => "recover",
-        }
-    }
-}
+/// The `kind` label of the executions gauge.
+pub use a2a_core::stats::ExecutionKind;
 
 /// A store method: the `operation` label of the store metrics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -294,7 +267,6 @@ pub(crate) struct Counters {
     requests: Box<[AtomicU64]>,
     durations: Box<[Histogram]>,
     open_streams: [AtomicI64; BINDINGS * STREAMING.len()],
-    executions: [AtomicI64; ExecutionKind::ALL.len()],
     store: [Histogram; StoreOperation::ALL.len()],
     store_errors: [AtomicU64; StoreOperation::ALL.len()],
     refusals: [AtomicU64; Limit::ALL.len()],
@@ -313,7 +285,6 @@ impl Default for Counters {
                 .collect(),
             durations: (0..BINDINGS * OPERATIONS).map(|_| Histogram::default()).collect(),
             open_streams: Default::default(),
-            executions: Default::default(),
             store: Default::default(),
             store_errors: Default::default(),
             refusals: Default::default(),
@@ -350,10 +321,6 @@ impl Counters {
 
     fn stream_closed(&self, binding: Binding, operation: Operation) {
         self.open_streams[stream_slot(binding, operation)].fetch_sub(1, Ordering::Relaxed);
-    }
-
-    fn execution(&self, kind: ExecutionKind) -> &AtomicI64 {
-        &self.executions[kind as usize]
     }
 
     fn store_done(&self, operation: StoreOperation, elapsed: Duration, failed: bool) {
@@ -444,9 +411,15 @@ impl Metrics {
         self.counters.open_streams[stream_slot(binding, operation)].load(Ordering::Relaxed)
     }
 
-    /// Agent executor calls of `kind` in progress now.
+    /// Agent executor calls of `kind` in progress now in the default handler (0 with a service
+    /// of the user's own, which the server cannot see into).
     pub fn active_executions(&self, kind: ExecutionKind) -> i64 {
-        self.counters.execution(kind).load(Ordering::Relaxed)
+        self.counters
+            .handler
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .map_or(0, |h| h.active_executions(kind))
     }
 
     /// Task runtimes alive now in the default handler (an execution running or a stream
@@ -598,7 +571,7 @@ impl Metrics {
             Kind::Gauge,
         );
         for kind in ExecutionKind::ALL {
-            let value = c.execution(kind).load(Ordering::Relaxed);
+            let value = self.active_executions(kind);
             executions.push(vec![("kind", kind.as_str())], Value::Gauge(value));
         }
         families.push(executions);
