@@ -264,6 +264,66 @@ impl Error {
         Error::UnsupportedOperation { reason: reason.into() }
     }
 
+    /// The JSON-RPC `error.code` of this error (spec 5.4, 9.5): the A2A errors' -32001..-32009,
+    /// JSON-RPC's own -32700/-32600/-32601/-32602/-32603, and this project's choice for what the
+    /// spec leaves open (-32010 unauthenticated, -32011 permission denied, -32012 resource
+    /// exhausted). A2A 0.3 numbers its errors the same way.
+    pub fn json_rpc_code(&self) -> i64 {
+        match self {
+            Error::TaskNotFound { .. } => -32001,
+            Error::TaskNotCancelable { .. } => -32002,
+            Error::PushNotificationNotSupported => -32003,
+            Error::UnsupportedOperation { .. } => -32004,
+            Error::ContentTypeNotSupported { .. } => -32005,
+            Error::InvalidAgentResponse { .. } => -32006,
+            Error::ExtendedAgentCardNotConfigured => -32007,
+            Error::ExtensionSupportRequired { .. } => -32008,
+            Error::VersionNotSupported { .. } => -32009,
+            Error::Unauthenticated { .. } => -32010,
+            Error::PermissionDenied { .. } => -32011,
+            Error::ResourceExhausted { .. } => -32012,
+            Error::ParseError { .. } => -32700,
+            Error::InvalidRequest { .. } => -32600,
+            Error::MethodNotFound { .. } => -32601,
+            Error::InvalidParams { .. } => -32602,
+            // Transport is client-side only; a server that meets one (e.g. while calling another
+            // agent) failed internally.
+            Error::Internal { .. } | Error::Transport { .. } => -32603,
+        }
+    }
+
+    /// The error a JSON-RPC error `code` names when a peer sent no details to say it exactly
+    /// (the reverse of [`json_rpc_code`](Self::json_rpc_code)), with `message` as its text:
+    /// without the prefix `Display` adds when the peer sent `Display` of its error, as our
+    /// servers do ([`strip_display_prefix`](Self::strip_display_prefix)). Also reads a2a-go's
+    /// -31401 / -31403 for unauthenticated / permission denied. `None` for a code of no error.
+    pub fn from_json_rpc_code(code: i64, message: &str) -> Option<Error> {
+        let text = |make: fn(String) -> Error| {
+            make(Error::strip_display_prefix(message, &make(String::new())).to_owned())
+        };
+        Some(match code {
+            -32001 => Error::TaskNotFound { task_id: String::new() },
+            -32002 => Error::TaskNotCancelable { task_id: String::new(), state: Default::default() },
+            -32003 => Error::PushNotificationNotSupported,
+            -32004 => text(|reason| Error::UnsupportedOperation { reason }),
+            -32005 => Error::ContentTypeNotSupported { media_type: String::new() },
+            -32006 => text(|reason| Error::InvalidAgentResponse { reason }),
+            -32007 => Error::ExtendedAgentCardNotConfigured,
+            -32008 => Error::ExtensionSupportRequired { uris: Vec::new() },
+            -32009 => Error::VersionNotSupported { version: String::new(), supported: Vec::new() },
+            -32010 | -31401 => text(|reason| Error::Unauthenticated { reason }),
+            -32011 | -31403 => text(|reason| Error::PermissionDenied { reason }),
+            -32012 => text(|reason| Error::ResourceExhausted { reason, retry_after_secs: None }),
+            -32700 => text(|reason| Error::ParseError { reason }),
+            -32600 => text(|reason| Error::InvalidRequest { reason }),
+            -32601 => text(|method| Error::MethodNotFound { method }),
+            // Without a BadRequest there is no field to name; the message is the description.
+            -32602 => text(Error::invalid_params_unattributed),
+            -32603 => text(|reason| Error::Internal { reason }),
+            _ => return None,
+        })
+    }
+
     /// The ErrorInfo reason of A2A-specific errors (spec 3.3.2's table), `None` for the standard
     /// request errors (parse, invalid request/params, method not found, auth, internal, transport).
     pub fn reason(&self) -> Option<&'static str> {
@@ -407,6 +467,18 @@ impl Error {
         details
     }
 
+    /// [`from_json_details`](Self::from_json_details) of a JSON-RPC `error.data` member (or a
+    /// 0.3 error object's `data`): spec 9.5 makes it an array of `@type` objects; a single object
+    /// (as some peers send) is read as a one-element array, anything else as no details.
+    pub fn from_json_error_data(message: &str, data: Option<&Value>) -> Option<Self> {
+        let details: &[Value] = match data {
+            Some(Value::Array(items)) => items,
+            Some(object @ Value::Object(_)) => std::slice::from_ref(object),
+            _ => &[],
+        };
+        Self::from_json_details(message, details)
+    }
+
     /// Client side: the error described by JSON details, if they identify one: an A2A ErrorInfo
     /// (domain [`ERROR_DOMAIN`]), or a BadRequest (invalid params). `None` means the caller falls
     /// back to the binding's numeric code.
@@ -498,6 +570,36 @@ mod tests {
             Error::ExtensionSupportRequired { uris: vec!["urn:a".into(), "urn:b".into()] },
             Error::VersionNotSupported { version: "9.9".into(), supported: vec!["1.0".into()] },
         ]
+    }
+
+    #[test]
+    fn json_rpc_codes_follow_the_spec_5_4_table_and_read_back() {
+        let codes: Vec<i64> = every_a2a_error().iter().map(Error::json_rpc_code).collect();
+        assert_eq!(codes, [-32001, -32002, -32003, -32004, -32005, -32006, -32007, -32008, -32009]);
+        let standard = [
+            (Error::Unauthenticated { reason: "no token".into() }, -32010),
+            (Error::PermissionDenied { reason: "not yours".into() }, -32011),
+            (Error::ResourceExhausted { reason: "full".into(), retry_after_secs: None }, -32012),
+            (Error::ParseError { reason: "eof".into() }, -32700),
+            (Error::InvalidRequest { reason: "no method".into() }, -32600),
+            (Error::MethodNotFound { method: "Foo".into() }, -32601),
+            (Error::invalid_params_unattributed("bad"), -32602),
+            (Error::internal("boom"), -32603),
+        ];
+        for (error, code) in standard {
+            assert_eq!(error.json_rpc_code(), code, "{error:?}");
+            // Sent as `Display`, read back by its code alone: the same error.
+            let back = Error::from_json_rpc_code(code, &error.to_string()).unwrap();
+            assert_eq!(format!("{back:?}"), format!("{error:?}"));
+        }
+        assert_eq!(Error::Transport { reason: "x".into() }.json_rpc_code(), -32603);
+        for error in every_a2a_error() {
+            let back = Error::from_json_rpc_code(error.json_rpc_code(), &error.to_string()).unwrap();
+            assert_eq!(back.reason(), error.reason());
+        }
+        assert!(matches!(Error::from_json_rpc_code(-31401, "no"), Some(Error::Unauthenticated { .. })));
+        assert!(matches!(Error::from_json_rpc_code(-31403, "no"), Some(Error::PermissionDenied { .. })));
+        assert!(Error::from_json_rpc_code(-32050, "custom").is_none());
     }
 
     #[test]

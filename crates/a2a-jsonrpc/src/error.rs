@@ -50,30 +50,9 @@ pub const PERMISSION_DENIED: i64 = -32011;
 /// `-32012`: a limit of the server was reached; retry later (this binding's choice).
 pub const RESOURCE_EXHAUSTED: i64 = -32012;
 
-/// The JSON-RPC `error.code` of `error` (spec 5.4, 9.5).
+/// The JSON-RPC `error.code` of `error` (spec 5.4, 9.5): [`Error::json_rpc_code`].
 pub fn code(error: &Error) -> i64 {
-    match error {
-        Error::TaskNotFound { .. } => -32001,
-        Error::TaskNotCancelable { .. } => -32002,
-        Error::PushNotificationNotSupported => -32003,
-        Error::UnsupportedOperation { .. } => -32004,
-        Error::ContentTypeNotSupported { .. } => -32005,
-        Error::InvalidAgentResponse { .. } => -32006,
-        Error::ExtendedAgentCardNotConfigured => -32007,
-        Error::ExtensionSupportRequired { .. } => -32008,
-        Error::VersionNotSupported { .. } => -32009,
-        Error::ParseError { .. } => PARSE_ERROR,
-        Error::InvalidRequest { .. } => INVALID_REQUEST,
-        Error::MethodNotFound { .. } => METHOD_NOT_FOUND,
-        Error::InvalidParams { .. } => INVALID_PARAMS,
-        Error::Unauthenticated { .. } => UNAUTHENTICATED,
-        Error::PermissionDenied { .. } => PERMISSION_DENIED,
-        Error::ResourceExhausted { .. } => RESOURCE_EXHAUSTED,
-        Error::Internal { .. } => INTERNAL_ERROR,
-        // Client-side only; a server that meets one (e.g. while calling another agent) failed
-        // internally.
-        Error::Transport { .. } => INTERNAL_ERROR,
-    }
+    error.json_rpc_code()
 }
 
 /// The error a JSON-RPC error object describes (client side).
@@ -83,61 +62,14 @@ pub fn code(error: &Error) -> i64 {
 /// `google.rpc.ErrorInfo` of the A2A domain or a `google.rpc.BadRequest` decides the error;
 /// otherwise the code does, and an unknown code becomes [`Error::Internal`] naming it.
 pub fn from_wire(code: i64, message: &str, data: Option<&Value>) -> Error {
-    let details: &[Value] = match data {
-        Some(Value::Array(items)) => items,
-        Some(object @ Value::Object(_)) => std::slice::from_ref(object),
-        _ => &[],
-    };
-    if let Some(error) = Error::from_json_details(message, details) {
-        return error;
-    }
-    from_code(code, message)
+    Error::from_json_error_data(message, data).unwrap_or_else(|| from_code(code, message))
 }
 
-/// The fallback of [`from_wire`]: the error named by the code alone. The servers of this crate
-/// send `Display` of the error as the message; the prefix `Display` adds is removed again so
-/// that, e.g., `Internal { reason }` round-trips.
+/// The fallback of [`from_wire`]: the error named by the code alone
+/// ([`Error::from_json_rpc_code`]); an unknown code is an internal error naming it.
 fn from_code(code: i64, message: &str) -> Error {
-    let text = |template: Error| Error::strip_display_prefix(message, &template).to_owned();
-    match code {
-        -32001 => Error::TaskNotFound { task_id: String::new() },
-        -32002 => Error::TaskNotCancelable { task_id: String::new(), state: Default::default() },
-        -32003 => Error::PushNotificationNotSupported,
-        -32004 => Error::UnsupportedOperation {
-            reason: text(Error::UnsupportedOperation { reason: String::new() }),
-        },
-        -32005 => Error::ContentTypeNotSupported { media_type: String::new() },
-        -32006 => Error::InvalidAgentResponse {
-            reason: text(Error::InvalidAgentResponse { reason: String::new() }),
-        },
-        -32007 => Error::ExtendedAgentCardNotConfigured,
-        -32008 => Error::ExtensionSupportRequired { uris: Vec::new() },
-        -32009 => Error::VersionNotSupported { version: String::new(), supported: Vec::new() },
-        PARSE_ERROR => Error::ParseError { reason: text(Error::ParseError { reason: String::new() }) },
-        INVALID_REQUEST => {
-            Error::InvalidRequest { reason: text(Error::InvalidRequest { reason: String::new() }) }
-        }
-        METHOD_NOT_FOUND => {
-            Error::MethodNotFound { method: text(Error::MethodNotFound { method: String::new() }) }
-        }
-        // Without a BadRequest there is no field to name; keep the message as the description.
-        INVALID_PARAMS => {
-            Error::invalid_params_unattributed(text(Error::InvalidParams { violations: Vec::new() }))
-        }
-        // -31401 / -31403: what a2a-go sends for these.
-        UNAUTHENTICATED | -31401 => {
-            Error::Unauthenticated { reason: text(Error::Unauthenticated { reason: String::new() }) }
-        }
-        PERMISSION_DENIED | -31403 => {
-            Error::PermissionDenied { reason: text(Error::PermissionDenied { reason: String::new() }) }
-        }
-        RESOURCE_EXHAUSTED => Error::ResourceExhausted {
-            reason: text(Error::ResourceExhausted { reason: String::new(), retry_after_secs: None }),
-            retry_after_secs: None,
-        },
-        INTERNAL_ERROR => Error::Internal { reason: text(Error::Internal { reason: String::new() }) },
-        other => Error::Internal { reason: format!("JSON-RPC error {other}: {message}") },
-    }
+    Error::from_json_rpc_code(code, message)
+        .unwrap_or_else(|| Error::Internal { reason: format!("JSON-RPC error {code}: {message}") })
 }
 
 #[cfg(test)]
@@ -145,24 +77,6 @@ mod tests {
     use super::*;
     use a2a_core::error::{BAD_REQUEST_TYPE, ERROR_INFO_TYPE};
     use serde_json::json;
-
-    #[test]
-    fn a2a_codes_follow_the_spec_5_4_table() {
-        let table = [
-            (Error::TaskNotFound { task_id: "t".into() }, -32001),
-            (Error::TaskNotCancelable { task_id: "t".into(), state: Default::default() }, -32002),
-            (Error::PushNotificationNotSupported, -32003),
-            (Error::unsupported("x"), -32004),
-            (Error::ContentTypeNotSupported { media_type: "a/b".into() }, -32005),
-            (Error::InvalidAgentResponse { reason: "x".into() }, -32006),
-            (Error::ExtendedAgentCardNotConfigured, -32007),
-            (Error::ExtensionSupportRequired { uris: vec![] }, -32008),
-            (Error::VersionNotSupported { version: "9".into(), supported: vec![] }, -32009),
-        ];
-        for (error, expected) in table {
-            assert_eq!(code(&error), expected, "{error:?}");
-        }
-    }
 
     #[test]
     fn error_info_decides_over_a_disagreeing_code() {

@@ -28,7 +28,7 @@
 
 use std::time::Duration;
 
-use a2a_core::cluster::{Cluster, Note, Orphan};
+use a2a_core::cluster::{Cluster, Note, NumberedEvents, Orphan};
 use a2a_core::error::error_chain;
 use a2a_core::store::Scope;
 use a2a_core::{Error, Result};
@@ -231,12 +231,7 @@ impl Cluster for PostgresCluster {
         Ok(())
     }
 
-    async fn events_after(
-        &self,
-        task_id: &str,
-        after: u64,
-        limit: usize,
-    ) -> Result<Vec<(u64, StreamResponse)>> {
+    async fn events_after(&self, task_id: &str, after: u64, limit: usize) -> Result<NumberedEvents> {
         let client = self.store.client().await.map_err(|e| e.into_error())?;
         let statement = client
             .prepare_cached(

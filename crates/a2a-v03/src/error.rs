@@ -36,27 +36,10 @@ use serde_json::{json, Value};
 
 use crate::method::Method;
 
-/// The 0.3 error code of `error` (module table).
+/// The 0.3 error code of `error` (module table): 0.3 numbers its errors as 1.0's JSON-RPC
+/// binding does ([`Error::json_rpc_code`]).
 pub fn code(error: &Error) -> i64 {
-    match error {
-        Error::TaskNotFound { .. } => -32001,
-        Error::TaskNotCancelable { .. } => -32002,
-        Error::PushNotificationNotSupported => -32003,
-        Error::UnsupportedOperation { .. } => -32004,
-        Error::ContentTypeNotSupported { .. } => -32005,
-        Error::InvalidAgentResponse { .. } => -32006,
-        Error::ExtendedAgentCardNotConfigured => -32007,
-        Error::ExtensionSupportRequired { .. } => -32008,
-        Error::VersionNotSupported { .. } => -32009,
-        Error::Unauthenticated { .. } => -32010,
-        Error::PermissionDenied { .. } => -32011,
-        Error::ResourceExhausted { .. } => -32012,
-        Error::ParseError { .. } => -32700,
-        Error::InvalidRequest { .. } => -32600,
-        Error::MethodNotFound { .. } => -32601,
-        Error::InvalidParams { .. } => -32602,
-        Error::Internal { .. } | Error::Transport { .. } => -32603,
-    }
+    error.json_rpc_code()
 }
 
 /// `error` as a 0.3 error object: `{"code", "message", "data"?}`.
@@ -74,37 +57,15 @@ pub fn to_v03(error: &Error) -> Value {
 /// [`Error::Internal`] with the message.
 pub fn from_v03(error: &Value) -> Error {
     let message = error.get("message").and_then(Value::as_str).unwrap_or_default();
-    let details: &[Value] = match error.get("data") {
-        Some(Value::Array(items)) => items,
-        Some(object @ Value::Object(_)) => std::slice::from_ref(object),
-        _ => &[],
-    };
-    if let Some(error) = Error::from_json_details(message, details) {
+    if let Some(error) = Error::from_json_error_data(message, error.get("data")) {
         return error;
     }
-    // A server that sends `Display` of its error as the message (as we do) has the variant's
-    // prefix in it already: strip it, so that it is not written twice.
-    let text = |make: fn(String) -> Error| {
-        make(Error::strip_display_prefix(message, &make(String::new())).to_owned())
-    };
+    // By the code alone: the same table as 1.0's JSON-RPC ([`Error::from_json_rpc_code`]), but
+    // for invalid params, which name the 0.3 request's `params` as a whole.
     match error.get("code").and_then(Value::as_i64) {
-        Some(-32001) => Error::TaskNotFound { task_id: String::new() },
-        Some(-32002) => Error::TaskNotCancelable { task_id: String::new(), state: Default::default() },
-        Some(-32003) => Error::PushNotificationNotSupported,
-        Some(-32004) => text(|reason| Error::UnsupportedOperation { reason }),
-        Some(-32005) => Error::ContentTypeNotSupported { media_type: String::new() },
-        Some(-32006) => text(|reason| Error::InvalidAgentResponse { reason }),
-        Some(-32007) => Error::ExtendedAgentCardNotConfigured,
-        Some(-32008) => Error::ExtensionSupportRequired { uris: Vec::new() },
-        Some(-32009) => Error::VersionNotSupported { version: String::new(), supported: Vec::new() },
-        Some(-32010) => text(|reason| Error::Unauthenticated { reason }),
-        Some(-32011) => text(|reason| Error::PermissionDenied { reason }),
-        Some(-32700) => text(|reason| Error::ParseError { reason }),
-        Some(-32600) => text(|reason| Error::InvalidRequest { reason }),
-        Some(-32601) => text(|method| Error::MethodNotFound { method }),
         Some(-32602) => Error::invalid_param("params", message),
-        Some(-32603) => text(|reason| Error::Internal { reason }),
-        Some(other) => Error::Internal { reason: format!("A2A 0.3 error {other}: {message}") },
+        Some(code) => Error::from_json_rpc_code(code, message)
+            .unwrap_or_else(|| Error::Internal { reason: format!("A2A 0.3 error {code}: {message}") }),
         None => Error::Internal { reason: format!("A2A 0.3 error without code: {message}") },
     }
 }

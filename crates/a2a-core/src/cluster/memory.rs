@@ -10,7 +10,7 @@ use a2a_proto::v1::{StreamResponse, TaskState};
 use async_trait::async_trait;
 use tokio::sync::broadcast;
 
-use super::{Cluster, Note, Orphan};
+use super::{Cluster, Note, NumberedEvents, Orphan};
 use crate::error::Result;
 use crate::store::TaskStore;
 
@@ -123,12 +123,7 @@ impl Cluster for Replica {
         Ok(())
     }
 
-    async fn events_after(
-        &self,
-        task_id: &str,
-        after: u64,
-        limit: usize,
-    ) -> Result<Vec<(u64, StreamResponse)>> {
+    async fn events_after(&self, task_id: &str, after: u64, limit: usize) -> Result<NumberedEvents> {
         let shared = self.shared.state.lock().expect("cluster lock");
         Ok(shared.events.get(task_id).map_or_else(Vec::new, |events| {
             events.range(after + 1..).take(limit).map(|(seq, event)| (*seq, event.clone())).collect()

@@ -40,6 +40,9 @@ use tokio::sync::broadcast;
 use crate::error::Result;
 use crate::store::Scope;
 
+/// Logged events of one task with their numbers (`seq`), in order ([`Cluster::events_after`]).
+pub type NumberedEvents = Vec<(u64, StreamResponse)>;
+
 /// What one replica tells the others.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Note {
@@ -85,12 +88,7 @@ pub trait Cluster: Send + Sync + 'static {
     /// The logged events of `task_id` numbered after `after`, in order, at most `limit` of them.
     /// Old events may have been pruned and the latest may not be logged yet: the caller checks
     /// the numbers for a gap.
-    async fn events_after(
-        &self,
-        task_id: &str,
-        after: u64,
-        limit: usize,
-    ) -> Result<Vec<(u64, StreamResponse)>>;
+    async fn events_after(&self, task_id: &str, after: u64, limit: usize) -> Result<NumberedEvents>;
 
     /// Asks every replica to cancel its execution of `task_id` ([`Note::Cancel`]).
     async fn request_cancel(&self, task_id: &str) -> Result<()>;
