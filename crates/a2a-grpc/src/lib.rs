@@ -92,12 +92,9 @@ mod guard;
 pub mod metadata;
 mod server;
 mod stream;
-#[cfg(feature = "v03")]
+// Without the feature, `v03` is the stand-in that refuses 0.3 (same items, no translation).
+#[cfg_attr(not(feature = "v03"), path = "without_v03.rs")]
 mod v03;
-#[cfg(not(feature = "v03"))]
-mod without_v03;
-#[cfg(not(feature = "v03"))]
-use without_v03 as v03;
 
 pub use a2a_proto::v1::grpc::a2a_service_server::A2aServiceServer;
 pub use client::GrpcClient;

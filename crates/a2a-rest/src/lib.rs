@@ -134,12 +134,9 @@ mod query;
 mod routes;
 mod server;
 mod sse;
-#[cfg(feature = "v03")]
+// Without the feature, `v03` is the stand-in that refuses 0.3 (same items, no translation).
+#[cfg_attr(not(feature = "v03"), path = "without_v03.rs")]
 mod v03;
-#[cfg(not(feature = "v03"))]
-mod without_v03;
-#[cfg(not(feature = "v03"))]
-use without_v03 as v03;
 
 pub use client::RestClient;
 pub use error::error_response;
