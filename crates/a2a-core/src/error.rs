@@ -324,29 +324,70 @@ impl Error {
         })
     }
 
+    /// Every error's name ([`name`](Self::name)), indexed by [`name_index`](Self::name_index):
+    /// the nine A2A-specific errors first, by their ErrorInfo reason (spec 3.3.2's table: the
+    /// spec name in upper snake case without `_ERROR`), then the standard request errors.
+    pub const NAMES: [&'static str; 18] = [
+        "TASK_NOT_FOUND",
+        "TASK_NOT_CANCELABLE",
+        "PUSH_NOTIFICATION_NOT_SUPPORTED",
+        "UNSUPPORTED_OPERATION",
+        "CONTENT_TYPE_NOT_SUPPORTED",
+        "INVALID_AGENT_RESPONSE",
+        "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
+        "EXTENSION_SUPPORT_REQUIRED",
+        "VERSION_NOT_SUPPORTED",
+        "PARSE_ERROR",
+        "INVALID_REQUEST",
+        "METHOD_NOT_FOUND",
+        "INVALID_PARAMS",
+        "UNAUTHENTICATED",
+        "PERMISSION_DENIED",
+        "RESOURCE_EXHAUSTED",
+        "INTERNAL_ERROR",
+        "TRANSPORT_ERROR",
+    ];
+
+    /// How many of [`NAMES`](Self::NAMES) are A2A-specific errors (the rest are standard).
+    const A2A_ERRORS: usize = 9;
+
+    /// The index of this error's name in [`NAMES`](Self::NAMES): one exhaustive match, so a new
+    /// variant does not compile until it has a name (a metric can keep one counter per name).
+    pub fn name_index(&self) -> usize {
+        match self {
+            Error::TaskNotFound { .. } => 0,
+            Error::TaskNotCancelable { .. } => 1,
+            Error::PushNotificationNotSupported => 2,
+            Error::UnsupportedOperation { .. } => 3,
+            Error::ContentTypeNotSupported { .. } => 4,
+            Error::InvalidAgentResponse { .. } => 5,
+            Error::ExtendedAgentCardNotConfigured => 6,
+            Error::ExtensionSupportRequired { .. } => 7,
+            Error::VersionNotSupported { .. } => 8,
+            Error::ParseError { .. } => 9,
+            Error::InvalidRequest { .. } => 10,
+            Error::MethodNotFound { .. } => 11,
+            Error::InvalidParams { .. } => 12,
+            Error::Unauthenticated { .. } => 13,
+            Error::PermissionDenied { .. } => 14,
+            Error::ResourceExhausted { .. } => 15,
+            Error::Internal { .. } => 16,
+            Error::Transport { .. } => 17,
+        }
+    }
+
+    /// This error's name, for logs and metrics: the ErrorInfo reason of an A2A-specific error,
+    /// else the standard error's (`INVALID_PARAMS`, `INTERNAL_ERROR`, ...; `PARSE_ERROR` and
+    /// `TRANSPORT_ERROR` too, which the bindings' ErrorInfo does not name).
+    pub fn name(&self) -> &'static str {
+        Self::NAMES[self.name_index()]
+    }
+
     /// The ErrorInfo reason of A2A-specific errors (spec 3.3.2's table), `None` for the standard
     /// request errors (parse, invalid request/params, method not found, auth, internal, transport).
     pub fn reason(&self) -> Option<&'static str> {
-        Some(match self {
-            Error::TaskNotFound { .. } => "TASK_NOT_FOUND",
-            Error::TaskNotCancelable { .. } => "TASK_NOT_CANCELABLE",
-            Error::PushNotificationNotSupported => "PUSH_NOTIFICATION_NOT_SUPPORTED",
-            Error::UnsupportedOperation { .. } => "UNSUPPORTED_OPERATION",
-            Error::ContentTypeNotSupported { .. } => "CONTENT_TYPE_NOT_SUPPORTED",
-            Error::InvalidAgentResponse { .. } => "INVALID_AGENT_RESPONSE",
-            Error::ExtendedAgentCardNotConfigured => "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
-            Error::ExtensionSupportRequired { .. } => "EXTENSION_SUPPORT_REQUIRED",
-            Error::VersionNotSupported { .. } => "VERSION_NOT_SUPPORTED",
-            Error::ParseError { .. }
-            | Error::InvalidRequest { .. }
-            | Error::MethodNotFound { .. }
-            | Error::InvalidParams { .. }
-            | Error::Unauthenticated { .. }
-            | Error::PermissionDenied { .. }
-            | Error::ResourceExhausted { .. }
-            | Error::Internal { .. }
-            | Error::Transport { .. } => return None,
-        })
+        let index = self.name_index();
+        (index < Self::A2A_ERRORS).then_some(Self::NAMES[index])
     }
 
     /// The ErrorInfo every binding attaches (spec 9.5, 10.6, 11.6): for A2A-specific errors
@@ -358,15 +399,12 @@ impl Error {
     pub fn error_info(&self) -> Option<ErrorInfo> {
         let reason = match self.reason() {
             Some(reason) => reason,
+            // The official SDKs send parse errors as invalid requests; no server sends a
+            // transport failure.
             None => match self {
-                Error::ParseError { .. } | Error::InvalidRequest { .. } => "INVALID_REQUEST",
-                Error::MethodNotFound { .. } => "METHOD_NOT_FOUND",
-                Error::InvalidParams { .. } => "INVALID_PARAMS",
-                Error::Unauthenticated { .. } => "UNAUTHENTICATED",
-                Error::PermissionDenied { .. } => "PERMISSION_DENIED",
-                Error::ResourceExhausted { .. } => "RESOURCE_EXHAUSTED",
-                Error::Internal { .. } => "INTERNAL_ERROR",
-                _ => return None,
+                Error::ParseError { .. } => "INVALID_REQUEST",
+                Error::Transport { .. } => return None,
+                standard => standard.name(),
             },
         };
         let mut metadata = BTreeMap::new();
@@ -600,6 +638,21 @@ mod tests {
         assert!(matches!(Error::from_json_rpc_code(-31401, "no"), Some(Error::Unauthenticated { .. })));
         assert!(matches!(Error::from_json_rpc_code(-31403, "no"), Some(Error::PermissionDenied { .. })));
         assert!(Error::from_json_rpc_code(-32050, "custom").is_none());
+    }
+
+    #[test]
+    fn every_error_has_its_own_name_and_the_a2a_ones_are_their_reasons() {
+        let mut names = Error::NAMES.to_vec();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Error::NAMES.len());
+        for error in every_a2a_error() {
+            assert_eq!(Some(error.name()), error.reason());
+        }
+        assert_eq!(Error::invalid_param("id", "empty").name(), "INVALID_PARAMS");
+        assert_eq!(Error::ParseError { reason: "eof".into() }.name(), "PARSE_ERROR");
+        assert_eq!(Error::Transport { reason: "down".into() }.name(), "TRANSPORT_ERROR");
+        assert_eq!(Error::internal("x").reason(), None);
     }
 
     #[test]

@@ -50,56 +50,26 @@ pub const METRICS_PATH: &str = "/metrics";
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 /// The `outcome` label: `ok`, `cancelled` (the caller went away before the answer), or the
-/// error's name: the ErrorInfo reason of spec 3.3.2 for A2A errors
-/// ([`Error::reason`]), the one the bindings send for the standard ones.
-const OUTCOMES: [&str; 20] = [
-    "ok",
-    "cancelled",
-    "TASK_NOT_FOUND",
-    "TASK_NOT_CANCELABLE",
-    "PUSH_NOTIFICATION_NOT_SUPPORTED",
-    "UNSUPPORTED_OPERATION",
-    "CONTENT_TYPE_NOT_SUPPORTED",
-    "INVALID_AGENT_RESPONSE",
-    "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
-    "EXTENSION_SUPPORT_REQUIRED",
-    "VERSION_NOT_SUPPORTED",
-    "PARSE_ERROR",
-    "INVALID_REQUEST",
-    "METHOD_NOT_FOUND",
-    "INVALID_PARAMS",
-    "UNAUTHENTICATED",
-    "PERMISSION_DENIED",
-    "INTERNAL_ERROR",
-    "TRANSPORT_ERROR",
-    "RESOURCE_EXHAUSTED",
-];
+/// error's name ([`Error::name`]: the ErrorInfo reason of spec 3.3.2 for A2A errors, the one the
+/// bindings send for the standard ones), at `ERRORS + Error::name_index`.
+const OUTCOMES: [&str; ERRORS + Error::NAMES.len()] = {
+    let mut outcomes = ["ok"; ERRORS + Error::NAMES.len()];
+    outcomes[CANCELLED] = "cancelled";
+    let mut i = 0;
+    while i < Error::NAMES.len() {
+        outcomes[ERRORS + i] = Error::NAMES[i];
+        i += 1;
+    }
+    outcomes
+};
 const OK: usize = 0;
 const CANCELLED: usize = 1;
+/// Where the errors' outcomes start.
+const ERRORS: usize = 2;
 
-/// The index in [`OUTCOMES`] of an error: one exhaustive match, so a new error variant fails to
-/// compile here until it has a name.
+/// The index in [`OUTCOMES`] of an error.
 fn outcome_index(error: &Error) -> usize {
-    match error {
-        Error::TaskNotFound { .. } => 2,
-        Error::TaskNotCancelable { .. } => 3,
-        Error::PushNotificationNotSupported => 4,
-        Error::UnsupportedOperation { .. } => 5,
-        Error::ContentTypeNotSupported { .. } => 6,
-        Error::InvalidAgentResponse { .. } => 7,
-        Error::ExtendedAgentCardNotConfigured => 8,
-        Error::ExtensionSupportRequired { .. } => 9,
-        Error::VersionNotSupported { .. } => 10,
-        Error::ParseError { .. } => 11,
-        Error::InvalidRequest { .. } => 12,
-        Error::MethodNotFound { .. } => 13,
-        Error::InvalidParams { .. } => 14,
-        Error::Unauthenticated { .. } => 15,
-        Error::PermissionDenied { .. } => 16,
-        Error::Internal { .. } => 17,
-        Error::Transport { .. } => 18,
-        Error::ResourceExhausted { .. } => 19,
-    }
+    ERRORS + error.name_index()
 }
 
 /// The `outcome` label value of an answer: `ok` or the error's name (see `docs/operations.md`).
