@@ -93,7 +93,7 @@ impl TenantAgent {
         &mut self.card
     }
 
-    /// Wraps its executor (e.g. to count executions).
+    /// Wraps its executor (e.g. to log or time its calls).
     #[must_use]
     pub fn map_executor(
         mut self,
