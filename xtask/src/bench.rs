@@ -15,8 +15,10 @@
 //!   replaying its own replies; writes `target/bench/results-a2a-rs.json`.
 //! - `--instructions`: instead of the load, the instructions per SendMessage under callgrind,
 //!   ours beside the ceiling's (`a2a-bench instructions`: release builds, about a minute for the
-//!   three bindings after the build; `--baseline-bin PATH` counts another build too). Installs valgrind with
-//!   apt-get when it is missing. With `--quick` (CI): the debug builds, JSON-RPC, a few requests.
+//!   three bindings after the build; `--baseline-bin PATH` counts another build too,
+//!   `--baseline-store memory` the same build on another store, `--a2a-rs DIR` a2a-rs's
+//!   helloworld-server beside them). Installs valgrind with apt-get when it is missing. With
+//!   `--quick` (CI): the debug builds, JSON-RPC, a few requests.
 //! - Any other argument is passed to `a2a-bench run` (`--out`, `--duration`, `--workloads`,
 //!   `--baseline-bin`, `--generator`, ...; `a2a-bench run --help` lists them), or with
 //!   `--instructions` to `a2a-bench instructions`.
@@ -80,8 +82,18 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<()> {
 /// `a2a-bench instructions` on the reference server (see the module docs).
 fn instructions(args: &[String]) -> anyhow::Result<()> {
     ensure_valgrind()?;
+    let (peer, args) = take_value(args, "--a2a-rs");
+    let args = args.as_slice();
     let quick = args.iter().any(|a| a == "--quick");
     let mut command = a2a_bench("instructions", quick, true)?;
+    if let Some(dir) = &peer {
+        // a2a-rs's helloworld-server counted beside ours (`docs/benchmarks.md`, "The peer").
+        let server = build_a2a_rs(Path::new(dir))?;
+        command.args(["--peer-url", A2A_RS_URL, "--peer-cmd"]).arg(server);
+        if std::env::var_os("RUST_LOG").is_none() {
+            command.env("RUST_LOG", "warn");
+        }
+    }
     if !given(args, "--out") {
         let name = if quick { "instructions-quick.json" } else { "instructions.json" };
         command.arg("--out").arg(workspace_root().join("target").join("bench").join(name));

@@ -6,9 +6,10 @@
 //! whatever else the machine is doing (`docs/benchmarks.md`, "Method"). So this is the figure a
 //! change is judged by before the load runs, and the one to quote beside them.
 //!
-//! For each binding, each subject (the server under test, an optional baseline build of it, and
-//! the ceiling: `ceiling-http` for JSON-RPC and REST, `ceiling-grpc` for gRPC, answering with
-//! replies captured from the server) is started under `valgrind --tool=callgrind`, sent
+//! For each binding, each subject (the server under test, an optional baseline (another build of
+//! it, or the same one on another store), an optional peer (another A2A server, e.g. a2a-rs's
+//! `helloworld-server`, started from its command), and the ceiling: `ceiling-http` for JSON-RPC
+//! and REST, `ceiling-grpc` for gRPC, answering with replies captured from the server) is started under `valgrind --tool=callgrind`, sent
 //! `--warmup` echo requests (connections, caches and the allocator warm), its counters zeroed
 //! (`callgrind_control -z`), sent `--requests` more, one at a time over one connection, and its
 //! counters dumped (`callgrind_control -d`): the dump's total over `--requests` is the figure.
@@ -36,6 +37,10 @@ pub(crate) struct Options {
     pub(crate) baseline_bin: Option<PathBuf>,
     /// The servers' `--store`.
     pub(crate) store: String,
+    /// The baseline's `--store`, when it differs (the same binary unless `baseline_bin`).
+    pub(crate) baseline_store: Option<String>,
+    /// A peer server: the URL of its agent card and the command that serves it.
+    pub(crate) peer: Option<(String, Vec<String>)>,
     pub(crate) bindings: Vec<Binding>,
     /// Requests counted per subject.
     pub(crate) requests: usize,
@@ -53,6 +58,9 @@ pub(crate) struct Report {
     pub(crate) store: String,
     pub(crate) server_bin: String,
     pub(crate) baseline_bin: Option<String>,
+    pub(crate) baseline_store: Option<String>,
+    /// The peer's command.
+    pub(crate) peer: Option<String>,
     pub(crate) rows: Vec<Row>,
 }
 
@@ -62,6 +70,7 @@ pub(crate) struct Row {
     pub(crate) binding: &'static str,
     pub(crate) server: f64,
     pub(crate) baseline: Option<f64>,
+    pub(crate) peer: Option<f64>,
     pub(crate) ceiling: f64,
 }
 
@@ -85,32 +94,29 @@ pub(crate) fn run(opts: &Options) -> anyhow::Result<Report> {
     let exe = process::this_exe()?;
     let replies = replies.to_string_lossy().into_owned();
     let mut rows = Vec::new();
+    let has_baseline = opts.baseline_bin.is_some() || opts.baseline_store.is_some();
     for &binding in &opts.bindings {
-        let server = count(
-            opts,
-            &dir,
-            "a2a-server",
-            &opts.server_bin,
-            &server_args(opts, &dir, "a2a-server")?,
-            false,
-            binding,
-        )?;
-        let baseline = match &opts.baseline_bin {
-            Some(bin) => Some(count(
-                opts,
-                &dir,
-                "baseline",
-                bin,
-                &server_args(opts, &dir, "baseline")?,
-                false,
-                binding,
-            )?),
+        let args = server_args(&opts.store, &dir, "a2a-server")?;
+        let server = count(opts, &dir, "a2a-server", &opts.server_bin, &args, Serves::Printed, binding)?;
+        let baseline = if has_baseline {
+            let bin = opts.baseline_bin.as_ref().unwrap_or(&opts.server_bin);
+            let args = server_args(opts.baseline_store.as_ref().unwrap_or(&opts.store), &dir, "baseline")?;
+            Some(count(opts, &dir, "baseline", bin, &args, Serves::Printed, binding)?)
+        } else {
+            None
+        };
+        let peer = match &opts.peer {
+            Some((url, argv)) => {
+                let (program, args) = argv.split_first().context("an empty --peer-cmd")?;
+                let serves = Serves::At(url);
+                Some(count(opts, &dir, "peer", Path::new(program), args, serves, binding)?)
+            }
             None => None,
         };
         let kind = if binding == Binding::Grpc { "ceiling-grpc" } else { "ceiling-http" };
         let args = [kind, "--listen", "127.0.0.1:0", "--replies", &replies].map(str::to_owned);
-        let ceiling = count(opts, &dir, kind, &exe, &args, true, binding)?;
-        rows.push(Row { binding: binding.name(), server, baseline, ceiling });
+        let ceiling = count(opts, &dir, kind, &exe, &args, Serves::Ceiling, binding)?;
+        rows.push(Row { binding: binding.name(), server, baseline, peer, ceiling });
     }
     Ok(Report {
         requests: opts.requests,
@@ -118,6 +124,8 @@ pub(crate) fn run(opts: &Options) -> anyhow::Result<Report> {
         store: opts.store.clone(),
         server_bin: opts.server_bin.display().to_string(),
         baseline_bin: opts.baseline_bin.as_ref().map(|b| b.display().to_string()),
+        baseline_store: opts.baseline_store.clone(),
+        peer: opts.peer.as_ref().map(|(_, argv)| argv.join(" ")),
         rows,
     })
 }
@@ -133,20 +141,20 @@ fn check_tools() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The reference server's arguments: the store (a data directory of its own under `dir` for a
+/// The reference server's arguments: `store` (a data directory of its own under `dir` for a
 /// file store), any free port, warnings only in its log.
-fn server_args(opts: &Options, dir: &Path, name: &str) -> anyhow::Result<Vec<String>> {
+fn server_args(store: &str, dir: &Path, name: &str) -> anyhow::Result<Vec<String>> {
     let data = dir.join(format!("{name}-data"));
     let _ = std::fs::remove_dir_all(&data);
     let data = data.to_str().context("a data directory path that is not UTF-8")?.to_owned();
-    Ok(["--store", &opts.store, "--data-dir", &data, "--listen", "127.0.0.1:0", "--log", "warn"]
+    Ok(["--store", store, "--data-dir", &data, "--listen", "127.0.0.1:0", "--log", "warn"]
         .map(str::to_owned)
         .to_vec())
 }
 
 /// Captures the ceilings' replies from the server under test, run without valgrind.
 fn capture(opts: &Options, replies: &Path, dir: &Path) -> anyhow::Result<()> {
-    let args = server_args(opts, dir, "capture")?;
+    let args = server_args(&opts.store, dir, "capture")?;
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let log = dir.join("capture.log");
     let server = ServerProcess::start("a2a-server", &opts.server_bin, &args, Placement::Anywhere, &log)?;
@@ -162,15 +170,25 @@ fn capture(opts: &Options, replies: &Path, dir: &Path) -> anyhow::Result<()> {
     )
 }
 
-/// Instructions per echo request of `program args` (a server, or a ceiling when `ceiling`) over
-/// `binding`, under callgrind (module docs).
+/// Where a subject serves, and how its endpoints are found.
+#[derive(Debug, Clone, Copy)]
+enum Serves<'a> {
+    /// It prints its URL (the reference server); its agent card names the bindings.
+    Printed,
+    /// At this URL, fixed by its command (a peer); its agent card names the bindings.
+    At(&'a str),
+    /// A ceiling: it prints its URL and serves every binding there.
+    Ceiling,
+}
+
+/// Instructions per echo request of `program args` over `binding`, under callgrind (module docs).
 fn count(
     opts: &Options,
     dir: &Path,
     name: &str,
     program: &Path,
     args: &[String],
-    ceiling: bool,
+    serves: Serves<'_>,
     binding: Binding,
 ) -> anyhow::Result<f64> {
     let file = dir.join(format!("{name}-{}.callgrind", binding.name()));
@@ -186,9 +204,19 @@ fn count(
     let valgrind: Vec<&str> = valgrind.iter().map(String::as_str).collect();
     let log = dir.join(format!("{name}-{}.log", binding.name()));
     eprintln!("a2a-bench instructions: {name} over {} under callgrind", binding.name());
-    let server = ServerProcess::start(name, Path::new("valgrind"), &valgrind, Placement::Anywhere, &log)?;
+    let server = match serves {
+        Serves::At(url) => {
+            let mut argv = vec!["valgrind".to_owned()];
+            argv.extend(valgrind.iter().map(|a| (*a).to_owned()));
+            ServerProcess::start_serving(name, &argv, url, Placement::Anywhere, &log)?
+        }
+        Serves::Printed | Serves::Ceiling => {
+            ServerProcess::start(name, Path::new("valgrind"), &valgrind, Placement::Anywhere, &log)?
+        }
+    };
     let (url, pid) = (server.url().to_owned(), server.pid());
     let (warmup, requests) = (opts.warmup, opts.requests);
+    let ceiling = matches!(serves, Serves::Ceiling);
     on_thread(Placement::Anywhere, move || async move {
         let endpoints =
             if ceiling { Endpoints::ceiling(&url, &url) } else { Endpoints::discover(&url).await?.0 };
@@ -235,17 +263,26 @@ fn totals(text: &str) -> Option<u64> {
 
 /// The report as a table.
 pub(crate) fn table(report: &Report) -> String {
+    let baseline_store =
+        report.baseline_store.as_deref().map_or(String::new(), |s| format!(", baseline store {s}"));
     let mut out = format!(
-        "\nInstructions per SendMessage (echo), callgrind, {} requests after {} (store {}):\n\n",
+        "\nInstructions per SendMessage (echo), callgrind, {} requests after {} (store {}{baseline_store}):\n\n",
         report.requests, report.warmup, report.store
     );
-    let baseline = report.baseline_bin.is_some();
+    let baseline = report.baseline_bin.is_some() || report.baseline_store.is_some();
+    let peer = report.peer.is_some();
     out.push_str("| binding | a2a-server |");
     if baseline {
         out.push_str(" baseline | change |");
     }
+    if peer {
+        out.push_str(" peer | a2a-server / peer |");
+    }
     out.push_str(" ceiling | ceiling / a2a-server |\n| --- | --- |");
     if baseline {
+        out.push_str(" --- | --- |");
+    }
+    if peer {
         out.push_str(" --- | --- |");
     }
     out.push_str(" --- | --- |\n");
@@ -254,6 +291,11 @@ pub(crate) fn table(report: &Report) -> String {
         if let Some(before) = row.baseline {
             out.push_str(&format!(" {before:.0} | {:+.1}% |", (row.server / before - 1.0) * 100.0));
         } else if baseline {
+            out.push_str(" - | - |");
+        }
+        if let Some(other) = row.peer {
+            out.push_str(&format!(" {other:.0} | {:.2} |", row.server / other));
+        } else if peer {
             out.push_str(" - | - |");
         }
         out.push_str(&format!(" {:.0} | {:.2} |\n", row.ceiling, row.ratio()));
@@ -281,14 +323,20 @@ mod tests {
             store: "memory".into(),
             server_bin: "new".into(),
             baseline_bin: Some("old".into()),
+            baseline_store: None,
+            peer: Some("helloworld-server".into()),
             rows: vec![Row {
                 binding: "jsonrpc",
                 server: 80_000.0,
                 baseline: Some(100_000.0),
+                peer: Some(160_000.0),
                 ceiling: 28_000.0,
             }],
         };
         let table = table(&report);
-        assert!(table.contains("| jsonrpc | 80000 | 100000 | -20.0% | 28000 | 0.35 |"), "{table}");
+        assert!(
+            table.contains("| jsonrpc | 80000 | 100000 | -20.0% | 160000 | 0.50 | 28000 | 0.35 |"),
+            "{table}"
+        );
     }
 }

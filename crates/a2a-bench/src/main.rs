@@ -84,6 +84,17 @@ struct InstructionsArgs {
     /// The servers' store (`--store` of a2a-server).
     #[arg(long, default_value = "memory")]
     store: String,
+    /// Count a baseline with this store (the same binary unless `--baseline-bin`): e.g.
+    /// `--store sqlite --baseline-store memory` for what the default store costs.
+    #[arg(long)]
+    baseline_store: Option<String>,
+    /// A peer A2A server (e.g. another SDK's example) counted the same way: its agent card's URL.
+    #[arg(long, requires = "peer_cmd")]
+    peer_url: Option<String>,
+    /// The command that serves `--peer-url` (split at whitespace, no shell), started under
+    /// callgrind by the harness once per binding.
+    #[arg(long, requires = "peer_url")]
+    peer_cmd: Option<String>,
     /// The bindings, comma-separated.
     #[arg(long, value_delimiter = ',', value_parser = parse_binding, default_value = "jsonrpc,rest,grpc")]
     bindings: Vec<Binding>,
@@ -388,6 +399,8 @@ fn count_instructions(args: InstructionsArgs) -> anyhow::Result<ExitCode> {
         server_bin: server_bin(args.server_bin)?,
         baseline_bin: args.baseline_bin,
         store: args.store,
+        baseline_store: args.baseline_store,
+        peer: args.peer_url.zip(args.peer_cmd.map(|cmd| cmd.split_whitespace().map(str::to_owned).collect())),
         bindings: args.bindings,
         requests: args.requests.max(1),
         warmup: args.warmup,
