@@ -75,14 +75,10 @@ impl Run<'_> {
         let mut report = None;
         if *validate && !*extended {
             let document = crate::validate::fetch_document(self.global).await?;
-            let mut checked = a2a_proto::validate::card(&document);
+            let checked = a2a_v03::validate_card(&document);
             if !checked.problems.is_empty() {
                 for note in &checked.notes {
                     self.out.note(note);
-                }
-                // The rest of the problems, when the document still reads as a card.
-                if let Ok(card) = <a2a_proto::v1::AgentCard as a2a_v03::V03>::from_v03(&document) {
-                    checked.problems.extend(a2a_proto::validate::requirements(&card));
                 }
                 return Err(invalid_card(&checked.problems));
             }
@@ -111,14 +107,13 @@ impl Run<'_> {
             self.out.note("the agent card's signature verifies with a key of --verify-keys");
         }
         if *validate {
-            let mut report = match report {
+            let report = match report {
                 Some(report) => report,
                 // The extended card came over the binding: its ProtoJSON is checked.
-                None => a2a_proto::validate::card(
+                None => a2a_v03::validate_card(
                     &a2a_proto::json::to_value(&card).map_err(|e| CliError::internal(e.to_string()))?,
                 ),
             };
-            report.problems.extend(a2a_proto::validate::requirements(&card));
             for note in &report.notes {
                 self.out.note(note);
             }

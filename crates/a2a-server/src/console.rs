@@ -140,7 +140,7 @@ async fn agents(State(console): State<Arc<Console>>) -> Response {
         .agents
         .iter()
         .map(|agent| {
-            let report = validation(&agent.document);
+            let report = a2a_v03::validate_card(&agent.document);
             json!({
                 "tenant": agent.tenant,
                 "cardPath": agent.card_path,
@@ -150,16 +150,6 @@ async fn agents(State(console): State<Arc<Console>>) -> Response {
         })
         .collect();
     api_json(StatusCode::OK, &json!({ "agents": agents }))
-}
-
-/// What `a2a-cli card get --validate` reports of `document`: the schema walk, and, when the
-/// document reads as a card, its security requirements.
-pub(crate) fn validation(document: &Value) -> a2a_proto::validate::Report {
-    let mut report = a2a_proto::validate::card(document);
-    if let Ok(card) = <AgentCard as a2a_v03::V03>::from_v03(document) {
-        report.problems.extend(a2a_proto::validate::requirements(&card));
-    }
-    report
 }
 
 async fn status(State(console): State<Arc<Console>>) -> Response {

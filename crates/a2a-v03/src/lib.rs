@@ -168,7 +168,7 @@ mod service;
 pub use a2a_core::Request;
 pub use convert::{Form, V03};
 pub use file_bytes::ProtoFileBytes;
-pub use json::card::with_v03_interfaces;
+pub use json::card::{validate_card, with_v03_interfaces};
 pub use json::event::ends_v03_stream;
 pub use method::Method;
 pub use proto::ProtoV03;

@@ -58,6 +58,18 @@ impl V03 for AgentCard {
     }
 }
 
+/// The whole validation of a served card `document`, what `a2a-cli card get --validate` and the
+/// server's console report: the schema walk of [`a2a_proto::validate::card`] and, when the
+/// document reads as a card (1.0, 0.3 or a union of both), the security requirements of
+/// [`a2a_proto::validate::requirements`], which the schema cannot tell.
+pub fn validate_card(document: &Value) -> a2a_proto::validate::Report {
+    let mut report = a2a_proto::validate::card(document);
+    if let Ok(card) = AgentCard::from_v03(document) {
+        report.problems.extend(a2a_proto::validate::requirements(&card));
+    }
+    report
+}
+
 /// `card` with a 0.3 twin appended for each interface that declares another version and no
 /// tenant, unless the card already declares 0.3 at that URL and binding. For a server that serves
 /// both versions on every interface: 1.0 clients keep preferring the 1.0 entries (they come
@@ -571,6 +583,23 @@ mod tests {
             }],
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn a_card_is_validated_by_its_schema_and_by_its_requirements() {
+        let card = json!({
+            "name": "A", "description": "D", "version": "1",
+            "supportedInterfaces": [{"url": "https://a/rpc", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+            "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "s", "name": "S", "description": "d", "tags": ["t"]}],
+            "securityRequirements": [{"schemes": {"nope": {"list": []}}}]
+        });
+        let report = validate_card(&card);
+        assert_eq!(report.problems, ["security requirement names undeclared scheme `nope`"], "{report:?}");
+        // A document that is no card gets the schema's problem only.
+        let report = validate_card(&json!([]));
+        assert_eq!(report.problems.len(), 1, "{report:?}");
+        assert!(report.problems[0].contains("not a JSON object"), "{report:?}");
     }
 
     #[test]
