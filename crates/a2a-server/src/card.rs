@@ -94,7 +94,12 @@ pub fn signed_router_at(
     form: CardForm,
     signer: Option<&CardSigner>,
 ) -> Result<Router, a2a_card_sign::Error> {
-    let body = Bytes::from(document(card, form, signer)?);
+    Ok(document_router(path, Bytes::from(document(card, form, signer)?)))
+}
+
+/// The router serving `body`, a card document made by [`document`], at `path` (the caching
+/// headers of the module docs).
+pub(crate) fn document_router(path: &str, body: Bytes) -> Router {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     body.hash(&mut hasher);
     let etag =
@@ -103,7 +108,7 @@ pub fn signed_router_at(
     let since_epoch = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     let modified = std::time::UNIX_EPOCH + std::time::Duration::from_secs(since_epoch.as_secs());
     let served = std::sync::Arc::new(Served { body, etag, modified });
-    Ok(Router::new().route(path, get(move |headers: HeaderMap| std::future::ready(serve(&headers, &served)))))
+    Router::new().route(path, get(move |headers: HeaderMap| std::future::ready(serve(&headers, &served))))
 }
 
 /// The card document served for `form`, signed by `signer` if given.

@@ -543,20 +543,22 @@ impl ServerBuilder {
                     .collect();
             }
         }
-        let mut card_router = card::signed_router(&card, self.card_form, self.card_signer.as_deref())
-            .map_err(|e| {
-                std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("signing the agent card: {e}"))
-            })?;
+        // Each card document is made (and signed) once, here: served at its path and shown by the
+        // console as served.
+        let signer = self.card_signer.as_deref();
+        let document = card::document(&card, self.card_form, signer)
+            .map_err(|e| invalid(&format!("signing the agent card: {e}")))?;
+        let mut card_router = card::document_router(AGENT_CARD_PATH, document.clone().into());
+        // The tenants' cards and documents, for the catalog and the console (the handler takes
+        // the agents).
+        let mut tenant_cards: Vec<(String, AgentCard, Vec<u8>)> = Vec::new();
         for (name, agent) in &self.tenants {
+            let tenant_document = card::document(agent.card(), CardForm::V1, signer)
+                .map_err(|e| invalid(&format!("signing the card of tenant {name}: {e}")))?;
             let path = card::tenant_card_path(name);
-            let router =
-                card::signed_router_at(&path, agent.card(), CardForm::V1, self.card_signer.as_deref())
-                    .map_err(|e| invalid(&format!("signing the card of tenant {name}: {e}")))?;
-            card_router = card_router.merge(router);
+            card_router = card_router.merge(card::document_router(&path, tenant_document.clone().into()));
+            tenant_cards.push((name.clone(), agent.card().clone(), tenant_document));
         }
-        // The tenants' cards, for the catalog and the console (the handler takes the agents).
-        let tenant_cards: Vec<(String, AgentCard)> =
-            self.tenants.iter().map(|(name, agent)| (name.clone(), agent.card().clone())).collect();
         let (handler, service, store): (Option<DefaultRequestHandler>, Arc<dyn A2aService>, _) =
             match executor {
                 Some(executor) => {
@@ -569,25 +571,23 @@ impl ServerBuilder {
         let readiness = health::Readiness::new(store, shutdown.clone());
         // The catalog of every agent's card (public, like the cards), and the console.
         let tenant_refs: Vec<(&str, &AgentCard)> =
-            tenant_cards.iter().map(|(name, card)| (name.as_str(), card)).collect();
+            tenant_cards.iter().map(|(name, card, _)| (name.as_str(), card)).collect();
         card_router =
             card_router.merge(catalog::router(&catalog::document(&public_url, &card, &tenant_refs)));
         if self.console {
-            let served = |card: &AgentCard, form: CardForm| -> std::io::Result<serde_json::Value> {
-                let bytes = card::document(card, form, self.card_signer.as_deref())
-                    .map_err(|e| invalid(&format!("signing the agent card: {e}")))?;
-                serde_json::from_slice(&bytes).map_err(|e| invalid(&format!("the agent card: {e}")))
+            let served = |bytes: &[u8]| -> std::io::Result<serde_json::Value> {
+                serde_json::from_slice(bytes).map_err(|e| invalid(&format!("the agent card: {e}")))
             };
             let mut agents = vec![console::ConsoleAgent {
                 tenant: None,
                 card_path: AGENT_CARD_PATH.to_owned(),
-                document: served(&card, self.card_form)?,
+                document: served(&document)?,
             }];
-            for (name, tenant_card) in &tenant_cards {
+            for (name, _, tenant_document) in &tenant_cards {
                 agents.push(console::ConsoleAgent {
                     tenant: Some(name.clone()),
                     card_path: card::tenant_card_path(name),
-                    document: served(tenant_card, CardForm::V1)?,
+                    document: served(tenant_document)?,
                 });
             }
             card_router = card_router.merge(console::router(console::Console {
