@@ -71,9 +71,8 @@ impl CardSigner {
 
     /// Adds `jku` (the URL of a JWKS with the public key) to the protected header. Verifiers do
     /// not have to follow it; ours never do unless told to.
-    pub fn jku(mut self, url: impl Into<String>) -> Self {
-        self.jku = Some(url.into());
-        self
+    pub fn jku(self, url: impl Into<String>) -> Self {
+        Self { jku: Some(url.into()), ..self }
     }
 
     /// The signing algorithm.

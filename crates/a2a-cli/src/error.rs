@@ -51,9 +51,8 @@ impl CliError {
     }
 
     /// With a hint.
-    pub(crate) fn hint(mut self, hint: impl Into<String>) -> Self {
-        self.hint = Some(hint.into());
-        self
+    pub(crate) fn hint(self, hint: impl Into<String>) -> Self {
+        Self { hint: Some(hint.into()), ..self }
     }
 
     /// An error of an A2A call. `credentials`: whether the caller supplied any (an

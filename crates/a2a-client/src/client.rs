@@ -259,26 +259,23 @@ impl ClientBuilder {
     /// reason the agent can see. Give an order when you have one (a proxy that only passes HTTP/1,
     /// a gRPC-only network).
     #[must_use]
-    pub fn bindings(mut self, bindings: impl IntoIterator<Item = Binding>) -> Self {
-        self.bindings = Some(bindings.into_iter().collect());
-        self
+    pub fn bindings(self, bindings: impl IntoIterator<Item = Binding>) -> Self {
+        Self { bindings: Some(bindings.into_iter().collect()), ..self }
     }
 
     /// Pins the protocol version: only interfaces of `version` are used, and an agent that offers
     /// none is an error naming what it offers (spec 3.6.3: clients that need a version "avoid
     /// automatic fallback to older versions"). Default: 1.0 if offered, else 0.3.
     #[must_use]
-    pub fn protocol_version(mut self, version: ProtocolVersion) -> Self {
-        self.version = Some(version);
-        self
+    pub fn protocol_version(self, version: ProtocolVersion) -> Self {
+        Self { version: Some(version), ..self }
     }
 
     /// Uses `http` to fetch the card and for the JSON-RPC and REST bindings (timeouts, proxies,
     /// TLS roots, default headers such as `Authorization`). gRPC uses its own connection.
     #[must_use]
-    pub fn http_client(mut self, http: reqwest::Client) -> Self {
-        self.http = Some(http);
-        self
+    pub fn http_client(self, http: reqwest::Client) -> Self {
+        Self { http: Some(http), ..self }
     }
 
     /// Service parameters sent with every call of the clients this builder makes, on every
@@ -289,9 +286,8 @@ impl ClientBuilder {
     /// own [`CallContext`] parameter of the same name wins. `A2A-Version` is always the
     /// negotiated version whatever is given here. They are not sent when fetching the card.
     #[must_use]
-    pub fn service_params(mut self, params: ServiceParams) -> Self {
-        self.params = params;
-        self
+    pub fn service_params(self, params: ServiceParams) -> Self {
+        Self { params, ..self }
     }
 
     /// The caller's credentials, presented to each agent as its card declares (the schemes of
@@ -303,9 +299,8 @@ impl ClientBuilder {
     /// ([`ClientCertificate::to_reqwest`](crate::ClientCertificate::to_reqwest)): a2a-client
     /// then configures it for gRPC only.
     #[must_use]
-    pub fn credentials(mut self, credentials: Credentials) -> Self {
-        self.credentials = credentials;
-        self
+    pub fn credentials(self, credentials: Credentials) -> Self {
+        Self { credentials, ..self }
     }
 
     /// Also trusts the CA certificate `pem` (a private CA) for the card and every binding, on top
@@ -365,9 +360,8 @@ impl ClientBuilder {
     /// 8.6; see [`CardCache`]): a fresh card is not fetched again, a stale one is revalidated
     /// with its `ETag` / `Last-Modified`. Default: no cache (every fetch is a request).
     #[must_use]
-    pub fn card_cache(mut self, cache: CardCache) -> Self {
-        self.cache = Some(cache);
-        self
+    pub fn card_cache(self, cache: CardCache) -> Self {
+        Self { cache: Some(cache), ..self }
     }
 
     /// Requires every card this builder fetches ([`fetch_card`](Self::fetch_card),
@@ -415,18 +409,16 @@ impl ClientBuilder {
     /// replies are read in either encoding whatever this says (`a2a_v03::file_bytes` has the
     /// rule and its one ambiguity).
     #[must_use]
-    pub fn v03_file_bytes(mut self, encoding: ProtoFileBytes) -> Self {
-        self.file_bytes = encoding;
-        self
+    pub fn v03_file_bytes(self, encoding: ProtoFileBytes) -> Self {
+        Self { file_bytes: encoding, ..self }
     }
 
     /// How idempotent operations are retried after a transport failure, and how
     /// [`Client::follow_task`] reconnects (see [`RetryPolicy`]). Default:
     /// [`RetryPolicy::default`] (3 attempts); [`RetryPolicy::none`] turns retries off.
     #[must_use]
-    pub fn retry(mut self, policy: RetryPolicy) -> Self {
-        self.retry = policy;
-        self
+    pub fn retry(self, policy: RetryPolicy) -> Self {
+        Self { retry: policy, ..self }
     }
 
     /// The interface this builder would use for `card`, without building anything

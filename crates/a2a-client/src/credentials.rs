@@ -168,39 +168,34 @@ impl Credentials {
 
     /// An API key, for the card's `apiKeySecurityScheme` (header, query parameter or cookie).
     #[must_use]
-    pub fn api_key(mut self, key: impl Into<String>) -> Self {
-        self.api_key = Some(key.into());
-        self
+    pub fn api_key(self, key: impl Into<String>) -> Self {
+        Self { api_key: Some(key.into()), ..self }
     }
 
     /// A fixed bearer token, for an HTTP `Bearer`, OAuth 2 or OpenID Connect scheme. Replaces a
     /// [`token_source`](Self::token_source).
     #[must_use]
-    pub fn bearer(mut self, token: impl Into<String>) -> Self {
-        self.bearer = Some(Bearer::Static(token.into()));
-        self
+    pub fn bearer(self, token: impl Into<String>) -> Self {
+        Self { bearer: Some(Bearer::Static(token.into())), ..self }
     }
 
     /// Bearer tokens from `source`, asked again (`refresh = true`) after the agent refused a call
     /// as unauthenticated, and that call retried once. Replaces a [`bearer`](Self::bearer) token.
     #[must_use]
-    pub fn token_source(mut self, source: impl TokenSource) -> Self {
-        self.bearer = Some(Bearer::Source(Arc::new(source)));
-        self
+    pub fn token_source(self, source: impl TokenSource) -> Self {
+        Self { bearer: Some(Bearer::Source(Arc::new(source))), ..self }
     }
 
     /// HTTP Basic credentials, for an HTTP `Basic` scheme.
     #[must_use]
-    pub fn basic(mut self, user: impl Into<String>, password: impl Into<String>) -> Self {
-        self.basic = Some((user.into(), password.into()));
-        self
+    pub fn basic(self, user: impl Into<String>, password: impl Into<String>) -> Self {
+        Self { basic: Some((user.into(), password.into())), ..self }
     }
 
     /// A client certificate for mutual TLS on every binding's connection (feature `tls`).
     #[must_use]
-    pub fn client_certificate(mut self, certificate: ClientCertificate) -> Self {
-        self.certificate = Some(certificate);
-        self
+    pub fn client_certificate(self, certificate: ClientCertificate) -> Self {
+        Self { certificate: Some(certificate), ..self }
     }
 
     /// The client certificate, if one was given.

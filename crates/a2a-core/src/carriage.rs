@@ -52,6 +52,75 @@ impl<C: CarriedClient> crate::A2aService for C {
     }
 }
 
+/// The carriage of a protocol version in a binding crate: `carriage_of!(version, V1, V03,
+/// "a2a-grpc")` is `$v1` for 1.0 and, where the calling crate's feature `v03` is on, `$v03` for
+/// 0.3; without that feature 0.3 is [`Unavailable`] naming the crate `$binding` (and `$v03` is not
+/// compiled). What a binding client's `with_protocol_version` sets its carriage to.
+#[macro_export]
+macro_rules! carriage_of {
+    ($version:expr, $v1:expr, $v03:expr, $binding:literal) => {
+        match $version {
+            $crate::ProtocolVersion::V1_0 => ::std::sync::Arc::new($v1),
+            #[cfg(feature = "v03")]
+            $crate::ProtocolVersion::V0_3 => ::std::sync::Arc::new($v03),
+            #[cfg(not(feature = "v03"))]
+            version @ $crate::ProtocolVersion::V0_3 => {
+                ::std::sync::Arc::new($crate::carriage::Unavailable::new(version, $binding))
+            }
+        }
+    };
+}
+
+/// Implements [`CarriedClient`] (so [`A2aService`](crate::A2aService)) for the binding client
+/// `$client`, whose fields `wire: $wire` and `carriage: Arc<dyn Carriage<$wire>>` hold its
+/// connection and the carriage chosen when it was built, and gives it the method every binding
+/// client has, `protocol_version()`: the one line each binding writes.
+///
+/// ```
+/// use std::sync::Arc;
+/// use a2a_core::carriage::{Carriage, Unavailable};
+/// use a2a_core::{A2aService, CallContext, ProtocolVersion};
+///
+/// struct Wire;
+/// struct MyClient {
+///     wire: Wire,
+///     carriage: Arc<dyn Carriage<Wire>>,
+/// }
+/// a2a_core::carried_client!(MyClient, Wire);
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let carriage = Arc::new(Unavailable::new(ProtocolVersion::V0_3, "mine"));
+/// let client = MyClient { wire: Wire, carriage };
+/// assert_eq!(client.protocol_version(), ProtocolVersion::V0_3);
+/// let error = client.get_task(&CallContext::v1(), Default::default()).await.unwrap_err();
+/// assert!(error.to_string().contains("mine does not speak A2A 0.3"));
+/// # }
+/// ```
+#[macro_export]
+macro_rules! carried_client {
+    ($client:ty, $wire:ty) => {
+        impl $crate::carriage::CarriedClient for $client {
+            type Wire = $wire;
+
+            fn wire(&self) -> &$wire {
+                &self.wire
+            }
+
+            fn carriage(&self) -> &dyn $crate::carriage::Carriage<$wire> {
+                &*self.carriage
+            }
+        }
+
+        impl $client {
+            /// The protocol version this client speaks.
+            pub fn protocol_version(&self) -> $crate::ProtocolVersion {
+                $crate::carriage::Carriage::version(&*self.carriage)
+            }
+        }
+    };
+}
+
 /// The carriage of a protocol version this build of a binding does not speak (its feature is
 /// off): every call fails with [`Error::UnsupportedOperation`] naming the version and the crate,
 /// and nothing is sent.
@@ -78,12 +147,12 @@ impl Unavailable {
 
 #[async_trait]
 impl<W: Sync + ?Sized> Carriage<W> for Unavailable {
-    fn version(&self) -> ProtocolVersion {
-        self.version
-    }
-
     async fn call(&self, _: &W, _: &CallContext, _: Request) -> Result<Response> {
         Err(self.error())
+    }
+
+    fn version(&self) -> ProtocolVersion {
+        self.version
     }
 }
 

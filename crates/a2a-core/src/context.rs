@@ -489,15 +489,13 @@ impl CallContext {
     }
 
     /// Sets the principal.
-    pub fn with_principal(mut self, principal: Principal) -> Self {
-        self.principal = Some(principal);
-        self
+    pub fn with_principal(self, principal: Principal) -> Self {
+        Self { principal: Some(principal), ..self }
     }
 
     /// Sets the [wire version](Self::wire_version).
-    pub fn with_wire_version(mut self, version: ProtocolVersion) -> Self {
-        self.wire_version = version;
-        self
+    pub fn with_wire_version(self, version: ProtocolVersion) -> Self {
+        Self { wire_version: version, ..self }
     }
 }
 

@@ -283,9 +283,8 @@ impl AuthorizeLayer {
     }
 
     /// Approval URLs over `https://` (the server serves TLS).
-    pub fn https(mut self, https: bool) -> Self {
-        self.https = https;
-        self
+    pub fn https(self, https: bool) -> Self {
+        Self { https }
     }
 }
 

@@ -11,7 +11,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use a2a_core::carriage::{Carriage, CarriedClient};
+use a2a_core::carriage::Carriage;
 use a2a_core::{CallContext, Decode, Encode, Error, ProtocolVersion, Response, Result, ServiceParams};
 use a2a_proto::v1::StreamResponse;
 use a2a_proto::WireMessage;
@@ -45,9 +45,6 @@ pub struct GrpcClient {
     wire: Wire,
     /// The protocol version's carriage, chosen when the client is built.
     carriage: Arc<dyn Carriage<Wire>>,
-    /// What 0.3 file parts carry ([`with_v03_file_bytes`](Self::with_v03_file_bytes)).
-    #[cfg(feature = "v03")]
-    file_bytes: ProtoFileBytes,
 }
 
 impl GrpcClient {
@@ -128,10 +125,14 @@ impl GrpcClient {
 
     fn on(transport: Transport, origin: Option<Uri>) -> Self {
         GrpcClient {
-            wire: Wire { transport, origin, max_message_size: DEFAULT_MAX_MESSAGE_SIZE },
+            wire: Wire {
+                transport,
+                origin,
+                max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+                #[cfg(feature = "v03")]
+                file_bytes: ProtoFileBytes::default(),
+            },
             carriage: Arc::new(V1),
-            #[cfg(feature = "v03")]
-            file_bytes: ProtoFileBytes::default(),
         }
     }
 
@@ -152,48 +153,24 @@ impl GrpcClient {
     ///
     /// [`A2aService`](a2a_core::A2aService): a2a_core::A2aService
     #[must_use]
-    pub fn with_protocol_version(mut self, version: ProtocolVersion) -> Self {
-        self.carriage = self.carriage_of(version);
-        self
+    pub fn with_protocol_version(self, version: ProtocolVersion) -> Self {
+        Self { carriage: a2a_core::carriage_of!(version, V1, crate::client_v03::V03, "a2a-grpc"), ..self }
     }
 
-    /// The carriage of `version`, with this client's settings.
-    fn carriage_of(&self, version: ProtocolVersion) -> Arc<dyn Carriage<Wire>> {
-        match version {
-            ProtocolVersion::V1_0 => Arc::new(V1),
-            #[cfg(feature = "v03")]
-            ProtocolVersion::V0_3 => Arc::new(crate::client_v03::V03 { file_bytes: self.file_bytes }),
-            #[cfg(not(feature = "v03"))]
-            ProtocolVersion::V0_3 => Arc::new(a2a_core::carriage::Unavailable::new(version, "a2a-grpc")),
-        }
-    }
-
-    /// The protocol version this client speaks.
-    pub fn protocol_version(&self) -> ProtocolVersion {
-        self.carriage.version()
-    }
-
-    /// In 0.3 ([`with_protocol_version`](Self::with_protocol_version)`(ProtocolVersion::V0_3)`),
-    /// what file parts carry in the 0.3 proto's `FilePart.file_with_bytes`:
-    /// [`ProtoFileBytes::Bytes`] (the default: the bytes, as the proto says and @a2a-js/sdk reads
-    /// them) or [`ProtoFileBytes::Base64Text`] (the UTF-8 of their base64 text, what an agent
-    /// built with a2a-sdk (Python) 0.3 expects: it fails on any other file that is not UTF-8).
-    /// Replies are read in either encoding whatever this says (`a2a_v03::file_bytes`). No effect
-    /// in 1.0, whose `raw` bytes every SDK reads alike.
-    ///
-    /// Only with this crate's `v03` feature.
+    /// When this client speaks 0.3, what the 0.3 proto's `FilePart.file_with_bytes` of a sent
+    /// file carries: [`ProtoFileBytes`] says which encoding each SDK expects (default
+    /// [`ProtoFileBytes::Bytes`]). Only with this crate's `v03` feature.
     #[cfg(feature = "v03")]
     #[must_use]
     pub fn with_v03_file_bytes(mut self, encoding: ProtoFileBytes) -> Self {
-        self.file_bytes = encoding;
-        self.carriage = self.carriage_of(self.protocol_version());
+        self.wire.file_bytes = encoding;
         self
     }
 
     /// What 0.3 file parts carry ([`with_v03_file_bytes`](Self::with_v03_file_bytes)).
     #[cfg(feature = "v03")]
     pub fn v03_file_bytes(&self) -> ProtoFileBytes {
-        self.file_bytes
+        self.wire.file_bytes
     }
 }
 
@@ -208,18 +185,26 @@ impl fmt::Debug for GrpcClient {
 }
 
 /// The connection both versions are carried over: the channel (shared by clones), the origin
-/// whose path prefixes method paths, the message size limit.
+/// whose path prefixes method paths, the message size limit, what 0.3 file parts carry.
 #[derive(Clone)]
 #[doc(hidden)]
 pub struct Wire {
     pub(crate) transport: Transport,
     pub(crate) origin: Option<Uri>,
     pub(crate) max_message_size: usize,
+    /// What 0.3 file parts carry ([`GrpcClient::with_v03_file_bytes`]).
+    #[cfg(feature = "v03")]
+    pub(crate) file_bytes: ProtoFileBytes,
 }
 
+/// The origin and the size limit; not the channel, which shows nothing useful.
 impl std::fmt::Debug for Wire {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Wire").finish_non_exhaustive()
+        let mut wire = f.debug_struct("Wire");
+        wire.field("origin", &self.origin).field("max_message_size", &self.max_message_size);
+        #[cfg(feature = "v03")]
+        wire.field("file_bytes", &self.file_bytes);
+        wire.finish_non_exhaustive()
     }
 }
 
@@ -342,20 +327,9 @@ impl Decode for FromProtobuf<'_> {
     }
 }
 
-/// Each call is carried by the protocol version's carriage, chosen when the client was built
-/// (the one [`A2aService`](a2a_core::A2aService) implementation of every binding client:
-/// [`CarriedClient`]).
-impl CarriedClient for GrpcClient {
-    type Wire = Wire;
-
-    fn wire(&self) -> &Wire {
-        &self.wire
-    }
-
-    fn carriage(&self) -> &dyn Carriage<Wire> {
-        &*self.carriage
-    }
-}
+// Each call is carried by the protocol version's carriage, chosen when the client was built (the
+// one `A2aService` implementation of every binding client: `a2a_core::carriage::CarriedClient`).
+a2a_core::carried_client!(GrpcClient, Wire);
 
 /// A2A 1.0: `lf.a2a.v1.A2AService`, the messages as they are, the context's parameters as
 /// metadata, errors by [`from_status`].
@@ -366,10 +340,6 @@ const SERVICE: &str = "lf.a2a.v1.A2AService";
 
 #[async_trait]
 impl Carriage<Wire> for V1 {
-    fn version(&self) -> ProtocolVersion {
-        ProtocolVersion::V1_0
-    }
-
     async fn call(&self, wire: &Wire, ctx: &CallContext, request: a2a_core::Request) -> Result<Response> {
         let operation = request.operation();
         let message = tonic_request(&ctx.params, request.encode(Protobuf))?;
@@ -385,6 +355,10 @@ impl Carriage<Wire> for V1 {
                 ))
             }
         }
+    }
+
+    fn version(&self) -> ProtocolVersion {
+        ProtocolVersion::V1_0
     }
 }
 

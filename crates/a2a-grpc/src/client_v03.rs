@@ -10,7 +10,6 @@
 
 use a2a_core::carriage::Carriage;
 use a2a_core::{CallContext, Error, ProtocolVersion, Request, Response, Result};
-use a2a_v03::ProtoFileBytes;
 use async_trait::async_trait;
 use futures::StreamExt;
 use tonic::Status;
@@ -67,22 +66,14 @@ const SERVICE: &str = "a2a.v1.A2AService";
 
 /// A2A 0.3: 0.3's `a2a.v1.A2AService` on the same channel, messages translated by `a2a-v03`
 /// ([`a2a_v03::proto::encode_request`], [`a2a_v03::proto::decode_reply`]), file bytes as
-/// `file_bytes` says.
-pub(crate) struct V03 {
-    pub(crate) file_bytes: ProtoFileBytes,
-}
+/// the wire's `file_bytes` says.
+pub(crate) struct V03;
 
 #[async_trait]
 impl Carriage<Wire> for V03 {
-    fn version(&self) -> ProtocolVersion {
-        ProtocolVersion::V0_3
-    }
-
     async fn call(&self, wire: &Wire, ctx: &CallContext, mut request: Request) -> Result<Response> {
+        wire.file_bytes.encode_request(&mut request);
         let operation = request.operation();
-        if let Request::SendMessage(send) | Request::SendStreamingMessage(send) = &mut request {
-            self.file_bytes.encode(send);
-        }
         let rpc = a2a_v03::client::method(operation)?.rpc();
         let message = a2a_v03::proto::encode_request(&request)?;
         // The 0.3 context: `a2a-version: 0.3`, extensions also in `x-a2a-extensions`.
@@ -103,6 +94,10 @@ impl Carriage<Wire> for V03 {
                 Ok(Response::Stream(a2a_v03::client::read_events(values)))
             }
         }
+    }
+
+    fn version(&self) -> ProtocolVersion {
+        ProtocolVersion::V0_3
     }
 }
 

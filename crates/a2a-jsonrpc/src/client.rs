@@ -18,7 +18,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use a2a_core::carriage::{Carriage, CarriedClient};
+use a2a_core::carriage::Carriage;
 use a2a_core::{CallContext, Decode, Error, Operation, ProtocolVersion, Request, Response, ServiceParams};
 use a2a_proto::WireMessage;
 use async_trait::async_trait;
@@ -79,20 +79,8 @@ impl JsonRpcClient {
     /// Without this crate's `v03` feature, a 0.3 client fails every call with
     /// [`Error::UnsupportedOperation`] and sends nothing.
     #[must_use]
-    pub fn with_protocol_version(mut self, version: ProtocolVersion) -> Self {
-        self.carriage = match version {
-            ProtocolVersion::V1_0 => Arc::new(V1),
-            #[cfg(feature = "v03")]
-            ProtocolVersion::V0_3 => Arc::new(crate::client_v03::V03),
-            #[cfg(not(feature = "v03"))]
-            ProtocolVersion::V0_3 => Arc::new(a2a_core::carriage::Unavailable::new(version, "a2a-jsonrpc")),
-        };
-        self
-    }
-
-    /// The protocol version this client speaks.
-    pub fn protocol_version(&self) -> ProtocolVersion {
-        self.carriage.version()
+    pub fn with_protocol_version(self, version: ProtocolVersion) -> Self {
+        Self { carriage: a2a_core::carriage_of!(version, V1, crate::client_v03::V03, "a2a-jsonrpc"), ..self }
     }
 
     /// Uses `http` for the requests (timeouts, TLS roots, proxies, default headers).
@@ -219,10 +207,6 @@ struct V1;
 
 #[async_trait]
 impl Carriage<Wire> for V1 {
-    fn version(&self) -> ProtocolVersion {
-        ProtocolVersion::V1_0
-    }
-
     async fn call(&self, wire: &Wire, ctx: &CallContext, request: Request) -> Result<Response, Error> {
         let operation = request.operation();
         let (method, params) = (operation.method(), Some(&request));
@@ -234,6 +218,10 @@ impl Carriage<Wire> for V1 {
         // DeleteTaskPushNotificationConfig reads nothing: servers answer `null` (Python, JS, this
         // crate) or `{}` (google.protobuf.Empty in ProtoJSON); any result means success.
         Response::decode(operation, ResultOf { operation, result: &result })
+    }
+
+    fn version(&self) -> ProtocolVersion {
+        ProtocolVersion::V1_0
     }
 }
 
@@ -298,17 +286,6 @@ fn by_status(status: StatusCode, body: &[u8]) -> Error {
     }
 }
 
-/// Each call is carried by the protocol version's carriage, chosen when the client was built
-/// (the one [`A2aService`](a2a_core::A2aService) implementation of every binding client:
-/// [`CarriedClient`]).
-impl CarriedClient for JsonRpcClient {
-    type Wire = Wire;
-
-    fn wire(&self) -> &Wire {
-        &self.wire
-    }
-
-    fn carriage(&self) -> &dyn Carriage<Wire> {
-        &*self.carriage
-    }
-}
+// Each call is carried by the protocol version's carriage, chosen when the client was built (the
+// one `A2aService` implementation of every binding client: `a2a_core::carriage::CarriedClient`).
+a2a_core::carried_client!(JsonRpcClient, Wire);

@@ -37,10 +37,6 @@ pub(crate) struct V03;
 
 #[async_trait]
 impl Carriage<Wire> for V03 {
-    fn version(&self) -> ProtocolVersion {
-        ProtocolVersion::V0_3
-    }
-
     async fn call(&self, wire: &Wire, ctx: &CallContext, request: Request) -> Result<Response, Error> {
         let operation = request.operation();
         let method = a2a_v03::client::method(operation)?.name();
@@ -53,6 +49,10 @@ impl Carriage<Wire> for V03 {
         let result = wire.call(&headers, method, params.as_ref(), read_error).await?;
         // A delete reads nothing: any result means success, as for 1.0.
         a2a_v03::client::read_response(operation, &to_value(&result)?)
+    }
+
+    fn version(&self) -> ProtocolVersion {
+        ProtocolVersion::V0_3
     }
 }
 

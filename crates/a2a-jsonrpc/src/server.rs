@@ -61,21 +61,18 @@ impl JsonRpcServer {
     /// Serves at `path` (default `/`), e.g. `/jsonrpc` as many official SDK agents do; the same
     /// path with a trailing slash is served too (`/jsonrpc/`). A path without a leading `/` gets
     /// one.
-    pub fn path(mut self, path: &str) -> Self {
-        self.path = normalize_path(path);
-        self
+    pub fn path(self, path: &str) -> Self {
+        Self { path: normalize_path(path), ..self }
     }
 
     /// Limits request bodies to `bytes`; larger ones get a `-32600` error response.
-    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
-        self.max_body_bytes = bytes;
-        self
+    pub fn max_body_bytes(self, bytes: usize) -> Self {
+        Self { max_body_bytes: bytes, ..self }
     }
 
     /// Sends an SSE keep-alive comment on streams idle for `interval`.
-    pub fn keep_alive_interval(mut self, interval: Duration) -> Self {
-        self.keep_alive = interval;
-        self
+    pub fn keep_alive_interval(self, interval: Duration) -> Self {
+        Self { keep_alive: interval, ..self }
     }
 
     /// The router serving `POST` at the [`path`](Self::path) (`/` by default).

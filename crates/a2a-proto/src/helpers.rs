@@ -98,15 +98,13 @@ impl Part {
     }
 
     /// Sets the file name.
-    pub fn with_filename(mut self, filename: impl Into<String>) -> Self {
-        self.filename = filename.into();
-        self
+    pub fn with_filename(self, filename: impl Into<String>) -> Self {
+        Self { filename: filename.into(), ..self }
     }
 
     /// Sets the media type.
-    pub fn with_media_type(mut self, media_type: impl Into<String>) -> Self {
-        self.media_type = media_type.into();
-        self
+    pub fn with_media_type(self, media_type: impl Into<String>) -> Self {
+        Self { media_type: media_type.into(), ..self }
     }
 
     /// The text of a text part, if this is one.
@@ -144,15 +142,13 @@ impl Message {
     }
 
     /// Associates the message with a context.
-    pub fn with_context_id(mut self, context_id: impl Into<String>) -> Self {
-        self.context_id = context_id.into();
-        self
+    pub fn with_context_id(self, context_id: impl Into<String>) -> Self {
+        Self { context_id: context_id.into(), ..self }
     }
 
     /// Associates the message with a task.
-    pub fn with_task_id(mut self, task_id: impl Into<String>) -> Self {
-        self.task_id = task_id.into();
-        self
+    pub fn with_task_id(self, task_id: impl Into<String>) -> Self {
+        Self { task_id: task_id.into(), ..self }
     }
 
     /// The concatenated text of all text parts.
@@ -168,9 +164,8 @@ impl Artifact {
     }
 
     /// Sets the human readable name.
-    pub fn with_name(mut self, name: impl Into<String>) -> Self {
-        self.name = name.into();
-        self
+    pub fn with_name(self, name: impl Into<String>) -> Self {
+        Self { name: name.into(), ..self }
     }
 }
 

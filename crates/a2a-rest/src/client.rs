@@ -15,7 +15,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use a2a_core::carriage::{Carriage, CarriedClient};
+use a2a_core::carriage::Carriage;
 use a2a_core::{
     CallContext, Decode, Error, EventStream, Operation, ProtocolVersion, Request, Response, Result,
     ServiceParams,
@@ -66,9 +66,6 @@ pub struct RestClient {
     wire: Wire,
     /// The protocol version's carriage, chosen when the client is built.
     carriage: Arc<dyn Carriage<Wire>>,
-    /// What 0.3 file parts carry ([`with_v03_file_bytes`](Self::with_v03_file_bytes)).
-    #[cfg(feature = "v03")]
-    file_bytes: ProtoFileBytes,
 }
 
 impl RestClient {
@@ -87,10 +84,10 @@ impl RestClient {
                 base,
                 tenant: None,
                 subscribe_with_get: Arc::new(AtomicBool::new(false)),
+                #[cfg(feature = "v03")]
+                file_bytes: ProtoFileBytes::default(),
             },
             carriage: Arc::new(V1),
-            #[cfg(feature = "v03")]
-            file_bytes: ProtoFileBytes::default(),
         })
     }
 
@@ -107,41 +104,19 @@ impl RestClient {
             // What a server answered for the other version's subscribe route says nothing here.
             self.wire.subscribe_with_get = Arc::new(AtomicBool::new(false));
         }
-        self.carriage = self.carriage_of(version);
+        self.carriage = a2a_core::carriage_of!(version, V1, crate::client_v03::V03, "a2a-rest");
         self
     }
 
-    /// The carriage of `version`, with this client's settings.
-    fn carriage_of(&self, version: ProtocolVersion) -> Arc<dyn Carriage<Wire>> {
-        match version {
-            ProtocolVersion::V1_0 => Arc::new(V1),
-            #[cfg(feature = "v03")]
-            ProtocolVersion::V0_3 => Arc::new(crate::client_v03::V03 { file_bytes: self.file_bytes }),
-            #[cfg(not(feature = "v03"))]
-            ProtocolVersion::V0_3 => Arc::new(a2a_core::carriage::Unavailable::new(version, "a2a-rest")),
-        }
-    }
-
-    /// In 0.3 ([`with_protocol_version`](Self::with_protocol_version)`(ProtocolVersion::V0_3)`),
-    /// what file parts carry in the body's `fileWithBytes` (ProtoJSON of the 0.3 proto's `bytes`
-    /// field, so base64 of it): [`ProtoFileBytes::Bytes`] (the default: the bytes, as the proto
-    /// says and @a2a-js/sdk reads them) or [`ProtoFileBytes::Base64Text`] (the UTF-8 of their
-    /// base64 text, what an agent built with a2a-sdk (Python) 0.3 expects: it fails on any other
-    /// file that is not UTF-8). Replies are read in either encoding whatever this says
-    /// (`a2a_v03::file_bytes`). No effect in 1.0, whose `raw` bytes every SDK reads alike.
-    ///
-    /// Only with this crate's `v03` feature.
+    /// For A2A 0.3 ([`with_protocol_version`](Self::with_protocol_version)): the encoding of a
+    /// sent file in the body's `fileWithBytes`, base64 of the 0.3 proto's bytes field
+    /// ([`ProtoFileBytes`] tells which SDK reads which; replies are read in either). Default:
+    /// [`ProtoFileBytes::Bytes`]. Needs the `v03` feature.
     #[cfg(feature = "v03")]
     #[must_use]
     pub fn with_v03_file_bytes(mut self, encoding: ProtoFileBytes) -> Self {
-        self.file_bytes = encoding;
-        self.carriage = self.carriage_of(self.protocol_version());
+        self.wire.file_bytes = encoding;
         self
-    }
-
-    /// The protocol version this client speaks.
-    pub fn protocol_version(&self) -> ProtocolVersion {
-        self.carriage.version()
     }
 
     /// Uses `http` for the calls (timeouts, proxies, TLS roots, default headers such as
@@ -185,6 +160,9 @@ pub struct Wire {
     /// Set once a server answered 405 to `POST /tasks/{id}:subscribe`; later subscriptions (of
     /// this client and its clones) go straight to GET.
     subscribe_with_get: Arc<AtomicBool>,
+    /// What 0.3 file parts carry ([`RestClient::with_v03_file_bytes`]).
+    #[cfg(feature = "v03")]
+    pub(crate) file_bytes: ProtoFileBytes,
 }
 
 impl std::fmt::Debug for Wire {
@@ -354,20 +332,9 @@ pub(crate) fn transport_error(context: &str, err: &(dyn std::error::Error + 'sta
     Error::Transport { reason: format!("{context}: {}", a2a_core::error::error_chain(err)) }
 }
 
-/// Each call is carried by the protocol version's carriage, chosen when the client was built
-/// (the one [`A2aService`](a2a_core::A2aService) implementation of every binding client:
-/// [`CarriedClient`]).
-impl CarriedClient for RestClient {
-    type Wire = Wire;
-
-    fn wire(&self) -> &Wire {
-        &self.wire
-    }
-
-    fn carriage(&self) -> &dyn Carriage<Wire> {
-        &*self.carriage
-    }
-}
+// Each call is carried by the protocol version's carriage, chosen when the client was built (the
+// one `A2aService` implementation of every binding client: `a2a_core::carriage::CarriedClient`).
+a2a_core::carried_client!(RestClient, Wire);
 
 /// A2A 1.0: the routes of the crate docs' table ([`routes::client_route`]), ProtoJSON bodies,
 /// the context's parameters as headers, errors by [`error::from_status_body`].
@@ -375,10 +342,6 @@ struct V1;
 
 #[async_trait]
 impl Carriage<Wire> for V1 {
-    fn version(&self) -> ProtocolVersion {
-        ProtocolVersion::V1_0
-    }
-
     /// SubscribeToTask: POST (spec 11.3.2) first; a server answering 405 is asked again with GET
     /// (the proto annotation, A2A#1574), and so is every later subscription of this client.
     async fn call(&self, wire: &Wire, ctx: &CallContext, mut request: Request) -> Result<Response> {
@@ -412,6 +375,10 @@ impl Carriage<Wire> for V1 {
         // A delete's 200 with `{}` (google.protobuf.Empty) or 204: the body is not read.
         let body = wire.checked_body(http).await?;
         Response::decode(operation, JsonBody(&body))
+    }
+
+    fn version(&self) -> ProtocolVersion {
+        ProtocolVersion::V1_0
     }
 }
 

@@ -18,7 +18,6 @@ use std::sync::atomic::Ordering;
 use a2a_core::carriage::Carriage;
 use a2a_core::{CallContext, Error, EventStream, Operation, ProtocolVersion, Request, Response, Result};
 use a2a_v03::rest::HttpCall;
-use a2a_v03::ProtoFileBytes;
 use async_trait::async_trait;
 use http::header::CONTENT_TYPE;
 use http::{Method, StatusCode};
@@ -31,10 +30,9 @@ use crate::{error, sse};
 /// The media type of 0.3 HTTP+JSON bodies (0.3 spec 3.2.3).
 const JSON: &str = "application/json";
 
-/// A2A 0.3: the routes of [`a2a_v03::rest::http_call`], file bytes as `file_bytes` says.
-pub(crate) struct V03 {
-    pub(crate) file_bytes: ProtoFileBytes,
-}
+/// A2A 0.3: the routes of [`a2a_v03::rest::http_call`], file bytes as the wire's `file_bytes`
+/// says.
+pub(crate) struct V03;
 
 impl V03 {
     /// The HTTP request of a 0.3 call.
@@ -104,20 +102,18 @@ impl V03 {
 
 #[async_trait]
 impl Carriage<Wire> for V03 {
-    fn version(&self) -> ProtocolVersion {
-        ProtocolVersion::V0_3
-    }
-
     async fn call(&self, wire: &Wire, ctx: &CallContext, mut request: Request) -> Result<Response> {
+        wire.file_bytes.encode_request(&mut request);
         let operation = request.operation();
-        if let Request::SendMessage(send) | Request::SendStreamingMessage(send) = &mut request {
-            self.file_bytes.encode(send);
-        }
         if operation.is_streaming() {
             return Ok(Response::Stream(Self::streaming(wire, ctx, &request).await?));
         }
         // A delete reads nothing of the reply.
         a2a_v03::client::read_response(operation, &Self::unary(wire, ctx, &request).await?)
+    }
+
+    fn version(&self) -> ProtocolVersion {
+        ProtocolVersion::V0_3
     }
 }
 

@@ -70,15 +70,13 @@ impl RestServer {
     }
 
     /// Request bodies larger than `limit` bytes are answered with 413 and the JSON error body.
-    pub fn max_body_bytes(mut self, limit: usize) -> Self {
-        self.max_body_bytes = limit;
-        self
+    pub fn max_body_bytes(self, limit: usize) -> Self {
+        Self { max_body_bytes: limit, ..self }
     }
 
     /// How often an idle SSE stream sends a keep-alive comment.
-    pub fn keep_alive_interval(mut self, interval: Duration) -> Self {
-        self.keep_alive = interval;
-        self
+    pub fn keep_alive_interval(self, interval: Duration) -> Self {
+        Self { keep_alive: interval, ..self }
     }
 
     /// The router. It routes every path itself (see the crate docs for the route table), so it

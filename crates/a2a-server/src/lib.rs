@@ -160,9 +160,8 @@ impl ServerBuilder {
     /// The public agent card. Its `supportedInterfaces` are filled in from the public URL when empty;
     /// each tenantless interface of another version then gets a 0.3 twin (same URL and binding,
     /// listed after the given ones), since every binding of this server also serves A2A 0.3.
-    pub fn agent_card(mut self, card: AgentCard) -> Self {
-        self.card = Some(card);
-        self
+    pub fn agent_card(self, card: AgentCard) -> Self {
+        Self { card: Some(card), ..self }
     }
 
     /// The extended card for authenticated callers (spec 3.1.11).
@@ -202,9 +201,8 @@ impl ServerBuilder {
     }
 
     /// The agent logic.
-    pub fn executor(mut self, executor: impl AgentExecutor) -> Self {
-        self.executor = Some(Arc::new(executor));
-        self
+    pub fn executor(self, executor: impl AgentExecutor) -> Self {
+        Self { executor: Some(Arc::new(executor)), ..self }
     }
 
     /// Serves `service` instead of the default handler built from [`executor`](Self::executor):
@@ -212,29 +210,25 @@ impl ServerBuilder {
     /// your own, or a proxy to another agent. Give one or the other. The stores, push and
     /// cluster settings of this builder configure the default handler only; a service brings its
     /// own, and `serve` runs no `recover` for it.
-    pub fn service(mut self, service: Arc<dyn A2aService>) -> Self {
-        self.service = Some(service);
-        self
+    pub fn service(self, service: Arc<dyn A2aService>) -> Self {
+        Self { service: Some(service), ..self }
     }
 
     /// Makes this server one replica of several sharing its task store (see
     /// `a2a_core::cluster`; for PostgreSQL, `a2a_store_sql::PostgresStore::cluster`).
     /// `serve` starts its heartbeat; with [`app`](Self::app), [`App::recover`] does.
-    pub fn cluster(mut self, cluster: Arc<dyn a2a_core::cluster::Cluster>) -> Self {
-        self.cluster = Some(cluster);
-        self
+    pub fn cluster(self, cluster: Arc<dyn a2a_core::cluster::Cluster>) -> Self {
+        Self { cluster: Some(cluster), ..self }
     }
 
     /// Where tasks are stored (default: in memory, `a2a_core::store::memory::InMemoryTaskStore`).
-    pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
-        self.tasks = Some(store);
-        self
+    pub fn task_store(self, store: Arc<dyn TaskStore>) -> Self {
+        Self { tasks: Some(store), ..self }
     }
 
     /// Push config storage (default: in memory).
-    pub fn push_config_store(mut self, store: Arc<dyn PushConfigStore>) -> Self {
-        self.push_configs = Some(store);
-        self
+    pub fn push_config_store(self, store: Arc<dyn PushConfigStore>) -> Self {
+        Self { push_configs: Some(store), ..self }
     }
 
     /// Wraps every binding, on every port, in `layer` (the card endpoint too): an
@@ -255,24 +249,21 @@ impl ServerBuilder {
     /// Serves every port but the metrics one over TLS with this certificate (`tls` module docs):
     /// ALPN h2 and http/1.1, gRPC included, `Strict-Transport-Security` on responses, and
     /// `https` in the default public URL.
-    pub fn tls(mut self, config: tls::TlsConfig) -> Self {
-        self.tls = Some(config);
-        self
+    pub fn tls(self, config: tls::TlsConfig) -> Self {
+        Self { tls: Some(config), ..self }
     }
 
     /// The server's limits: request sizes, body read timeout, open streams, and what a request
     /// may carry (default [`Limits::default`]; `docs/operations.md`, "Limits").
-    pub fn limits(mut self, limits: Limits) -> Self {
-        self.limits = limits;
-        self
+    pub fn limits(self, limits: Limits) -> Self {
+        Self { limits, ..self }
     }
 
     /// Limits every caller to `limit` (default: no rate limit): a token bucket per principal
     /// (from an authentication [`layer`](Self::layer)), else per client IP address. A call over
     /// it is refused with HTTP 429 and `Retry-After`, or gRPC `RESOURCE_EXHAUSTED` ([`rate_limit`]).
-    pub fn rate_limit(mut self, limit: RateLimit) -> Self {
-        self.rate_limit = Some(limit);
-        self
+    pub fn rate_limit(self, limit: RateLimit) -> Self {
+        Self { rate_limit: Some(limit), ..self }
     }
 
     /// How long a graceful shutdown waits for the calls in flight (default
@@ -280,9 +271,8 @@ impl ServerBuilder {
     /// it. Past it, `serve` returns and the calls still running are abandoned (the binary then
     /// exits): a blocking SendMessage of a task that works for an hour does not hold the
     /// shutdown for an hour.
-    pub fn shutdown_timeout(mut self, timeout: Duration) -> Self {
-        self.shutdown_timeout = Some(timeout);
-        self
+    pub fn shutdown_timeout(self, timeout: Duration) -> Self {
+        Self { shutdown_timeout: Some(timeout), ..self }
     }
 
     /// Serves the web console at `/console` on the main port (default off; `docs/console.md`):
@@ -290,40 +280,34 @@ impl ServerBuilder {
     /// each task's history, artifacts and push configs, and the server's health and request
     /// metrics. It admits the callers the main agent admits (the same authentication layers);
     /// without a credential only the login page is served.
-    pub fn console(mut self, enabled: bool) -> Self {
-        self.console = enabled;
-        self
+    pub fn console(self, enabled: bool) -> Self {
+        Self { console: enabled, ..self }
     }
 
     /// How push notifications are sent (default: `push_http::HttpPushTransport` with the
     /// destination policy): a transport of your own must check every address it connects to.
-    pub fn push_transport(mut self, transport: Arc<dyn a2a_core::push::PushTransport>) -> Self {
-        self.push_transport = Some(transport);
-        self
+    pub fn push_transport(self, transport: Arc<dyn a2a_core::push::PushTransport>) -> Self {
+        Self { push_transport: Some(transport), ..self }
     }
 
     /// How failed webhook deliveries are retried (default `RetryPolicy::default()`).
-    pub fn push_retry_policy(mut self, retry: a2a_core::push::RetryPolicy) -> Self {
-        self.push_retry = Some(retry);
-        self
+    pub fn push_retry_policy(self, retry: a2a_core::push::RetryPolicy) -> Self {
+        Self { push_retry: Some(retry), ..self }
     }
 
     /// The timeout of each webhook request (default 10 s).
-    pub fn push_timeout(mut self, timeout: std::time::Duration) -> Self {
-        self.push_timeout = Some(timeout);
-        self
+    pub fn push_timeout(self, timeout: std::time::Duration) -> Self {
+        Self { push_timeout: Some(timeout), ..self }
     }
 
     /// Which webhook destinations are allowed (default: public addresses only, spec 13.2).
-    pub fn push_destination_policy(mut self, policy: DestinationPolicy) -> Self {
-        self.policy = policy;
-        self
+    pub fn push_destination_policy(self, policy: DestinationPolicy) -> Self {
+        Self { policy, ..self }
     }
 
     /// The base URL clients use for JSON-RPC and REST (default: `http://` + the listen address).
-    pub fn public_url(mut self, url: impl Into<String>) -> Self {
-        self.public_url = Some(url.into());
-        self
+    pub fn public_url(self, url: impl Into<String>) -> Self {
+        Self { public_url: Some(url.into()), ..self }
     }
 
     /// The gRPC address the card advertises (default: the host and port of the public URL), in
@@ -332,31 +316,27 @@ impl ServerBuilder {
     ///   as `https://` on port 443 and `http://` elsewhere);
     /// - a URL, `http://host:port` or `https://host:port[/path]`, for clients that need the scheme
     ///   spelled out (some official SDKs' gRPC clients) or a path-routing proxy in front.
-    pub fn grpc_url(mut self, address: impl Into<String>) -> Self {
-        self.grpc_url = Some(address.into());
-        self
+    pub fn grpc_url(self, address: impl Into<String>) -> Self {
+        Self { grpc_url: Some(address.into()), ..self }
     }
 
     /// Serves JSON-RPC at `path` instead of `/` (e.g. `/jsonrpc`, as many official SDK agents
     /// do; the trailing-slash twin is served too), and advertises that URL in the card.
-    pub fn jsonrpc_path(mut self, path: impl Into<String>) -> Self {
-        self.jsonrpc_path = Some(path.into());
-        self
+    pub fn jsonrpc_path(self, path: impl Into<String>) -> Self {
+        Self { jsonrpc_path: Some(path.into()), ..self }
     }
 
     /// How the card is written: the union of 1.0 and 0.3 (the default) or 1.0 only
     /// ([`CardForm`]). With `V1` the card lists no 0.3 interfaces; 0.3 requests are still served.
-    pub fn card_form(mut self, form: CardForm) -> Self {
-        self.card_form = form;
-        self
+    pub fn card_form(self, form: CardForm) -> Self {
+        Self { card_form: form, ..self }
     }
 
     /// Signs the agent card with `signer` (spec 8.4): the card served at [`AGENT_CARD_PATH`], in
     /// its form ([`card_form`](Self::card_form)), and the extended card
     /// (`GetExtendedAgentCard`) carry its signature, appended to any they already have.
-    pub fn sign_card(mut self, signer: a2a_card_sign::CardSigner) -> Self {
-        self.card_signer = Some(Arc::new(signer));
-        self
+    pub fn sign_card(self, signer: a2a_card_sign::CardSigner) -> Self {
+        Self { card_signer: Some(Arc::new(signer)), ..self }
     }
 
     /// Enforces the card's required extensions only for these operations (default: every one);
@@ -379,17 +359,15 @@ impl ServerBuilder {
 
     /// Records this server's metrics in `metrics` (default: a new [`Metrics`], readable from
     /// [`RunningServer::metrics`] or [`App::metrics`]); keep a clone to read them in-process.
-    pub fn metrics(mut self, metrics: Metrics) -> Self {
-        self.metrics = Some(metrics);
-        self
+    pub fn metrics(self, metrics: Metrics) -> Self {
+        Self { metrics: Some(metrics), ..self }
     }
 
     /// Serves the Prometheus scrape ([`metrics::METRICS_PATH`]) and the probes
     /// ([`health`]) on `listener`, a port of its own that needs no A2A credentials: keep it off
     /// the public network. Off by default; the probes are on the main port anyway.
-    pub fn metrics_listener(mut self, listener: TcpListener) -> Self {
-        self.metrics_listener = Some(listener);
-        self
+    pub fn metrics_listener(self, listener: TcpListener) -> Self {
+        Self { metrics_listener: Some(listener), ..self }
     }
 
     /// The complete HTTP + gRPC application for a server reachable at `local` (used for the

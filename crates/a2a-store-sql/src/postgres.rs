@@ -19,8 +19,8 @@ use std::time::Duration;
 use a2a_core::error::error_chain;
 use a2a_core::push::{Claimed, Notification, PushOutbox};
 use a2a_core::store::{
-    fill_task_payloads, fold_new_task, PushConfigStore, Scope, StoredPushConfig, StoredTask, TaskMutation,
-    TaskPage, TaskQuery, TaskStore, TaskView,
+    Burst, PushConfigStore, Scope, StoredPushConfig, StoredTask, TaskMutation, TaskPage, TaskQuery,
+    TaskStore, TaskView,
 };
 use a2a_core::{ProtocolVersion, Result};
 use a2a_proto::v1::{Task, TaskPushNotificationConfig};
@@ -268,16 +268,8 @@ impl TaskStore for PostgresStore {
         in_transaction!(self, false, |db| logic::create_and_apply(&mut db, scope, task, first))
     }
 
-    async fn create_and_apply_all(
-        &self,
-        scope: &Scope,
-        task: &Task,
-        changes: &[TaskMutation<'_>],
-        notify: &[Notification],
-    ) -> Result<u64> {
-        let (folded, seq) = fold_new_task(task, changes)?;
-        let mut notify = notify.to_vec();
-        fill_task_payloads(&mut notify, &folded);
+    async fn create_with_burst(&self, scope: &Scope, task: &Task, burst: Burst<'_>) -> Result<u64> {
+        let (folded, seq, notify) = burst.fold_new(task)?;
         in_transaction!(self, false, |db| async {
             logic::insert_task(&mut db, scope, &folded, seq).await?;
             outbox::enqueue(&mut db, &notify).await?;
@@ -285,16 +277,10 @@ impl TaskStore for PostgresStore {
         })
     }
 
-    async fn apply_all(
-        &self,
-        scope: &Scope,
-        task_id: &str,
-        changes: &[TaskMutation<'_>],
-        notify: &[Notification],
-    ) -> Result<u64> {
+    async fn apply_burst(&self, scope: &Scope, task_id: &str, burst: Burst<'_>) -> Result<u64> {
         in_transaction!(self, false, |db| async {
-            let seq = logic::apply_all(&mut db, task_id, changes).await?;
-            outbox::enqueue_with_task(&mut db, scope, task_id, notify).await?;
+            let seq = logic::apply_all(&mut db, task_id, burst.changes).await?;
+            outbox::enqueue_with_task(&mut db, scope, task_id, burst.notify).await?;
             Ok::<_, Fail>(seq)
         })
     }

@@ -37,8 +37,8 @@ use std::time::Duration;
 
 use a2a_core::push::{Claimed, Notification, PushOutbox};
 use a2a_core::store::{
-    fill_task_payloads, fold_new_task, PushConfigStore, Scope, StoredPushConfig, StoredTask, TaskMutation,
-    TaskPage, TaskQuery, TaskStore, TaskView,
+    Burst, PushConfigStore, Scope, StoredPushConfig, StoredTask, TaskMutation, TaskPage, TaskQuery,
+    TaskStore, TaskView,
 };
 use a2a_core::{Error, ProtocolVersion, Result};
 use a2a_proto::v1::{Artifact, Message, Task, TaskPushNotificationConfig, TaskStatus};
@@ -665,17 +665,9 @@ impl TaskStore for SqliteStore {
         self.write(move |db| run(logic::create_and_apply(db, &scope, &task, first.get()))).await
     }
 
-    async fn create_and_apply_all(
-        &self,
-        scope: &Scope,
-        task: &Task,
-        changes: &[TaskMutation<'_>],
-        notify: &[Notification],
-    ) -> Result<u64> {
+    async fn create_with_burst(&self, scope: &Scope, task: &Task, burst: Burst<'_>) -> Result<u64> {
         // Folded here, on the caller's thread: the writer thread only inserts.
-        let (folded, seq) = fold_new_task(task, changes)?;
-        let mut notify = notify.to_vec();
-        fill_task_payloads(&mut notify, &folded);
+        let (folded, seq, notify) = burst.fold_new(task)?;
         let scope = scope.clone();
         self.write(move |db| {
             run(logic::insert_task(db, &scope, &folded, seq))?;
@@ -685,15 +677,9 @@ impl TaskStore for SqliteStore {
         Ok(seq)
     }
 
-    async fn apply_all(
-        &self,
-        scope: &Scope,
-        task_id: &str,
-        changes: &[TaskMutation<'_>],
-        notify: &[Notification],
-    ) -> Result<u64> {
-        let (scope, task_id, notify) = (scope.clone(), task_id.to_owned(), notify.to_vec());
-        let changes: Vec<OwnedMutation> = changes.iter().map(|c| OwnedMutation::new(*c)).collect();
+    async fn apply_burst(&self, scope: &Scope, task_id: &str, burst: Burst<'_>) -> Result<u64> {
+        let (scope, task_id, notify) = (scope.clone(), task_id.to_owned(), burst.notify.to_vec());
+        let changes: Vec<OwnedMutation> = burst.changes.iter().map(|c| OwnedMutation::new(*c)).collect();
         self.write(move |db| {
             let changes: Vec<TaskMutation<'_>> = changes.iter().map(OwnedMutation::get).collect();
             let seq = run(logic::apply_all(db, &task_id, &changes))?;

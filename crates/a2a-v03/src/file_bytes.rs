@@ -47,6 +47,7 @@
 //! `ClientBuilder::v03_file_bytes`, the binding clients' `with_v03_file_bytes`). Our server reads
 //! both; what it sends is the bytes.
 
+use a2a_core::Request;
 use a2a_proto::v1::{part::Content, SendMessageRequest};
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
@@ -95,6 +96,14 @@ impl ProtoFileBytes {
             if let Some(Content::Raw(bytes)) = &mut part.content {
                 *bytes = STANDARD.encode(&bytes).into_bytes();
             }
+        }
+    }
+
+    /// [`encode`](Self::encode) of the message a SendMessage or SendStreamingMessage `request`
+    /// carries; any other request is left as it is.
+    pub fn encode_request(self, request: &mut Request) {
+        if let Request::SendMessage(send) | Request::SendStreamingMessage(send) = request {
+            self.encode(send);
         }
     }
 

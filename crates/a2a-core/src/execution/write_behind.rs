@@ -3,8 +3,8 @@
 //!
 //! An executor's `publish` checks its event and queues it ([`TaskRuntime::publish`], the queueing
 //! itself in `super`); the queue is stored in one store call
-//! ([`TaskStore::create_and_apply_all`](crate::store::TaskStore::create_and_apply_all) for a new
-//! task, [`TaskStore::apply_all`](crate::store::TaskStore::apply_all)) when the executor next
+//! ([`TaskStore::create_with_burst`](crate::store::TaskStore::create_with_burst) for a new
+//! task, [`TaskStore::apply_burst`](crate::store::TaskStore::apply_burst)) when the executor next
 //! yields ([`TaskRuntime::run_execution`]; a task spawned at the first queued event when the
 //! publisher is not the execution), when anything else needs the lock (another write, the end
 //! of the execution, a cancel, [`TaskRuntime::flush`]), or at [`MAX_QUEUED`] events. Only then
@@ -29,7 +29,7 @@ use crate::context::ProtocolVersion;
 use crate::error::{Error, Result};
 use crate::lifecycle::apply_mutation;
 use crate::push::Notification;
-use crate::store::{StoredPushConfig, TaskMutation, TaskView};
+use crate::store::{self, StoredPushConfig, TaskMutation, TaskView};
 
 /// How long an agent may publish without a break before its task yields (see
 /// [`TaskRuntime::publish`]).
@@ -258,11 +258,12 @@ impl TaskRuntime {
         writing.armed = true;
         let stored = {
             let changes: Vec<TaskMutation<'_>> = burst.iter().map(|(event, _)| mutation_of(event)).collect();
+            let written = store::Burst::new(&changes).notifying(passed);
             match &pending {
-                Some(task) => self.store.create_and_apply_all(&self.scope, task, &changes, passed).await,
+                Some(task) => self.store.create_with_burst(&self.scope, task, written).await,
                 None => {
                     writing.state.written = None;
-                    self.store.apply_all(&self.scope, &self.task_id, &changes, passed).await
+                    self.store.apply_burst(&self.scope, &self.task_id, written).await
                 }
             }
         };

@@ -66,9 +66,8 @@ impl TenantAgent {
 
     /// Its extended agent card, the same for every authenticated caller (spec 3.1.11).
     #[must_use]
-    pub fn extended_agent_card(mut self, card: AgentCard) -> Self {
-        self.extended = Some(ExtendedCard::Static(Box::new(card)));
-        self
+    pub fn extended_agent_card(self, card: AgentCard) -> Self {
+        Self { extended: Some(ExtendedCard::Static(Box::new(card))), ..self }
     }
 
     /// Its extended agent card computed per caller (spec 3.1.11: what an authenticated caller

@@ -118,9 +118,8 @@ impl HandlerBuilder {
 
     /// Applies `finish` to every extended card before it is returned, of every agent (e.g. to
     /// sign it, spec 8.4). An error is an internal error of the call.
-    pub fn finish_extended_cards(mut self, finish: Arc<CardFinisher>) -> Self {
-        self.finish_extended = Some(finish);
-        self
+    pub fn finish_extended_cards(self, finish: Arc<CardFinisher>) -> Self {
+        Self { finish_extended: Some(finish), ..self }
     }
 
     /// Serves another agent at `tenant` (spec 4.4.1 `AgentInterface.tenant`): requests whose
@@ -137,29 +136,25 @@ impl HandlerBuilder {
     }
 
     /// Where tasks are stored (default: in memory).
-    pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
-        self.tasks = Some(store);
-        self
+    pub fn task_store(self, store: Arc<dyn TaskStore>) -> Self {
+        Self { tasks: Some(store), ..self }
     }
 
     /// Where push configs are stored (default: in memory).
-    pub fn push_config_store(mut self, store: Arc<dyn PushConfigStore>) -> Self {
-        self.push_configs = Some(store);
-        self
+    pub fn push_config_store(self, store: Arc<dyn PushConfigStore>) -> Self {
+        Self { push_configs: Some(store), ..self }
     }
 
     /// How notifications are sent. Required when the card declares `pushNotifications`.
-    pub fn push_transport(mut self, transport: Arc<dyn PushTransport>) -> Self {
-        self.push_transport = Some(transport);
-        self
+    pub fn push_transport(self, transport: Arc<dyn PushTransport>) -> Self {
+        Self { push_transport: Some(transport), ..self }
     }
 
     /// How the bodies of notifications to configs registered over A2A 0.3 are written (the task
     /// as 0.3 JSON, which core cannot write: [`crate::push`]). Without it such notifications are
     /// given up.
-    pub fn push_v03_body(mut self, write: WriteTaskV0_3) -> Self {
-        self.push_v03_body = Some(write);
-        self
+    pub fn push_v03_body(self, write: WriteTaskV0_3) -> Self {
+        Self { push_v03_body: Some(write), ..self }
     }
 
     /// Makes this handler one replica of several sharing the task store ([`crate::cluster`]):
@@ -167,28 +162,24 @@ impl HandlerBuilder {
     /// executing the task, and the running tasks of a replica that dies are resolved by
     /// [`AgentExecutor::recover`] on another one. [`DefaultRequestHandler::recover`] starts the
     /// heartbeat that does this; [`build`](Self::build) must then run inside a Tokio runtime.
-    pub fn cluster(mut self, cluster: Arc<dyn Cluster>) -> Self {
-        self.cluster = Some(cluster);
-        self
+    pub fn cluster(self, cluster: Arc<dyn Cluster>) -> Self {
+        Self { cluster: Some(cluster), ..self }
     }
 
     /// Which webhook destinations are allowed (default: public addresses only, spec 13.2).
-    pub fn push_destination_policy(mut self, policy: DestinationPolicy) -> Self {
-        self.policy = policy;
-        self
+    pub fn push_destination_policy(self, policy: DestinationPolicy) -> Self {
+        Self { policy, ..self }
     }
 
     /// How failed webhook deliveries are retried (default [`RetryPolicy::default`]: 8 attempts
     /// within 10 minutes, backoff from 1 s to 60 s).
-    pub fn push_retry_policy(mut self, retry: RetryPolicy) -> Self {
-        self.push_retry = retry;
-        self
+    pub fn push_retry_policy(self, retry: RetryPolicy) -> Self {
+        Self { push_retry: retry, ..self }
     }
 
     /// The timeout of each webhook request (default 10 s, spec 4.3.3 recommends 10-30 s).
-    pub fn push_timeout(mut self, timeout: Duration) -> Self {
-        self.push_timeout = timeout;
-        self
+    pub fn push_timeout(self, timeout: Duration) -> Self {
+        Self { push_timeout: timeout, ..self }
     }
 
     /// Enforces the card's required extensions only for these operations (default: every one).
@@ -197,16 +188,14 @@ impl HandlerBuilder {
     /// included: a client that omits it gets `ExtensionSupportRequired` from every operation. An
     /// agent whose extension concerns only what it is sent (say, SendMessage and
     /// SendStreamingMessage) lists those here, so plain clients can still read, list and cancel.
-    pub fn extensions_required_for(mut self, operations: impl IntoIterator<Item = Operation>) -> Self {
-        self.extensions_required_for = Some(operations.into_iter().collect());
-        self
+    pub fn extensions_required_for(self, operations: impl IntoIterator<Item = Operation>) -> Self {
+        Self { extensions_required_for: Some(operations.into_iter().collect()), ..self }
     }
 
     /// What a request may carry and a read return (default [`ContentLimits::default`]); a
     /// request over a limit is refused with `InvalidParams` naming the field and the limit.
-    pub fn content_limits(mut self, limits: ContentLimits) -> Self {
-        self.limits = limits;
-        self
+    pub fn content_limits(self, limits: ContentLimits) -> Self {
+        Self { limits, ..self }
     }
 
     /// The handler. Fails if the card advertises push notifications without a push transport, or

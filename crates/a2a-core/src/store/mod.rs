@@ -34,8 +34,8 @@
 //!   twice). `total_size` counts every match at the time of the page's read, filters applied
 //!   before counting, in the caller's scope only.
 //! - **Push outbox.** A store may keep the push notifications its events cause
-//!   ([`TaskStore::outbox`], [`crate::push::outbox`]): [`TaskStore::create_and_apply_all`] and
-//!   [`TaskStore::apply_all`] then write them in the same atomic step as the events, so an event
+//!   ([`TaskStore::outbox`], [`crate::push::outbox`]): [`TaskStore::create_with_burst`] and
+//!   [`TaskStore::apply_burst`] then write them in the same atomic step as the events, so an event
 //!   is never stored without its notifications, nor a notification without its event.
 //! - **Recovery.** [`TaskStore::running`] lists the tasks an execution was producing
 //!   (`SUBMITTED` or `WORKING`), so that a server that restarts can resolve what its previous run
@@ -191,7 +191,7 @@ pub fn check_all(task_id: &str, mut state: TaskState, changes: &[TaskMutation<'_
     Ok(state)
 }
 
-/// A new task with its first changes applied, as [`TaskStore::create_and_apply_all`] stores it,
+/// A new task with its first changes applied, as [`TaskStore::create_with_burst`] stores it,
 /// and its `seq` (1 for the creation, plus one per stream event). The changes are checked first
 /// ([`check_all`]); nothing is copied if one is refused.
 pub fn fold_new_task(task: &Task, changes: &[TaskMutation<'_>]) -> Result<(Task, u64)> {
@@ -215,6 +215,45 @@ pub fn fill_task_payloads(notifications: &mut [Notification], task: &Task) {
     }
 }
 
+/// What an execution changed in a task since the store last wrote it (an execution's burst:
+/// the task runtime's write-behind, `docs/architecture.md`), with the push notifications these
+/// events cause: what [`TaskStore::create_with_burst`] and [`TaskStore::apply_burst`] write in one
+/// atomic step.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Burst<'a> {
+    /// The changes, in order.
+    pub changes: &'a [TaskMutation<'a>],
+    /// The push notifications these events cause, to be stored in the store's
+    /// [`outbox`](TaskStore::outbox) in the same atomic step (empty unless the store has one).
+    /// A notification without a payload gets the task as these changes leave it (a 0.3
+    /// webhook's body), read in that step.
+    pub notify: &'a [Notification],
+}
+
+impl<'a> Burst<'a> {
+    /// The burst of `changes`, causing no notification.
+    pub fn new(changes: &'a [TaskMutation<'a>]) -> Self {
+        Burst { changes, notify: &[] }
+    }
+
+    /// The same changes, causing `notify`.
+    #[must_use]
+    pub fn notifying(self, notify: &'a [Notification]) -> Self {
+        Burst { notify, ..self }
+    }
+
+    /// A new task with this burst applied, as [`TaskStore::create_with_burst`] stores it: the
+    /// folded task and its `seq` ([`fold_new_task`]) with the burst's notifications, each
+    /// without a payload given the folded task ([`fill_task_payloads`]). Nothing is copied if a
+    /// change is refused.
+    pub fn fold_new(&self, task: &Task) -> Result<(Task, u64, Vec<Notification>)> {
+        let (folded, seq) = fold_new_task(task, self.changes)?;
+        let mut notify = self.notify.to_vec();
+        fill_task_payloads(&mut notify, &folded);
+        Ok((folded, seq, notify))
+    }
+}
+
 /// Persistent storage of tasks. The contract is in the [module docs](self); the
 /// [`testing`] suite checks it.
 #[async_trait]
@@ -234,21 +273,43 @@ pub trait TaskStore: Send + Sync + 'static {
         self.apply(&task.id, first).await
     }
 
-    /// Creates a new task (event 1) together with the changes an execution made to it before
-    /// any of them was stored (events 2, 3, ...: an execution's burst, see
-    /// the task runtime's write-behind, `docs/architecture.md`), in one atomic step: all or nothing. The changes are
-    /// checked in order against the new task's state first; if one is refused, nothing is written
-    /// and its error is returned. Returns the `seq` after the last change.
+    /// Creates a new task (event 1) together with an execution's [`Burst`] (events 2, 3, ...:
+    /// the changes it made before any of them was stored), in one atomic step: all or nothing.
+    /// The changes are checked in order against the new task's state first; if one is refused,
+    /// nothing is written and its error is returned. Returns the `seq` after the last change.
     ///
     /// The stored task is exactly what creating it and applying the changes one by one would
-    /// store ([`apply_mutation`] folds them), so a store may
-    /// write it as one row of its final state. The default creates, then applies one change at a
-    /// time (not atomic against a crash between them; every store of this crate overrides it).
+    /// store ([`apply_mutation`] folds them: [`fold_new_task`]), so a store may write it as one
+    /// row of its final state, with the burst's notifications in the same step. The default
+    /// calls the deprecated [`create_and_apply_all`](Self::create_and_apply_all), so a store
+    /// written against it keeps its behaviour; that creates, then applies one change at a time
+    /// (not atomic against a crash between them; every store of this workspace overrides this
+    /// method).
+    #[allow(deprecated)]
+    async fn create_with_burst(&self, scope: &Scope, task: &Task, burst: Burst<'_>) -> Result<u64> {
+        self.create_and_apply_all(scope, task, burst.changes, burst.notify).await
+    }
+
+    /// Applies an execution's [`Burst`] of consecutive changes of one task atomically: each is
+    /// checked against the state the ones before it leave (the first against the stored state)
+    /// and if one is refused, nothing is written and its error is returned. Returns the task's
+    /// `seq` after the last one. `scope` is one that sees the task; like [`apply`](Self::apply),
+    /// the change itself is unscoped.
     ///
-    /// `notify`: the push notifications these events cause, to be stored in the store's
-    /// [`outbox`](Self::outbox) in the same atomic step (empty unless the store has one). A
-    /// notification without a payload gets the task as these changes leave it (a 0.3 webhook's
-    /// body), read in that step. The default enqueues them after the write.
+    /// The default calls the deprecated [`apply_all`](Self::apply_all), so a store written
+    /// against it keeps its behaviour; that applies the changes one at a time after checking the
+    /// chain against a read of the stored state (atomic against refusals, not against a
+    /// concurrent writer or a crash between them; every store of this workspace overrides this
+    /// method).
+    #[allow(deprecated)]
+    async fn apply_burst(&self, scope: &Scope, task_id: &str, burst: Burst<'_>) -> Result<u64> {
+        self.apply_all(scope, task_id, burst.changes, burst.notify).await
+    }
+
+    /// [`create_with_burst`](Self::create_with_burst) with the burst's two parts apart: what a
+    /// store implemented before [`Burst`] existed (its default creates, then applies one change
+    /// at a time). It is called only by the default of `create_with_burst`.
+    #[deprecated(since = "0.2.0", note = "implement and call `create_with_burst`, which takes a `Burst`")]
     async fn create_and_apply_all(
         &self,
         scope: &Scope,
@@ -274,16 +335,11 @@ pub trait TaskStore: Send + Sync + 'static {
         Ok(seq)
     }
 
-    /// Applies consecutive changes of one task atomically: each is checked against the state the
-    /// ones before it leave (the first against the stored state) and if one is refused, nothing
-    /// is written and its error is returned. Returns the task's `seq` after the last one. The
-    /// default applies them one at a time after checking the chain against a read of the stored
-    /// state (atomic against refusals, not against a concurrent writer or a crash between them;
-    /// every store of this crate overrides it).
-    ///
-    /// `scope` is one that sees the task (the default reads the task's state with it); like
-    /// [`apply`](Self::apply), the change itself is unscoped. `notify`: as for
-    /// [`create_and_apply_all`](Self::create_and_apply_all).
+    /// [`apply_burst`](Self::apply_burst) with the burst's two parts apart: what a store
+    /// implemented before [`Burst`] existed (its default reads the task's state with `scope`,
+    /// checks the chain, then applies one change at a time). It is called only by the default of
+    /// `apply_burst`.
+    #[deprecated(since = "0.2.0", note = "implement and call `apply_burst`, which takes a `Burst`")]
     async fn apply_all(
         &self,
         scope: &Scope,
@@ -306,7 +362,7 @@ pub trait TaskStore: Send + Sync + 'static {
     }
 
     /// The push notifications outbox this store keeps with its tasks, if it keeps one: then
-    /// [`create_and_apply_all`](Self::create_and_apply_all) and [`apply_all`](Self::apply_all)
+    /// [`create_with_burst`](Self::create_with_burst) and [`apply_burst`](Self::apply_burst)
     /// store the notifications an execution's events cause in the same atomic step as the
     /// events, and a restart loses none. `None` (the default): the handler keeps them in memory.
     fn outbox(&self) -> Option<Arc<dyn PushOutbox>> {
@@ -347,7 +403,7 @@ pub(crate) fn refuse_notifications(notify: &[Notification]) -> Result<()> {
     }
 }
 
-/// What the defaults of [`TaskStore::create_and_apply_all`] and [`TaskStore::apply_all`] do with
+/// What the default bursts of [`TaskStore`] (its deprecated two-part methods) do with
 /// their notifications once the changes are written (not atomic with them): fill in the missing
 /// payloads from a read of the task, and enqueue them in the store's outbox.
 async fn enqueue_after<S: TaskStore + ?Sized>(

@@ -19,7 +19,7 @@ use a2a_proto::Timestamp;
 use futures::future::join_all;
 
 use super::{
-    Cursor, PushConfigStore, Scope, StoredTask, TaskMutation, TaskPage, TaskQuery, TaskStore, TaskView,
+    Burst, Cursor, PushConfigStore, Scope, StoredTask, TaskMutation, TaskPage, TaskQuery, TaskStore, TaskView,
 };
 use crate::context::ProtocolVersion;
 use crate::error::Error;
@@ -348,9 +348,9 @@ pub async fn a_burst_of_chunks_stores_what_one_chunk_at_a_time_stores(store: &dy
     let burst = new("burst");
     store.create(&check.scope, &burst).await.unwrap();
     store.apply(&burst.id, TaskMutation::Artifact { artifact: &before[0], append: false }).await.unwrap();
-    let seq = store.apply_all(&check.scope, &burst.id, &changes, &[]).await.unwrap();
-    assert_eq!(seq, expected.seq, "chunks: apply_all counts every chunk");
-    assert_stored_as(store, &check.scope, &burst.id, &expected, "chunks: apply_all").await;
+    let seq = store.apply_burst(&check.scope, &burst.id, Burst::new(&changes)).await.unwrap();
+    assert_eq!(seq, expected.seq, "chunks: apply_burst counts every chunk");
+    assert_stored_as(store, &check.scope, &burst.id, &expected, "chunks: apply_burst").await;
 
     // The same chunks in bursts of two: every run is cut somewhere else.
     let pairs = new("pairs");
@@ -358,7 +358,7 @@ pub async fn a_burst_of_chunks_stores_what_one_chunk_at_a_time_stores(store: &dy
     store.apply(&pairs.id, TaskMutation::Artifact { artifact: &before[0], append: false }).await.unwrap();
     let mut seq = 0;
     for pair in changes.chunks(2) {
-        seq = store.apply_all(&check.scope, &pairs.id, pair, &[]).await.unwrap();
+        seq = store.apply_burst(&check.scope, &pairs.id, Burst::new(pair)).await.unwrap();
     }
     assert_eq!(seq, expected.seq, "chunks: bursts of two count every chunk");
     assert_stored_as(store, &check.scope, &pairs.id, &expected, "chunks: bursts of two").await;
@@ -368,9 +368,9 @@ pub async fn a_burst_of_chunks_stores_what_one_chunk_at_a_time_stores(store: &dy
         std::iter::once(TaskMutation::Artifact { artifact: &before[0], append: false })
             .chain(changes)
             .collect();
-    let seq = store.create_and_apply_all(&check.scope, &created, &all, &[]).await.unwrap();
-    assert_eq!(seq, expected.seq, "chunks: create_and_apply_all counts every chunk");
-    assert_stored_as(store, &check.scope, &created.id, &expected, "chunks: create_and_apply_all").await;
+    let seq = store.create_with_burst(&check.scope, &created, Burst::new(&all)).await.unwrap();
+    assert_eq!(seq, expected.seq, "chunks: create_with_burst counts every chunk");
+    assert_stored_as(store, &check.scope, &created.id, &expected, "chunks: create_with_burst").await;
 }
 
 /// Asserts that the task stored as `id` is `expected`, but for its id, at the same `seq`.
@@ -382,7 +382,7 @@ async fn assert_stored_as(store: &dyn TaskStore, scope: &Scope, id: &str, expect
     assert_eq!(task, expected.task, "{what}: the same task");
 }
 
-/// `create_and_apply_all` and `apply_all` store exactly what `create` and one `apply` per change
+/// `create_with_burst` and `apply_burst` store exactly what `create` and one `apply` per change
 /// store, with the same `seq`, counts and list order.
 pub async fn a_burst_stores_what_one_change_at_a_time_stores(store: &dyn TaskStore) {
     let check = Check::new("burst");
@@ -407,16 +407,16 @@ pub async fn a_burst_stores_what_one_change_at_a_time_stores(store: &dyn TaskSto
 
     let mut burst_new = new.clone();
     burst_new.id = check.id("new-burst");
-    let seq = store.create_and_apply_all(&check.scope, &burst_new, &changes, &[]).await.unwrap();
-    assert_eq!(seq, expected.seq, "burst: create_and_apply_all returns the seq after the last change");
+    let seq = store.create_with_burst(&check.scope, &burst_new, Burst::new(&changes)).await.unwrap();
+    assert_eq!(seq, expected.seq, "burst: create_with_burst returns the seq after the last change");
     assert_stored_as(store, &check.scope, &burst_new.id, &expected, "burst: a new task's burst").await;
 
     let mut later = new.clone();
     later.id = check.id("later-burst");
     store.create(&check.scope, &later).await.unwrap();
-    let seq = store.apply_all(&check.scope, &later.id, &changes, &[]).await.unwrap();
-    assert_eq!(seq, expected.seq, "burst: apply_all counts the events");
-    assert_stored_as(store, &check.scope, &later.id, &expected, "burst: apply_all").await;
+    let seq = store.apply_burst(&check.scope, &later.id, Burst::new(&changes)).await.unwrap();
+    assert_eq!(seq, expected.seq, "burst: apply_burst counts the events");
+    assert_stored_as(store, &check.scope, &later.id, &expected, "burst: apply_burst").await;
 
     let done = TaskQuery { state: Some(TaskState::Completed), ..query(10) };
     let page = store.list(&check.scope, &done).await.unwrap();
@@ -425,11 +425,10 @@ pub async fn a_burst_stores_what_one_change_at_a_time_stores(store: &dyn TaskSto
     assert_eq!(store.list(&check.scope, &submitted).await.unwrap().total_size, 0);
     assert_eq!(
         store
-            .create_and_apply_all(
+            .create_with_burst(
                 &check.scope,
                 &check.task("alone", "c", TaskState::Submitted, 1000),
-                &[],
-                &[]
+                Burst::default()
             )
             .await
             .unwrap(),
@@ -450,7 +449,7 @@ pub async fn a_refused_burst_writes_nothing(store: &dyn TaskStore) {
         TaskMutation::Artifact { artifact: &chunk, append: false },
     ];
     let new = check.task("new", "c", TaskState::Submitted, 1000);
-    let err = store.create_and_apply_all(&check.scope, &new, &changes, &[]).await.unwrap_err();
+    let err = store.create_with_burst(&check.scope, &new, Burst::new(&changes)).await.unwrap_err();
     assert!(matches!(err, Error::InvalidAgentResponse { .. }), "burst-refused: {err}");
     assert_eq!(
         store.get(&check.scope, &new.id, TaskView::FULL).await.unwrap(),
@@ -461,10 +460,11 @@ pub async fn a_refused_burst_writes_nothing(store: &dyn TaskStore) {
     let old = check.task("old", "c", TaskState::Submitted, 1000);
     store.create(&check.scope, &old).await.unwrap();
     let before = get(store, &check.scope, &old.id).await;
-    let err = store.apply_all(&check.scope, &old.id, &changes, &[]).await.unwrap_err();
+    let err = store.apply_burst(&check.scope, &old.id, Burst::new(&changes)).await.unwrap_err();
     assert!(matches!(err, Error::InvalidAgentResponse { .. }), "burst-refused: {err}");
     assert_eq!(get(store, &check.scope, &old.id).await, before, "burst-refused: nothing applied");
-    let err = store.apply_all(&check.scope, &check.id("missing"), &changes[..1], &[]).await.unwrap_err();
+    let err =
+        store.apply_burst(&check.scope, &check.id("missing"), Burst::new(&changes[..1])).await.unwrap_err();
     assert!(matches!(err, Error::TaskNotFound { .. }), "burst-refused: an unknown task: {err}");
 }
 
@@ -495,7 +495,10 @@ pub async fn notifications_are_stored_with_their_burst(store: &dyn TaskStore) {
 
     let new = check.task("new", "c", TaskState::Submitted, 1000);
     let changes = [TaskMutation::Status(&working)];
-    store.create_and_apply_all(&check.scope, &new, &changes, &notify(&new.id)).await.unwrap();
+    store
+        .create_with_burst(&check.scope, &new, Burst::new(&changes).notifying(&notify(&new.id)))
+        .await
+        .unwrap();
     let stored = ours(&*outbox, &new.id).await;
     assert_eq!(stored.len(), 2, "outbox: both notifications of the new task's burst: {stored:?}");
     for claimed in &stored {
@@ -512,7 +515,7 @@ pub async fn notifications_are_stored_with_their_burst(store: &dyn TaskStore) {
     }
 
     let changes = [TaskMutation::Status(&done)];
-    store.apply_all(&check.scope, &new.id, &changes, &notify(&new.id)).await.unwrap();
+    store.apply_burst(&check.scope, &new.id, Burst::new(&changes).notifying(&notify(&new.id))).await.unwrap();
     let stored = ours(&*outbox, &new.id).await;
     assert_eq!(stored.len(), 2, "outbox: both notifications of a later burst");
     let task = stored.iter().find_map(|c| match &c.payload {
@@ -527,12 +530,17 @@ pub async fn notifications_are_stored_with_their_burst(store: &dyn TaskStore) {
     }
 
     let refused = [TaskMutation::Status(&working)];
-    let err = store.apply_all(&check.scope, &new.id, &refused, &notify(&new.id)).await.unwrap_err();
+    let err = store
+        .apply_burst(&check.scope, &new.id, Burst::new(&refused).notifying(&notify(&new.id)))
+        .await
+        .unwrap_err();
     assert!(matches!(err, Error::InvalidAgentResponse { .. }), "outbox: {err}");
     assert!(ours(&*outbox, &new.id).await.is_empty(), "outbox: a refused burst stores no notification");
     let other = check.task("refused-new", "c", TaskState::Completed, 1000);
-    let err =
-        store.create_and_apply_all(&check.scope, &other, &refused, &notify(&other.id)).await.unwrap_err();
+    let err = store
+        .create_with_burst(&check.scope, &other, Burst::new(&refused).notifying(&notify(&other.id)))
+        .await
+        .unwrap_err();
     assert!(matches!(err, Error::InvalidAgentResponse { .. }), "outbox: {err}");
     assert!(ours(&*outbox, &other.id).await.is_empty(), "outbox: a refused new task stores no notification");
 }

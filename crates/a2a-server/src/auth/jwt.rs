@@ -293,9 +293,8 @@ impl Jwt {
     }
 
     /// Requires `iss` to be `issuer`.
-    pub fn issuer(mut self, issuer: impl Into<String>) -> Self {
-        self.issuer = Some(issuer.into());
-        self
+    pub fn issuer(self, issuer: impl Into<String>) -> Self {
+        Self { issuer: Some(issuer.into()), ..self }
     }
 
     /// Requires `aud` to name `audience` (or, called again, any of the audiences given).
@@ -332,15 +331,13 @@ impl Jwt {
     /// requirement for this scheme ([`declare_in`](Self::declare_in)) and enforced from there
     /// (`a2a_core::security`): a valid token without them is refused with `PermissionDenied`
     /// (HTTP 403, gRPC `PERMISSION_DENIED`).
-    pub fn required_scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.scopes = scopes.into_iter().map(Into::into).collect();
-        self
+    pub fn required_scopes(self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        Self { scopes: scopes.into_iter().map(Into::into).collect(), ..self }
     }
 
     /// How far `exp` and `nbf` may be off (default 30 s).
-    pub fn leeway(mut self, leeway: Duration) -> Self {
-        self.leeway = leeway;
-        self
+    pub fn leeway(self, leeway: Duration) -> Self {
+        Self { leeway, ..self }
     }
 
     /// With a JWKS: the least time between two fetches for an unknown `kid` (default 30 s), so
@@ -375,9 +372,8 @@ impl Jwt {
     }
 
     /// Renames the scheme in the card.
-    pub fn with_scheme_name(mut self, name: impl Into<String>) -> Self {
-        self.scheme = name.into();
-        self
+    pub fn with_scheme_name(self, name: impl Into<String>) -> Self {
+        Self { scheme: name.into(), ..self }
     }
 
     /// The card's `securitySchemes` entry.

@@ -82,9 +82,8 @@ impl ClientCertificates {
 
     /// Which of the certificate's names is the principal (default: the subject CN).
     #[must_use]
-    pub fn identity(mut self, identity: CertificateIdentity) -> Self {
-        self.identity = identity;
-        self
+    pub fn identity(self, identity: CertificateIdentity) -> Self {
+        Self { identity, ..self }
     }
 
     /// The scheme's name in the card.

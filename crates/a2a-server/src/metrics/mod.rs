@@ -105,10 +105,12 @@ pub enum StoreOperation {
     CreateAndApply,
     /// `TaskStore::apply`: one change of a task (a client message joining its history).
     Apply,
-    /// `TaskStore::create_and_apply_all`: a new task with the burst of events its execution
-    /// published before the first write.
+    /// `TaskStore::create_with_burst`: a new task with the burst of events its execution
+    /// published before the first write (the label keeps the name of the method's deprecated
+    /// form, `create_and_apply_all`, so dashboards keep working).
     CreateAndApplyAll,
-    /// `TaskStore::apply_all`: a burst of events of a stored task.
+    /// `TaskStore::apply_burst`: a burst of events of a stored task (label `apply_all`, the
+    /// deprecated form's name).
     ApplyAll,
     /// `TaskStore::get`.
     Get,

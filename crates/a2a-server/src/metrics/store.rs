@@ -1,16 +1,17 @@
 //! [`TimedTaskStore`] and [`TimedPushConfigStore`]: store wrappers that time every call and count
 //! the calls that fail because the backend failed. Every method is forwarded, the ones with
-//! defaults too, so a backend's own `create_and_apply`, `create_and_apply_all` and `apply_all` (one
-//! transaction each) and its push outbox stay in use.
+//! defaults too, so a backend's own `create_and_apply`, `create_with_burst` and `apply_burst` (one
+//! transaction each) and its push outbox stay in use. (Not the deprecated `create_and_apply_all`
+//! and `apply_all`: only those two methods' defaults call them.)
 
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;
 
-use a2a_core::push::{Notification, PushOutbox};
+use a2a_core::push::PushOutbox;
 use a2a_core::store::{
-    PushConfigStore, Scope, StoredPushConfig, StoredTask, TaskMutation, TaskPage, TaskQuery, TaskStore,
-    TaskView,
+    Burst, PushConfigStore, Scope, StoredPushConfig, StoredTask, TaskMutation, TaskPage, TaskQuery,
+    TaskStore, TaskView,
 };
 use a2a_core::{Error, ProtocolVersion, Result};
 use a2a_proto::v1::{Task, TaskPushNotificationConfig};
@@ -59,26 +60,13 @@ impl TaskStore for TimedTaskStore {
         timed(&self.counters, StoreOperation::Apply, self.inner.apply(task_id, mutation)).await
     }
 
-    async fn create_and_apply_all(
-        &self,
-        scope: &Scope,
-        task: &Task,
-        changes: &[TaskMutation<'_>],
-        notify: &[Notification],
-    ) -> Result<u64> {
-        let call = self.inner.create_and_apply_all(scope, task, changes, notify);
+    async fn create_with_burst(&self, scope: &Scope, task: &Task, burst: Burst<'_>) -> Result<u64> {
+        let call = self.inner.create_with_burst(scope, task, burst);
         timed(&self.counters, StoreOperation::CreateAndApplyAll, call).await
     }
 
-    async fn apply_all(
-        &self,
-        scope: &Scope,
-        task_id: &str,
-        changes: &[TaskMutation<'_>],
-        notify: &[Notification],
-    ) -> Result<u64> {
-        let call = self.inner.apply_all(scope, task_id, changes, notify);
-        timed(&self.counters, StoreOperation::ApplyAll, call).await
+    async fn apply_burst(&self, scope: &Scope, task_id: &str, burst: Burst<'_>) -> Result<u64> {
+        timed(&self.counters, StoreOperation::ApplyAll, self.inner.apply_burst(scope, task_id, burst)).await
     }
 
     /// The backend's own outbox, untimed (its calls are the push pump's, not a request's).

@@ -36,10 +36,9 @@ use async_trait::async_trait;
 
 use crate::error::{Error, Result};
 use crate::lifecycle::{apply_mutation, check_mutation, is_event};
-use crate::push::Notification;
 use crate::store::{check_all, fold_new_task};
 use crate::store::{
-    refuse_notifications, updated_ms, Cursor, Scope, StoredTask, TaskMutation, TaskPage, TaskQuery,
+    refuse_notifications, updated_ms, Burst, Cursor, Scope, StoredTask, TaskMutation, TaskPage, TaskQuery,
     TaskStore, TaskView,
 };
 
@@ -466,15 +465,9 @@ impl TaskStore for InMemoryTaskStore {
         self.insert(scope, task.clone(), 1)
     }
 
-    async fn create_and_apply_all(
-        &self,
-        scope: &Scope,
-        task: &Task,
-        changes: &[TaskMutation<'_>],
-        notify: &[Notification],
-    ) -> Result<u64> {
-        refuse_notifications(notify)?;
-        let (folded, seq) = fold_new_task(task, changes)?;
+    async fn create_with_burst(&self, scope: &Scope, task: &Task, burst: Burst<'_>) -> Result<u64> {
+        refuse_notifications(burst.notify)?;
+        let (folded, seq) = fold_new_task(task, burst.changes)?;
         self.insert(scope, folded, seq)?;
         Ok(seq)
     }
@@ -483,14 +476,9 @@ impl TaskStore for InMemoryTaskStore {
         self.apply_one(task_id, mutation)
     }
 
-    async fn apply_all(
-        &self,
-        _scope: &Scope,
-        task_id: &str,
-        changes: &[TaskMutation<'_>],
-        notify: &[Notification],
-    ) -> Result<u64> {
-        refuse_notifications(notify)?;
+    async fn apply_burst(&self, _scope: &Scope, task_id: &str, burst: Burst<'_>) -> Result<u64> {
+        let changes = burst.changes;
+        refuse_notifications(burst.notify)?;
         {
             let inner = self.inner.read().expect("task store lock");
             let entry =
@@ -851,5 +839,76 @@ mod tests {
         let got = store.get(&scope, "old", TaskView::FULL).await.unwrap().unwrap().task;
         assert_eq!(got, old);
         assert_eq!(store.frozen_len(), 1);
+    }
+
+    /// A store written before `Burst`: it overrides the deprecated two-part methods only, and
+    /// counts the calls that reach them.
+    struct Legacy {
+        inner: InMemoryTaskStore,
+        calls: std::sync::atomic::AtomicUsize,
+    }
+
+    #[async_trait]
+    #[allow(deprecated)]
+    impl TaskStore for Legacy {
+        async fn create(&self, scope: &Scope, task: &Task) -> Result<()> {
+            self.inner.create(scope, task).await
+        }
+
+        async fn create_and_apply_all(
+            &self,
+            scope: &Scope,
+            task: &Task,
+            changes: &[TaskMutation<'_>],
+            notify: &[crate::push::Notification],
+        ) -> Result<u64> {
+            self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            self.inner.create_with_burst(scope, task, Burst::new(changes).notifying(notify)).await
+        }
+
+        async fn apply_all(
+            &self,
+            scope: &Scope,
+            task_id: &str,
+            changes: &[TaskMutation<'_>],
+            notify: &[crate::push::Notification],
+        ) -> Result<u64> {
+            self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            self.inner.apply_burst(scope, task_id, Burst::new(changes).notifying(notify)).await
+        }
+
+        async fn apply(&self, task_id: &str, mutation: TaskMutation<'_>) -> Result<u64> {
+            self.inner.apply(task_id, mutation).await
+        }
+
+        async fn get(&self, scope: &Scope, task_id: &str, view: TaskView) -> Result<Option<StoredTask>> {
+            self.inner.get(scope, task_id, view).await
+        }
+
+        async fn list(&self, scope: &Scope, query: &TaskQuery) -> Result<TaskPage> {
+            self.inner.list(scope, query).await
+        }
+
+        async fn running(&self) -> Result<Vec<(Scope, String)>> {
+            self.inner.running().await
+        }
+    }
+
+    /// The deprecation path of `create_and_apply_all` and `apply_all` (CHANGELOG): a store that
+    /// still overrides them gets every burst the handler writes through the new methods.
+    #[tokio::test]
+    async fn a_store_written_before_bursts_still_writes_each_burst_itself() {
+        let store = Legacy { inner: InMemoryTaskStore::new(), calls: 0.into() };
+        let scope = Scope::default();
+        let working = TaskStatus { state: TaskState::Working.into(), ..Default::default() };
+        let done = TaskStatus { state: TaskState::Completed.into(), ..Default::default() };
+        let first = [TaskMutation::Status(&working)];
+        let new = task("t", "c", TaskState::Submitted, 1);
+        assert_eq!(store.create_with_burst(&scope, &new, Burst::new(&first)).await.unwrap(), 2);
+        let then = [TaskMutation::Status(&done)];
+        assert_eq!(store.apply_burst(&scope, "t", Burst::new(&then)).await.unwrap(), 3);
+        assert_eq!(store.calls.load(std::sync::atomic::Ordering::Relaxed), 2, "both bursts reached it");
+        let stored = store.get(&scope, "t", TaskView::FULL).await.unwrap().unwrap();
+        assert_eq!(stored.task.state(), TaskState::Completed);
     }
 }
