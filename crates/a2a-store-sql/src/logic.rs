@@ -5,11 +5,15 @@
 //! - `a2a_tasks`: one row per task: its scope, its sort key (`updated_ms`, the status timestamp),
 //!   its `seq`, the status and metadata as protobuf blobs, and how many history messages and
 //!   artifacts it has (so an insert knows its position without a scan).
-//! - `a2a_history`: one row per history message, `(task_id, n)`.
-//! - `a2a_artifacts`: one row per artifact without its parts (its "head"), and `a2a_parts`: one
-//!   row per part. A streamed chunk is a few part inserts and a head update: never a rewrite of
-//!   the task. A burst of chunks of one artifact (see [`apply_all`]) is its parts' inserts and
-//!   one head update.
+//! - `a2a_entries`: one row per history message and per artifact part, `(task_id, list, n)`:
+//!   list [`HISTORY`] (-1) is the history, list `k >= 0` the parts of the task's artifact `k`.
+//!   One table, not one per list (schema 3): each B-tree a write touches is a WAL frame or more
+//!   at its commit, and a new task's message and parts share a page of this one
+//!   (`docs/benchmarks.md`, the schema-3 pass).
+//! - `a2a_artifacts`: one row per artifact without its parts (its "head"), keyed by
+//!   `(task_id, artifact_id)`, its position `n` a column. A streamed chunk is a few entry
+//!   inserts and a head update: never a rewrite of the task. A burst of chunks of one artifact
+//!   (see [`apply_all`]) is its parts' inserts and one head update.
 //! - `a2a_task_counts`: how many tasks each (tenant, owner, state) holds, so ListTasks' `totalSize`
 //!   without a context or time filter is a sum of a few rows, whatever the number of tasks.
 //! - `a2a_push_configs`: one row per (task, config id).
@@ -108,10 +112,14 @@ async fn count<D: Db>(
     Ok(())
 }
 
+/// The `list` of `a2a_entries` that holds the history (the module docs). The statements that read
+/// it write it as a literal (`h.list = -1`).
+const HISTORY: i64 = -1;
+
 async fn insert_history<D: Db>(db: &mut D, task_id: &str, n: i64, message: &Message) -> Result<(), Fail> {
     db.exec(
-        "INSERT INTO a2a_history (task_id, n, message) VALUES ($1, $2, $3)",
-        &[Param::Text(task_id), Param::Int(n), Param::Blob(&message.encode_to_vec())],
+        "INSERT INTO a2a_entries (task_id, list, n, body) VALUES ($1, $2, $3, $4)",
+        &[Param::Text(task_id), Param::Int(HISTORY), Param::Int(n), Param::Blob(&message.encode_to_vec())],
     )
     .await?;
     Ok(())
@@ -126,7 +134,7 @@ async fn insert_parts<D: Db>(
 ) -> Result<(), Fail> {
     for (i, part) in parts.iter().enumerate() {
         db.exec(
-            "INSERT INTO a2a_parts (task_id, artifact_n, n, part) VALUES ($1, $2, $3, $4)",
+            "INSERT INTO a2a_entries (task_id, list, n, body) VALUES ($1, $2, $3, $4)",
             &[
                 Param::Text(task_id),
                 Param::Int(artifact_n),
@@ -141,7 +149,7 @@ async fn insert_parts<D: Db>(
 
 async fn insert_artifact<D: Db>(db: &mut D, task_id: &str, n: i64, artifact: &Artifact) -> Result<(), Fail> {
     db.exec(
-        "INSERT INTO a2a_artifacts (task_id, n, artifact_id, head, parts_len) VALUES ($1, $2, $3, $4, $5)",
+        "INSERT INTO a2a_artifacts (task_id, artifact_id, n, head, parts_len) VALUES ($1, $3, $2, $4, $5)",
         &[
             Param::Text(task_id),
             Param::Int(n),
@@ -247,7 +255,7 @@ async fn append_chunks<D: Db>(
         parts_len += chunk.parts.len() as i64;
     }
     if !merged.is_empty() {
-        update_head(db, task_id, n, &head, parts_len).await?;
+        update_head(db, task_id, &head, parts_len).await?;
     }
     let seq = seq + chunks.len() as i64;
     db.exec(
@@ -365,12 +373,12 @@ pub(crate) async fn apply<D: Db>(db: &mut D, task_id: &str, mutation: TaskMutati
                 Some(existing) => {
                     let n = existing.int(0)?;
                     db.exec(
-                        "DELETE FROM a2a_parts WHERE task_id = $1 AND artifact_n = $2",
+                        "DELETE FROM a2a_entries WHERE task_id = $1 AND list = $2",
                         &[Param::Text(task_id), Param::Int(n)],
                     )
                     .await?;
                     insert_parts(db, task_id, n, 0, &artifact.parts).await?;
-                    update_head(db, task_id, n, &head_of(artifact), artifact.parts.len() as i64).await?;
+                    update_head(db, task_id, &head_of(artifact), artifact.parts.len() as i64).await?;
                 }
                 None => {
                     insert_artifact(db, task_id, artifacts_len, artifact).await?;
@@ -413,16 +421,16 @@ async fn find_artifact<D: Db>(db: &mut D, task_id: &str, artifact_id: &str) -> R
     Ok(rows.into_iter().next())
 }
 
-async fn update_head<D: Db>(
-    db: &mut D,
-    task_id: &str,
-    n: i64,
-    head: &Artifact,
-    parts_len: i64,
-) -> Result<(), Fail> {
+/// Writes the head of the task's artifact `head.artifact_id`, with its number of parts.
+async fn update_head<D: Db>(db: &mut D, task_id: &str, head: &Artifact, parts_len: i64) -> Result<(), Fail> {
     db.exec(
-        "UPDATE a2a_artifacts SET head = $3, parts_len = $4 WHERE task_id = $1 AND n = $2",
-        &[Param::Text(task_id), Param::Int(n), Param::Blob(&head.encode_to_vec()), Param::Int(parts_len)],
+        "UPDATE a2a_artifacts SET head = $3, parts_len = $4 WHERE task_id = $1 AND artifact_id = $2",
+        &[
+            Param::Text(task_id),
+            Param::Text(&head.artifact_id),
+            Param::Blob(&head.encode_to_vec()),
+            Param::Int(parts_len),
+        ],
     )
     .await?;
     Ok(())
@@ -475,7 +483,7 @@ async fn load<D: Db>(db: &mut D, rows: Vec<Row>, view: TaskView) -> Result<Vec<S
                 HISTORY_LAST.sql(wanted.len()),
                 std::iter::once(Param::Int(keep as i64)).chain(ids).collect(),
             ),
-            None => (HISTORY.sql(wanted.len()), ids.collect()),
+            None => (WHOLE_HISTORY.sql(wanted.len()), ids.collect()),
         };
         let mut messages = Vec::new();
         for mut row in db.rows(&sql, &params).await? {
@@ -683,27 +691,28 @@ impl OverIds {
     }
 }
 
-/// The start of both history statements.
+/// The start of both history statements (list -1 is [`HISTORY`]).
 const HISTORY_HEAD: &str =
-    "SELECT h.task_id, h.n, h.message FROM a2a_history h JOIN a2a_tasks t ON t.id = h.task_id WHERE h.task_id IN (";
+    "SELECT h.task_id, h.n, h.body FROM a2a_entries h JOIN a2a_tasks t ON t.id = h.task_id \
+                            WHERE h.list = -1 AND h.task_id IN (";
 
 /// The whole history of the tasks.
-static HISTORY: OverIds = OverIds::new(HISTORY_HEAD, 1, ") ORDER BY h.task_id, h.n");
+static WHOLE_HISTORY: OverIds = OverIds::new(HISTORY_HEAD, 1, ") ORDER BY h.task_id, h.n");
 
 /// The last `$1` messages of each task's history: the index seeks past the messages the view
 /// drops rather than reading them.
 static HISTORY_LAST: OverIds =
     OverIds::new(HISTORY_HEAD, 2, ") AND h.n >= t.history_len - $1 ORDER BY h.task_id, h.n");
 
-/// The heads of the tasks' artifacts.
+/// The heads of the tasks' artifacts, in each task's order (`n`, sorted: the key is the id).
 static HEADS: OverIds =
     OverIds::new("SELECT task_id, head FROM a2a_artifacts WHERE task_id IN (", 1, ") ORDER BY task_id, n");
 
-/// The parts of the tasks' artifacts.
+/// The parts of the tasks' artifacts (every list but the history).
 static PARTS: OverIds = OverIds::new(
-    "SELECT task_id, artifact_n, part FROM a2a_parts WHERE task_id IN (",
+    "SELECT task_id, list, body FROM a2a_entries WHERE list >= 0 AND task_id IN (",
     1,
-    ") ORDER BY task_id, artifact_n, n",
+    ") ORDER BY task_id, list, n",
 );
 
 /// `TaskStore::running`.
@@ -805,6 +814,12 @@ mod tests {
     #[test]
     fn running_states_match_the_literals_in_the_sql() {
         assert_eq!((TaskState::Submitted as i32, TaskState::Working as i32), (1, 2));
+    }
+
+    #[test]
+    fn the_history_list_matches_the_literal_in_the_sql() {
+        assert_eq!(HISTORY, -1);
+        assert!(HISTORY_HEAD.contains("h.list = -1"));
     }
 
     #[test]

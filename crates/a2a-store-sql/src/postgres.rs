@@ -34,8 +34,12 @@ use crate::db::{Cell, Db, Fail, Param, Row};
 use crate::{logic, outbox, OpenError};
 
 /// The schema, one script per version (`a2a_schema.version` is how many have run).
-const MIGRATIONS: &[&str] =
-    &[include_str!("postgres_v1.sql"), include_str!("postgres_v2.sql"), include_str!("postgres_v3.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("postgres_v1.sql"),
+    include_str!("postgres_v2.sql"),
+    include_str!("postgres_v3.sql"),
+    include_str!("postgres_v4.sql"),
+];
 
 /// The advisory lock replicas take to migrate one at a time ("A2As").
 const MIGRATION_LOCK: i64 = 0x4132_4173;

@@ -7,11 +7,13 @@ use std::sync::Arc;
 use a2a_core::push::testing::{claims_are_exclusive, outbox_suite};
 use a2a_core::push::PushOutbox;
 
+use a2a_core::lifecycle::apply_mutation;
 use a2a_core::store::testing::{push_config_store_suite, task, task_store_suite};
-use a2a_core::store::{Scope, TaskMutation, TaskStore, TaskView};
-use a2a_proto::v1::{TaskState, TaskStatus};
+use a2a_core::store::{Burst, Scope, TaskMutation, TaskQuery, TaskStore, TaskView};
+use a2a_proto::v1::{part, Artifact, Message, Part, Role, Task, TaskState, TaskStatus};
 use a2a_store_sql::testing::TestDatabase;
 use a2a_store_sql::{PostgresStore, SqliteStore};
+use prost::Message as _;
 
 fn scope() -> Scope {
     Scope { tenant: "t".into(), owner: None }
@@ -255,4 +257,206 @@ async fn a_postgres_replica_whose_listening_connection_dies_reconnects_and_says_
     })
     .await
     .expect("notes reach B again after it reconnected");
+}
+
+/// A value of a row written in an earlier schema.
+enum Old {
+    Int(i64),
+    Text(&'static str),
+    Blob(Vec<u8>),
+}
+
+/// The task [`rows_before_entries`] writes, as the store must read it back: two history
+/// messages, a status message, two artifacts (one of two parts).
+fn written_before_entries() -> Task {
+    let text = |t: &str| Part { content: Some(part::Content::Text(t.into())), ..Default::default() };
+    let message = |id: &str, t: &str| Message {
+        message_id: id.into(),
+        role: Role::User as i32,
+        parts: vec![text(t)],
+        ..Default::default()
+    };
+    let artifact =
+        |id: &str, parts: Vec<Part>| Artifact { artifact_id: id.into(), parts, ..Default::default() };
+    Task {
+        history: vec![message("m1", "first"), message("m2", "second")],
+        artifacts: vec![artifact("a1", vec![text("a1.0"), text("a1.1")]), artifact("a2", vec![text("a2.0")])],
+        status: Some(TaskStatus {
+            message: Some(message("m3", "working on it")),
+            ..task("old", "c", TaskState::Working, 7).status.unwrap()
+        }),
+        ..task("old", "c", TaskState::Working, 7)
+    }
+}
+
+/// The rows of [`written_before_entries`] in the layout before `a2a_entries` (SQLite schema 2,
+/// PostgreSQL schema 3): history and parts in tables of their own, artifacts keyed by position.
+fn rows_before_entries() -> Vec<(&'static str, Vec<Old>)> {
+    let task = written_before_entries();
+    let mut rows = vec![
+        (
+            "INSERT INTO a2a_tasks (id, tenant, owner, context_id, state, updated_ms, seq, status, metadata, \
+             history_len, artifacts_len) VALUES ($1, $2, '', $3, $4, $5, 3, $6, NULL, 2, 2)",
+            vec![
+                Old::Text("old"),
+                Old::Text("t"),
+                Old::Text("c"),
+                Old::Int(TaskState::Working as i64),
+                Old::Int(7),
+                Old::Blob(task.status.as_ref().unwrap().encode_to_vec()),
+            ],
+        ),
+        (
+            "INSERT INTO a2a_task_counts (tenant, owner, state, shard, n) VALUES ('t', '', $1, 0, 1)",
+            vec![Old::Int(TaskState::Working as i64)],
+        ),
+    ];
+    for (n, message) in task.history.iter().enumerate() {
+        rows.push((
+            "INSERT INTO a2a_history (task_id, n, message) VALUES ('old', $1, $2)",
+            vec![Old::Int(n as i64), Old::Blob(message.encode_to_vec())],
+        ));
+    }
+    for (n, artifact) in task.artifacts.iter().enumerate() {
+        let head = Artifact { parts: Vec::new(), ..artifact.clone() };
+        rows.push((
+            "INSERT INTO a2a_artifacts (task_id, n, artifact_id, head, parts_len) VALUES ('old', $1, $2, $3, $4)",
+            vec![
+                Old::Int(n as i64),
+                Old::Text(if n == 0 { "a1" } else { "a2" }),
+                Old::Blob(head.encode_to_vec()),
+                Old::Int(artifact.parts.len() as i64),
+            ],
+        ));
+        for (i, part) in artifact.parts.iter().enumerate() {
+            rows.push((
+                "INSERT INTO a2a_parts (task_id, artifact_n, n, part) VALUES ('old', $1, $2, $3)",
+                vec![Old::Int(n as i64), Old::Int(i as i64), Old::Blob(part.encode_to_vec())],
+            ));
+        }
+    }
+    rows
+}
+
+/// After the migration: the task reads as it was written, counts as it did, and takes appends,
+/// replacements and new history where the store writes them now.
+async fn reads_and_writes_what_was_written_before_entries(store: &dyn TaskStore) {
+    let mut expected = written_before_entries();
+    let stored = store.get(&scope(), "old", TaskView::FULL).await.unwrap().expect("the task was migrated");
+    assert_eq!((&stored.task, stored.seq), (&expected, 3));
+    let last = store
+        .get(&scope(), "old", TaskView { history_length: Some(1), include_artifacts: false })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((last.task.history.len(), last.task.history[0].message_id.as_str()), (1, "m2"));
+    let page = store
+        .list(
+            &scope(),
+            &TaskQuery {
+                context_id: None,
+                state: None,
+                updated_at_or_after_ms: None,
+                page_size: 10,
+                after: None,
+                view: TaskView::FULL,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!((page.tasks.len(), page.total_size), (1, 1));
+
+    let chunk = Artifact {
+        artifact_id: "a1".into(),
+        parts: expected.artifacts[1].parts.clone(),
+        ..Default::default()
+    };
+    let replaced = Artifact {
+        artifact_id: "a2".into(),
+        name: "renamed".into(),
+        parts: expected.artifacts[0].parts.clone(),
+        ..Default::default()
+    };
+    let new = Artifact {
+        artifact_id: "a3".into(),
+        parts: expected.artifacts[0].parts.clone(),
+        ..Default::default()
+    };
+    let done = completed();
+    let changes = [
+        TaskMutation::Artifact { artifact: &chunk, append: true },
+        TaskMutation::Artifact { artifact: &replaced, append: false },
+        TaskMutation::Artifact { artifact: &new, append: true },
+        TaskMutation::Status(&done),
+    ];
+    assert_eq!(store.apply_burst(&scope(), "old", Burst::new(&changes)).await.unwrap(), 7);
+    for change in changes {
+        apply_mutation(&mut expected, change);
+    }
+    let stored = store.get(&scope(), "old", TaskView::FULL).await.unwrap().unwrap();
+    assert_eq!(stored.task, expected);
+    assert_eq!(expected.history.len(), 3, "the status message went into the history");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_migrates_a_file_written_before_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a2a.sqlite3");
+    {
+        let db = rusqlite::Connection::open(&path).unwrap();
+        db.execute_batch(include_str!("../src/sqlite_v1.sql")).unwrap();
+        db.execute_batch(include_str!("../src/sqlite_v2.sql")).unwrap();
+        db.execute_batch("PRAGMA application_id = 1093812595; PRAGMA user_version = 2").unwrap();
+        for (sql, values) in rows_before_entries() {
+            let values: Vec<rusqlite::types::Value> = values
+                .into_iter()
+                .map(|v| match v {
+                    Old::Int(v) => v.into(),
+                    Old::Text(v) => v.to_owned().into(),
+                    Old::Blob(v) => v.into(),
+                })
+                .collect();
+            db.execute(&sql.replace('$', "?"), rusqlite::params_from_iter(values)).unwrap();
+        }
+    }
+    let store = SqliteStore::open(&path).unwrap();
+    reads_and_writes_what_was_written_before_entries(&store).await;
+    drop(store);
+    let version: i64 = rusqlite::Connection::open(&path)
+        .unwrap()
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 3);
+}
+
+#[tokio::test]
+async fn postgres_migrates_a_database_written_before_entries() {
+    let db = TestDatabase::create("before_entries").await;
+    let (client, connection) = tokio_postgres::connect(db.url(), tokio_postgres::NoTls).await.unwrap();
+    tokio::spawn(connection);
+    client.batch_execute(include_str!("../src/postgres_v1.sql")).await.unwrap();
+    client.batch_execute(include_str!("../src/postgres_v2.sql")).await.unwrap();
+    client.batch_execute(include_str!("../src/postgres_v3.sql")).await.unwrap();
+    client
+        .batch_execute("CREATE TABLE a2a_schema (version BIGINT NOT NULL); INSERT INTO a2a_schema VALUES (3)")
+        .await
+        .unwrap();
+    for (sql, values) in rows_before_entries() {
+        let values: Vec<Box<dyn tokio_postgres::types::ToSql + Sync>> = values
+            .into_iter()
+            .map(|v| -> Box<dyn tokio_postgres::types::ToSql + Sync> {
+                match v {
+                    Old::Int(v) => Box::new(v),
+                    Old::Text(v) => Box::new(v),
+                    Old::Blob(v) => Box::new(v),
+                }
+            })
+            .collect();
+        let params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = values.iter().map(|v| &**v).collect();
+        client.execute(sql, &params).await.unwrap();
+    }
+    let store = PostgresStore::connect(db.url()).await.unwrap();
+    reads_and_writes_what_was_written_before_entries(&store).await;
+    let version: i64 = client.query_one("SELECT version FROM a2a_schema", &[]).await.unwrap().get(0);
+    assert_eq!(version, 4);
 }
