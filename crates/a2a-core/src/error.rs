@@ -568,6 +568,38 @@ fn string_map(value: Option<&Value>) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// What tests that walk the error model share (feature `testing`).
+#[cfg(any(test, feature = "testing"))]
+pub mod testing {
+    use super::Error;
+    use a2a_proto::v1::TaskState;
+
+    /// One error of each kind, in the order of [`Error::NAMES`]: the nine A2A errors, then the
+    /// standard ones (`one_of_each()[i].name() == Error::NAMES[i]`).
+    pub fn one_of_each() -> Vec<Error> {
+        vec![
+            Error::TaskNotFound { task_id: "t1".into() },
+            Error::TaskNotCancelable { task_id: "t1".into(), state: TaskState::Completed },
+            Error::PushNotificationNotSupported,
+            Error::unsupported("streaming is not supported"),
+            Error::ContentTypeNotSupported { media_type: "image/png".into() },
+            Error::InvalidAgentResponse { reason: "bad".into() },
+            Error::ExtendedAgentCardNotConfigured,
+            Error::ExtensionSupportRequired { uris: vec!["urn:a".into(), "urn:b".into()] },
+            Error::VersionNotSupported { version: "9.9".into(), supported: vec!["0.3".into(), "1.0".into()] },
+            Error::ParseError { reason: "eof".into() },
+            Error::InvalidRequest { reason: "no method".into() },
+            Error::MethodNotFound { method: "Foo".into() },
+            Error::invalid_param("message.parts", "at least one part is required"),
+            Error::Unauthenticated { reason: "no token".into() },
+            Error::PermissionDenied { reason: "not yours".into() },
+            Error::ResourceExhausted { reason: "full".into(), retry_after_secs: None },
+            Error::internal("boom"),
+            Error::Transport { reason: "down".into() },
+        ]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -597,17 +629,15 @@ mod tests {
     }
 
     fn every_a2a_error() -> Vec<Error> {
-        vec![
-            Error::TaskNotFound { task_id: "t1".into() },
-            Error::TaskNotCancelable { task_id: "t1".into(), state: TaskState::Completed },
-            Error::PushNotificationNotSupported,
-            Error::unsupported("streaming is not supported"),
-            Error::ContentTypeNotSupported { media_type: "image/png".into() },
-            Error::InvalidAgentResponse { reason: "bad".into() },
-            Error::ExtendedAgentCardNotConfigured,
-            Error::ExtensionSupportRequired { uris: vec!["urn:a".into(), "urn:b".into()] },
-            Error::VersionNotSupported { version: "9.9".into(), supported: vec!["1.0".into()] },
-        ]
+        let mut errors = super::testing::one_of_each();
+        errors.truncate(Error::A2A_ERRORS);
+        errors
+    }
+
+    #[test]
+    fn one_of_each_is_in_the_order_of_the_names() {
+        let names: Vec<&str> = super::testing::one_of_each().iter().map(Error::name).collect();
+        assert_eq!(names, Error::NAMES);
     }
 
     #[test]

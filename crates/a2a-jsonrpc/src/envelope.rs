@@ -136,34 +136,15 @@ struct OnePass {
 }
 
 /// A member name of a request object.
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "lowercase")]
 enum Key {
     Jsonrpc,
     Method,
     Params,
     Id,
+    #[serde(other)]
     Other,
-}
-
-impl<'de> Deserialize<'de> for Key {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Name;
-        impl Visitor<'_> for Name {
-            type Value = Key;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a member name")
-            }
-            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Key, E> {
-                Ok(match name {
-                    "jsonrpc" => Key::Jsonrpc,
-                    "method" => Key::Method,
-                    "params" => Key::Params,
-                    "id" => Key::Id,
-                    _ => Key::Other,
-                })
-            }
-        }
-        deserializer.deserialize_identifier(Name)
-    }
 }
 
 /// Sets a member seen for the first time; a second one fails the pass.

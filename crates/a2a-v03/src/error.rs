@@ -172,27 +172,9 @@ fn push_fields(segments: &[&str]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use a2a_proto::v1::TaskState;
 
     fn every_error() -> Vec<Error> {
-        vec![
-            Error::TaskNotFound { task_id: "t1".into() },
-            Error::TaskNotCancelable { task_id: "t1".into(), state: TaskState::Completed },
-            Error::PushNotificationNotSupported,
-            Error::unsupported("no streaming"),
-            Error::ContentTypeNotSupported { media_type: "image/png".into() },
-            Error::InvalidAgentResponse { reason: "bad".into() },
-            Error::ExtendedAgentCardNotConfigured,
-            Error::ExtensionSupportRequired { uris: vec!["urn:a".into()] },
-            Error::VersionNotSupported { version: "9.9".into(), supported: vec!["0.3".into(), "1.0".into()] },
-            Error::Unauthenticated { reason: "no token".into() },
-            Error::PermissionDenied { reason: "not yours".into() },
-            Error::ParseError { reason: "eof".into() },
-            Error::InvalidRequest { reason: "no method".into() },
-            Error::MethodNotFound { method: "tasks/foo".into() },
-            Error::invalid_param("message.parts", "at least one part is required"),
-            Error::internal("boom"),
-        ]
+        a2a_core::error::testing::one_of_each()
     }
 
     #[test]
@@ -209,11 +191,10 @@ mod tests {
         assert_eq!(
             codes,
             [
-                -32001, -32002, -32003, -32004, -32005, -32006, -32007, -32008, -32009, -32010, -32011,
-                -32700, -32600, -32601, -32602, -32603
+                -32001, -32002, -32003, -32004, -32005, -32006, -32007, -32008, -32009, -32700, -32600,
+                -32601, -32602, -32010, -32011, -32012, -32603, -32603
             ]
         );
-        assert_eq!(code(&Error::Transport { reason: "x".into() }), -32603);
     }
 
     #[test]
