@@ -9,7 +9,7 @@
 //!   list [`HISTORY`] (-1) is the history, list `k >= 0` the parts of the task's artifact `k`.
 //!   One table, not one per list (schema 3): each B-tree a write touches is a WAL frame or more
 //!   at its commit, and a new task's message and parts share a page of this one
-//!   (`docs/benchmarks.md`, the schema-3 pass).
+//!   (`docs/benchmarks.md`, twelfth pass).
 //! - `a2a_artifacts`: one row per artifact without its parts (its "head"), keyed by
 //!   `(task_id, artifact_id)`, its position `n` a column. A streamed chunk is a few entry
 //!   inserts and a head update: never a rewrite of the task. A burst of chunks of one artifact
