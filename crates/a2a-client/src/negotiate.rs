@@ -262,13 +262,18 @@ mod tests {
 
     #[test]
     fn a_0_3_card_read_through_from_v03_gives_0_3_interfaces() {
-        let v03 = json!({
-            "protocolVersion": "0.3.0", "name": "Old", "description": "d", "version": "1",
-            "url": "https://old.example.com/a2a", "preferredTransport": "JSONRPC",
-            "additionalInterfaces": [{"url": "https://old.example.com/a2a", "transport": "JSONRPC"},
-                                     {"url": "https://old.example.com/rest", "transport": "HTTP+JSON"}],
-            "capabilities": {}, "defaultInputModes": [], "defaultOutputModes": [], "skills": []
-        });
+        // What an A2A 0.3 agent serves: 0.3's fields only (`url`, `preferredTransport`,
+        // `additionalInterfaces`), no `supportedInterfaces`.
+        let mut v03 = card(vec![
+            interface("JSONRPC", "0.3", "https://old.example.com/a2a"),
+            interface("HTTP+JSON", "0.3", "https://old.example.com/rest"),
+        ])
+        .to_v03(Form::Json);
+        v03.as_object_mut().unwrap().remove("supportedInterfaces");
+        assert_eq!(
+            (&v03["preferredTransport"], &v03["additionalInterfaces"][1]["transport"]),
+            (&json!("JSONRPC"), &json!("HTTP+JSON"))
+        );
         let card = AgentCard::from_v03(&v03).unwrap();
         assert_eq!(chosen(&card, None, None), "JSONRPC 0.3 at https://old.example.com/a2a");
         assert_eq!(

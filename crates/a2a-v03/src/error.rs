@@ -172,10 +172,7 @@ fn push_fields(segments: &[&str]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn every_error() -> Vec<Error> {
-        a2a_core::error::testing::one_of_each()
-    }
+    use a2a_core::error::testing::one_of_each;
 
     #[test]
     fn a_message_repeating_the_variants_prefix_is_not_written_twice() {
@@ -187,7 +184,7 @@ mod tests {
 
     #[test]
     fn codes_follow_the_0_3_table() {
-        let codes: Vec<i64> = every_error().iter().map(code).collect();
+        let codes: Vec<i64> = one_of_each().iter().map(code).collect();
         assert_eq!(
             codes,
             [
@@ -199,7 +196,7 @@ mod tests {
 
     #[test]
     fn a2a_errors_round_trip_through_their_details_and_the_rest_by_code() {
-        for error in every_error() {
+        for error in one_of_each() {
             let wire = to_v03(&error);
             assert_eq!(wire["code"], code(&error));
             assert_eq!(wire["message"], error.to_string());

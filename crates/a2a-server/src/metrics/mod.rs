@@ -694,39 +694,17 @@ pub fn router(metrics: Metrics) -> Router {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// One error of each variant.
-    fn every_error() -> Vec<Error> {
-        vec![
-            Error::TaskNotFound { task_id: "t".into() },
-            Error::TaskNotCancelable { task_id: "t".into(), state: a2a_proto::v1::TaskState::Completed },
-            Error::PushNotificationNotSupported,
-            Error::unsupported("x"),
-            Error::ContentTypeNotSupported { media_type: "x/y".into() },
-            Error::InvalidAgentResponse { reason: "x".into() },
-            Error::ExtendedAgentCardNotConfigured,
-            Error::ExtensionSupportRequired { uris: vec![] },
-            Error::VersionNotSupported { version: "9.9".into(), supported: vec![] },
-            Error::ParseError { reason: "x".into() },
-            Error::InvalidRequest { reason: "x".into() },
-            Error::MethodNotFound { method: "x".into() },
-            Error::invalid_param("f", "x"),
-            Error::Unauthenticated { reason: "x".into() },
-            Error::PermissionDenied { reason: "x".into() },
-            Error::internal("x"),
-            Error::Transport { reason: "x".into() },
-        ]
-    }
+    use a2a_core::error::testing::one_of_each;
 
     #[test]
     fn every_error_has_its_own_outcome_named_as_core_names_it() {
-        let names: Vec<_> = every_error().iter().map(|e| outcome(Err(e))).collect();
+        let names: Vec<_> = one_of_each().iter().map(|e| outcome(Err(e))).collect();
         let mut distinct = names.clone();
         distinct.sort_unstable();
         distinct.dedup();
         assert_eq!(distinct.len(), names.len(), "{names:?}");
         assert_eq!(outcome(Ok(())), "ok");
-        for error in every_error() {
+        for error in one_of_each() {
             // spec 3.3.2: A2A errors by their ErrorInfo reason; the standard ones as the
             // bindings' ErrorInfo names them (parse errors and transport failures have their own).
             let expected = match (&error, error.reason()) {

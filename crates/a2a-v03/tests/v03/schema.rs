@@ -3,8 +3,6 @@
 //! of the corpus is written both ways and checked, alone and inside the JSON-RPC envelope a 0.3
 //! client would receive or a 0.3 server would be sent.
 
-use a2a_core::Error;
-use a2a_proto::v1::TaskState;
 use a2a_v03::{Form, ProtoV03, V03Request, V03};
 use serde_json::json;
 
@@ -215,25 +213,7 @@ fn every_security_scheme_of_the_union_card_validates_as_its_0_3_kind() {
 
 #[test]
 fn every_error_is_a_valid_0_3_error_response() {
-    let errors = vec![
-        Error::TaskNotFound { task_id: "t".into() },
-        Error::TaskNotCancelable { task_id: "t".into(), state: TaskState::Completed },
-        Error::PushNotificationNotSupported,
-        Error::unsupported("x"),
-        Error::ContentTypeNotSupported { media_type: "image/png".into() },
-        Error::InvalidAgentResponse { reason: "x".into() },
-        Error::ExtendedAgentCardNotConfigured,
-        Error::ExtensionSupportRequired { uris: vec!["urn:a".into()] },
-        Error::VersionNotSupported { version: "2.0".into(), supported: vec!["1.0".into()] },
-        Error::Unauthenticated { reason: "x".into() },
-        Error::PermissionDenied { reason: "x".into() },
-        Error::ParseError { reason: "x".into() },
-        Error::InvalidRequest { reason: "x".into() },
-        Error::MethodNotFound { method: "x".into() },
-        Error::invalid_param("message.parts", "x"),
-        Error::internal("x"),
-        Error::Transport { reason: "x".into() },
-    ];
+    let errors = a2a_core::error::testing::one_of_each();
     for error in errors {
         let response = json!({"jsonrpc": "2.0", "id": 1, "error": a2a_v03::error::to_v03(&error)});
         assert_schema_valid("JSONRPCErrorResponse", &response);
