@@ -149,7 +149,7 @@ async fn insert_parts<D: Db>(
 
 async fn insert_artifact<D: Db>(db: &mut D, task_id: &str, n: i64, artifact: &Artifact) -> Result<(), Fail> {
     db.exec(
-        "INSERT INTO a2a_artifacts (task_id, artifact_id, n, head, parts_len) VALUES ($1, $3, $2, $4, $5)",
+        "INSERT INTO a2a_artifacts (task_id, n, artifact_id, head, parts_len) VALUES ($1, $2, $3, $4, $5)",
         &[
             Param::Text(task_id),
             Param::Int(n),
