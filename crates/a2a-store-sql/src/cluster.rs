@@ -30,7 +30,6 @@ use std::time::Duration;
 
 use a2a_core::cluster::{Cluster, Note, NumberedEvents, Orphan};
 use a2a_core::error::error_chain;
-use a2a_core::store::Scope;
 use a2a_core::{Error, Result};
 use a2a_proto::v1::{StreamResponse, TaskState};
 use async_trait::async_trait;
@@ -39,7 +38,7 @@ use tokio::sync::{broadcast, oneshot};
 use tokio::task::JoinHandle;
 use tokio_postgres::AsyncMessage;
 
-use crate::logic::owner_of_key;
+use crate::logic::scope_of_keys;
 use crate::postgres::PostgresStore;
 use crate::OpenError;
 
@@ -315,9 +314,8 @@ impl Cluster for PostgresCluster {
                 )
                 .await
                 .map_err(fail)?;
-            let owner: String = row.get(2);
-            orphans
-                .push(Orphan { scope: Scope { tenant: row.get(1), owner: owner_of_key(&owner) }, task_id });
+            let (tenant, owner): (String, String) = (row.get(1), row.get(2));
+            orphans.push(Orphan { scope: scope_of_keys(&tenant, &owner), task_id });
         }
         // Replicas gone for ten lifetimes are forgotten; old events are pruned.
         transaction

@@ -18,8 +18,15 @@
 //!   without a context or time filter is a sum of a few rows, whatever the number of tasks.
 //! - `a2a_push_configs`: one row per (task, config id).
 //!
-//! Owners are stored as a key: `''` for a task without an owner, `'=' || id` otherwise, so that
-//! "no owner" can be an equality in an index and never collides with a principal's id.
+//! A task's scope is stored as two keys, neither ever empty (schema 4 on SQLite, 5 on PostgreSQL):
+//! the tenant as `'/' || tenant` (the default tenant `''` is `'/'`), the owner as `'-'` for a task
+//! without an owner and `'=' || id` otherwise, so that "no owner" is an equality in an index and
+//! never collides with a principal's id. Not empty, because rusqlite binds an empty text as a
+//! dangling pointer that SQLite's key comparisons hand to `memcmp` with length 0: glibc's AVX-512
+//! `memcmp` then loads from that unmapped address under a mask, a fault-suppressed load of about
+//! 140 ns on the machine measured, two per index comparison. With the default tenant and no
+//! authentication, that was a quarter of the server's CPU per SendMessage under load
+//! (`docs/benchmarks.md`, fourteenth pass).
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -35,13 +42,25 @@ use prost::Message as _;
 
 use crate::db::{Db, Fail, Param, Row};
 
-/// The owner key of a scope's owner (see the module docs).
-pub(crate) fn owner_key(owner: &Option<String>) -> String {
-    owner.as_ref().map_or_else(String::new, |id| format!("={id}"))
+/// The tenant key of a scope's tenant (see the module docs).
+pub(crate) fn tenant_key(tenant: &str) -> String {
+    format!("/{tenant}")
 }
 
-pub(crate) fn owner_of_key(key: &str) -> Option<String> {
-    key.strip_prefix('=').map(str::to_owned)
+/// The owner key of a scope's owner (see the module docs).
+pub(crate) fn owner_key(owner: &Option<String>) -> String {
+    owner.as_ref().map_or_else(|| NO_OWNER.to_owned(), |id| format!("={id}"))
+}
+
+/// The owner key of a task without an owner.
+const NO_OWNER: &str = "-";
+
+/// The scope stored as these keys.
+pub(crate) fn scope_of_keys(tenant: &str, owner: &str) -> Scope {
+    Scope {
+        tenant: tenant.strip_prefix('/').unwrap_or(tenant).to_owned(),
+        owner: owner.strip_prefix('=').map(str::to_owned),
+    }
 }
 
 /// Which counter row of a (tenant, owner, state) a task's changes go to.
@@ -91,8 +110,8 @@ fn head_of(artifact: &Artifact) -> Artifact {
 
 async fn count<D: Db>(
     db: &mut D,
-    tenant: &str,
-    owner: &str,
+    tenant_key: &str,
+    owner_key: &str,
     state: TaskState,
     task_id: &str,
     delta: i64,
@@ -101,8 +120,8 @@ async fn count<D: Db>(
         "INSERT INTO a2a_task_counts (tenant, owner, state, shard, n) VALUES ($1, $2, $3, $4, $5) \
          ON CONFLICT (tenant, owner, state, shard) DO UPDATE SET n = a2a_task_counts.n + excluded.n",
         &[
-            Param::Text(tenant),
-            Param::Text(owner),
+            Param::Text(tenant_key),
+            Param::Text(owner_key),
             Param::Int(state as i64),
             Param::Int(shard::<D>(task_id)),
             Param::Int(delta),
@@ -268,7 +287,7 @@ async fn append_chunks<D: Db>(
 
 /// Inserts a new task at `seq` (its rows, and its count).
 pub(crate) async fn insert_task<D: Db>(db: &mut D, scope: &Scope, task: &Task, seq: u64) -> Result<(), Fail> {
-    let owner = owner_key(&scope.owner);
+    let (tenant, owner) = (tenant_key(&scope.tenant), owner_key(&scope.owner));
     let state = task.state();
     let status = encode_opt(task.status.as_ref());
     let metadata = encode_opt(task.metadata.as_ref());
@@ -278,7 +297,7 @@ pub(crate) async fn insert_task<D: Db>(db: &mut D, scope: &Scope, task: &Task, s
              history_len, artifacts_len) VALUES ($1, $2, $3, $4, $5, $6, $11, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING",
             &[
                 Param::Text(&task.id),
-                Param::Text(&scope.tenant),
+                Param::Text(&tenant),
                 Param::Text(&owner),
                 Param::Text(&task.context_id),
                 Param::Int(state as i64),
@@ -300,7 +319,7 @@ pub(crate) async fn insert_task<D: Db>(db: &mut D, scope: &Scope, task: &Task, s
     for (n, artifact) in task.artifacts.iter().enumerate() {
         insert_artifact(db, &task.id, n as i64, artifact).await?;
     }
-    count(db, &scope.tenant, &owner, state, &task.id, 1).await
+    count(db, &tenant, &owner, state, &task.id, 1).await
 }
 
 /// `TaskStore::create_and_apply`: the change is checked against the new task before anything is
@@ -532,8 +551,7 @@ pub(crate) async fn get<D: Db>(
     static SQL: LazyLock<String> =
         LazyLock::new(|| format!("SELECT {TASK_COLUMNS}, tenant, owner FROM a2a_tasks WHERE id = $1"));
     let Some(mut row) = db.rows(&SQL, &[Param::Text(task_id)]).await?.pop() else { return Ok(None) };
-    let (tenant, owner) = (row.text(8)?, row.text(9)?);
-    if !scope.sees(&Scope { tenant, owner: owner_of_key(&owner) }) {
+    if !scope.sees(&scope_of_keys(&row.text(8)?, &row.text(9)?)) {
         return Ok(None);
     }
     Ok(load(db, vec![row], view).await?.pop())
@@ -545,13 +563,14 @@ pub(crate) async fn get<D: Db>(
 /// limited to one page, merged: a page reads at most two pages of rows, however many tasks exist.
 pub(crate) async fn list<D: Db>(db: &mut D, scope: &Scope, query: &TaskQuery) -> Result<TaskPage, Fail> {
     let own = scope.owner.as_ref().map(|_| owner_key(&scope.owner));
-    let mut owners = vec![String::new()];
+    let mut owners = vec![owner_key(&None)];
     owners.extend(own);
+    let tenant = tenant_key(&scope.tenant);
     let page_size = query.page_size as i64;
     let state = query.state.map(|s| s as i64);
 
     // Parameters shared by every branch: $1 tenant, then the filters, the cursor and the limit.
-    let mut params: Vec<Param<'_>> = vec![Param::Text(&scope.tenant)];
+    let mut params: Vec<Param<'_>> = vec![Param::Text(&tenant)];
     let mut filters = String::new();
     if let Some(context) = &query.context_id {
         filters += &format!(" AND context_id = ${}", next_param(&params));
@@ -613,7 +632,7 @@ pub(crate) async fn list<D: Db>(db: &mut D, scope: &Scope, query: &TaskQuery) ->
     // totalSize: from the counters when only the state filters, else a count over the index.
     let owner_list: Vec<Param<'_>> = owners.iter().map(|o| Param::Text(o)).collect();
     let total = if query.context_id.is_none() && query.updated_at_or_after_ms.is_none() {
-        let mut p = vec![Param::Text(&scope.tenant)];
+        let mut p = vec![Param::Text(&tenant)];
         let mut sql =
             String::from("SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM a2a_task_counts WHERE tenant = $1");
         if let Some(state) = state {
@@ -720,9 +739,7 @@ pub(crate) async fn running<D: Db>(db: &mut D) -> Result<Vec<(Scope, String)>, F
     let mut out = Vec::new();
     // The literal states match the partial index `a2a_tasks_running` (SUBMITTED = 1, WORKING = 2).
     for mut row in db.rows("SELECT tenant, owner, id FROM a2a_tasks WHERE state IN (1, 2)", &[]).await? {
-        let tenant = row.text(0)?;
-        let owner = owner_of_key(&row.text(1)?);
-        out.push((Scope { tenant, owner }, row.text(2)?));
+        out.push((scope_of_keys(&row.text(0)?, &row.text(1)?), row.text(2)?));
     }
     Ok(out)
 }
@@ -823,10 +840,16 @@ mod tests {
     }
 
     #[test]
-    fn owner_keys_never_collide_with_no_owner() {
-        assert_eq!(owner_key(&None), "");
-        assert_eq!(owner_key(&Some(String::new())), "=");
-        assert_eq!(owner_of_key(&owner_key(&Some("alice".into()))), Some("alice".into()));
-        assert_eq!(owner_of_key(""), None);
+    fn scope_keys_are_never_empty_and_read_back_as_written() {
+        let owners = [None, Some(String::new()), Some("-".into()), Some("alice".into())];
+        let keys: Vec<String> = owners.iter().map(owner_key).collect();
+        assert_eq!(keys, ["-", "=", "=-", "=alice"], "no owner never collides with a principal's id");
+        for tenant in ["", "/", "acme"] {
+            assert!(!tenant_key(tenant).is_empty());
+            for owner in &owners {
+                let scope = scope_of_keys(&tenant_key(tenant), &owner_key(owner));
+                assert_eq!((scope.tenant.as_str(), &scope.owner), (tenant, owner));
+            }
+        }
     }
 }

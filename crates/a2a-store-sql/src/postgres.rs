@@ -39,6 +39,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("postgres_v2.sql"),
     include_str!("postgres_v3.sql"),
     include_str!("postgres_v4.sql"),
+    include_str!("postgres_v5.sql"),
 ];
 
 /// The advisory lock replicas take to migrate one at a time ("A2As").

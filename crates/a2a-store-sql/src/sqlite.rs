@@ -54,8 +54,12 @@ use crate::{logic, outbox, OpenError};
 const APPLICATION_ID: i64 = 0x4132_4173;
 
 /// The schema, one script per version (`PRAGMA user_version` is how many have run).
-const MIGRATIONS: &[&str] =
-    &[include_str!("sqlite_v1.sql"), include_str!("sqlite_v2.sql"), include_str!("sqlite_v3.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("sqlite_v1.sql"),
+    include_str!("sqlite_v2.sql"),
+    include_str!("sqlite_v3.sql"),
+    include_str!("sqlite_v4.sql"),
+];
 
 /// At most this many writes share one transaction.
 const MAX_GROUP: usize = 512;

@@ -289,7 +289,16 @@ fn written_before_entries() -> Task {
     }
 }
 
-/// The rows of [`written_before_entries`] in the layout before `a2a_entries` (SQLite schema 2,
+/// Alice's task among the old rows: no history, no artifacts.
+fn alices_task() -> Task {
+    task("alices", "c", TaskState::Completed, 5)
+}
+
+fn alice() -> Scope {
+    Scope { tenant: "t".into(), owner: Some("alice".into()) }
+}
+
+/// The rows of [`written_before_entries`] (and of [`alices_task`]) in the layout before `a2a_entries` (SQLite schema 2,
 /// PostgreSQL schema 3): history and parts in tables of their own, artifacts keyed by position.
 fn rows_before_entries() -> Vec<(&'static str, Vec<Old>)> {
     let task = written_before_entries();
@@ -309,6 +318,16 @@ fn rows_before_entries() -> Vec<(&'static str, Vec<Old>)> {
         (
             "INSERT INTO a2a_task_counts (tenant, owner, state, shard, n) VALUES ('t', '', $1, 0, 1)",
             vec![Old::Int(TaskState::Working as i64)],
+        ),
+        // A task of a principal's: its owner key ('=alice') is kept as it was.
+        (
+            "INSERT INTO a2a_tasks (id, tenant, owner, context_id, state, updated_ms, seq, status, metadata, \
+             history_len, artifacts_len) VALUES ('alices', 't', '=alice', 'c', $1, 5, 1, $2, NULL, 0, 0)",
+            vec![Old::Int(TaskState::Completed as i64), Old::Blob(alices_task().status.unwrap().encode_to_vec())],
+        ),
+        (
+            "INSERT INTO a2a_task_counts (tenant, owner, state, shard, n) VALUES ('t', '=alice', $1, 0, 1)",
+            vec![Old::Int(TaskState::Completed as i64)],
         ),
     ];
     for (n, message) in task.history.iter().enumerate() {
@@ -350,21 +369,28 @@ async fn reads_and_writes_what_was_written_before_entries(store: &dyn TaskStore)
         .unwrap()
         .unwrap();
     assert_eq!((last.task.history.len(), last.task.history[0].message_id.as_str()), (1, "m2"));
-    let page = store
-        .list(
-            &scope(),
-            &TaskQuery {
-                context_id: None,
-                state: None,
-                updated_at_or_after_ms: None,
-                page_size: 10,
-                after: None,
-                view: TaskView::FULL,
-            },
-        )
-        .await
-        .unwrap();
+    let everything = TaskQuery {
+        context_id: None,
+        state: None,
+        updated_at_or_after_ms: None,
+        page_size: 10,
+        after: None,
+        view: TaskView::FULL,
+    };
+    let page = store.list(&scope(), &everything).await.unwrap();
     assert_eq!((page.tasks.len(), page.total_size), (1, 1));
+    // The scope keys were rewritten (schema 4 on SQLite, 5 on PostgreSQL): Alice sees her task and
+    // the one without an owner, counted from the migrated counters; a caller without a principal
+    // does not see hers.
+    let page = store.list(&alice(), &everything).await.unwrap();
+    let ids: Vec<&str> = page.tasks.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!((ids, page.total_size), (vec!["old", "alices"], 2));
+    let only_completed = TaskQuery { state: Some(TaskState::Completed), ..everything.clone() };
+    assert_eq!(store.list(&alice(), &only_completed).await.unwrap().total_size, 1);
+    assert!(store.get(&scope(), "alices", TaskView::FULL).await.unwrap().is_none());
+    let hers =
+        store.get(&alice(), "alices", TaskView::FULL).await.unwrap().expect("Alice's task was migrated");
+    assert_eq!(hers.task, alices_task());
 
     let chunk = Artifact {
         artifact_id: "a1".into(),
@@ -426,7 +452,7 @@ async fn sqlite_migrates_a_file_written_before_entries() {
         .unwrap()
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 3);
+    assert_eq!(version, 4, "schema 3 (entries) and 4 (scope keys never empty) ran");
 }
 
 #[tokio::test]
@@ -458,5 +484,5 @@ async fn postgres_migrates_a_database_written_before_entries() {
     let store = PostgresStore::connect(db.url()).await.unwrap();
     reads_and_writes_what_was_written_before_entries(&store).await;
     let version: i64 = client.query_one("SELECT version FROM a2a_schema", &[]).await.unwrap().get(0);
-    assert_eq!(version, 4);
+    assert_eq!(version, 5, "schema 4 (entries) and 5 (scope keys never empty) ran");
 }
