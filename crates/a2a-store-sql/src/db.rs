@@ -4,6 +4,8 @@
 
 use a2a_core::Error;
 
+use crate::logic::Counter;
+
 /// A statement parameter. Integers are `BIGINT` on PostgreSQL: the schema uses no other integer
 /// type, so one variant binds them all.
 #[derive(Debug, Clone, Copy)]
@@ -106,4 +108,11 @@ pub(crate) trait Db {
 
     /// Runs a statement and returns how many rows it changed.
     async fn exec(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64, Fail>;
+
+    /// Adds `delta` to `counter` in this transaction: at once, unless the driver sums a
+    /// transaction's deltas and writes each counter once before its commit (SQLite's writer,
+    /// whose transactions hold a group of writes).
+    async fn add_count(&mut self, counter: &Counter<'_>, delta: i64) -> Result<(), Fail> {
+        self.exec(Counter::ADD, &counter.params(delta)).await.map(drop)
+    }
 }

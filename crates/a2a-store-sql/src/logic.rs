@@ -16,6 +16,8 @@
 //!   (see [`apply_all`]) is its parts' inserts and one head update.
 //! - `a2a_task_counts`: how many tasks each (tenant, owner, state) holds, so ListTasks' `totalSize`
 //!   without a context or time filter is a sum of a few rows, whatever the number of tasks.
+//!   A change goes through [`Db::add_count`]: written at once on PostgreSQL, summed over a
+//!   commit group on SQLite's writer and written once per counter before the commit.
 //! - `a2a_push_configs`: one row per (task, config id).
 //!
 //! A task's scope is stored as two keys, neither ever empty (schema 4 on SQLite, 5 on PostgreSQL):
@@ -108,6 +110,7 @@ fn head_of(artifact: &Artifact) -> Artifact {
     }
 }
 
+/// Adds `delta` to the counter of a task's (tenant, owner, state), through [`Db::add_count`].
 async fn count<D: Db>(
     db: &mut D,
     tenant_key: &str,
@@ -116,19 +119,36 @@ async fn count<D: Db>(
     task_id: &str,
     delta: i64,
 ) -> Result<(), Fail> {
-    db.exec(
+    let counter =
+        Counter { tenant: tenant_key, owner: owner_key, state: state as i64, shard: shard::<D>(task_id) };
+    db.add_count(&counter, delta).await
+}
+
+/// One row of `a2a_task_counts`: the keys of a (tenant, owner, state) and the shard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Counter<'a> {
+    pub(crate) tenant: &'a str,
+    pub(crate) owner: &'a str,
+    pub(crate) state: i64,
+    pub(crate) shard: i64,
+}
+
+impl Counter<'_> {
+    /// The statement that adds to a counter, its parameters [`params`](Self::params).
+    pub(crate) const ADD: &'static str =
         "INSERT INTO a2a_task_counts (tenant, owner, state, shard, n) VALUES ($1, $2, $3, $4, $5) \
-         ON CONFLICT (tenant, owner, state, shard) DO UPDATE SET n = a2a_task_counts.n + excluded.n",
-        &[
-            Param::Text(tenant_key),
-            Param::Text(owner_key),
-            Param::Int(state as i64),
-            Param::Int(shard::<D>(task_id)),
+         ON CONFLICT (tenant, owner, state, shard) DO UPDATE SET n = a2a_task_counts.n + excluded.n";
+
+    /// The parameters of [`ADD`](Self::ADD) adding `delta` to this counter.
+    pub(crate) fn params(&self, delta: i64) -> [Param<'_>; 5] {
+        [
+            Param::Text(self.tenant),
+            Param::Text(self.owner),
+            Param::Int(self.state),
+            Param::Int(self.shard),
             Param::Int(delta),
-        ],
-    )
-    .await?;
-    Ok(())
+        ]
+    }
 }
 
 /// The `list` of `a2a_entries` that holds the history (the module docs). The statements that read
