@@ -939,13 +939,19 @@ mod tests {
         }
     }
 
+    /// A database file in a directory of its own, migrated to the current schema.
+    fn migrated_file() -> (tempfile::TempDir, Connection) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut connection = Connection::open(dir.path().join("a2a.sqlite3")).unwrap();
+        migrate(&mut connection).unwrap();
+        (dir, connection)
+    }
+
     #[test]
     fn the_statements_of_a_list_page_are_not_prepared_again_at_every_use() {
         // SQLite prepares a statement again at every execution when its planner read a bound
         // parameter's value (a bound LIMIT, for one): the parse and plan cost more than the page.
-        let dir = tempfile::tempdir().unwrap();
-        let mut connection = Connection::open(dir.path().join("a2a.sqlite3")).unwrap();
-        migrate(&mut connection).unwrap();
+        let (_dir, connection) = migrated_file();
         let scope = Scope { tenant: String::new(), owner: None };
         for id in ["a", "b"] {
             let task = Task {
@@ -1054,9 +1060,7 @@ mod tests {
     fn a_tasks_many_entries_and_an_appended_chunks_come_back_in_order() {
         // A task of many history messages and parts, and a chunk of many parts appended to it,
         // come back whole and in order.
-        let dir = tempfile::tempdir().unwrap();
-        let mut connection = Connection::open(dir.path().join("a2a.sqlite3")).unwrap();
-        migrate(&mut connection).unwrap();
+        let (_dir, connection) = migrated_file();
         let scope = Scope { tenant: String::new(), owner: None };
         let parts =
             |prefix: &str, n: usize| (0..n).map(|i| Part::text(format!("{prefix}{i}"))).collect::<Vec<_>>();
