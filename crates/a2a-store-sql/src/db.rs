@@ -112,7 +112,10 @@ pub(crate) trait Db {
     /// Adds `delta` to `counter` in this transaction: at once, unless the driver sums a
     /// transaction's deltas and writes each counter once before its commit (SQLite's writer,
     /// whose transactions hold a group of writes).
-    async fn add_count(&mut self, counter: &Counter<'_>, delta: i64) -> Result<(), Fail> {
-        self.exec(Counter::ADD, &counter.params(delta)).await.map(drop)
+    async fn add_count(&mut self, counter: &Counter<'_>, delta: i64) -> Result<(), Fail>
+    where
+        Self: Sized,
+    {
+        counter.add_now(self, delta).await
     }
 }

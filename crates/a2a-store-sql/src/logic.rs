@@ -133,14 +133,19 @@ pub(crate) struct Counter<'a> {
     pub(crate) shard: i64,
 }
 
-impl Counter<'_> {
+impl<'a> Counter<'a> {
     /// The statement that adds to a counter, its parameters [`params`](Self::params).
     pub(crate) const ADD: &'static str =
         "INSERT INTO a2a_task_counts (tenant, owner, state, shard, n) VALUES ($1, $2, $3, $4, $5) \
          ON CONFLICT (tenant, owner, state, shard) DO UPDATE SET n = a2a_task_counts.n + excluded.n";
 
+    /// Adds `delta` to this counter now, in `db`'s transaction.
+    pub(crate) async fn add_now<D: Db>(&self, db: &mut D, delta: i64) -> Result<(), Fail> {
+        db.exec(Self::ADD, &self.params(delta)).await.map(drop)
+    }
+
     /// The parameters of [`ADD`](Self::ADD) adding `delta` to this counter.
-    pub(crate) fn params(&self, delta: i64) -> [Param<'_>; 5] {
+    pub(crate) fn params(&self, delta: i64) -> [Param<'a>; 5] {
         [
             Param::Text(self.tenant),
             Param::Text(self.owner),

@@ -231,7 +231,7 @@ impl Db for Conn<'_, '_> {
                 statements.add_count(counter, delta);
                 Ok(())
             }
-            None => self.exec(Counter::ADD, &counter.params(delta)).await.map(drop),
+            None => counter.add_now(self, delta).await,
         }
     }
 }
@@ -292,6 +292,12 @@ struct PendingCount {
     delta: i64,
 }
 
+impl PendingCount {
+    fn counter(&self) -> Counter<'_> {
+        Counter { tenant: &self.tenant, owner: &self.owner, state: self.state, shard: self.shard }
+    }
+}
+
 impl<'c> Statements<'c> {
     /// More distinct statements than this are SQL built per call (lists of ids): the list starts
     /// again rather than grow, and the statements in use every time come back at their next use.
@@ -307,13 +313,7 @@ impl<'c> Statements<'c> {
     /// (docs/benchmarks.md, fifteenth pass). Nothing reads the counters inside a write
     /// transaction, and the deltas go with the transaction: a rollback drops them.
     fn add_count(&mut self, counter: &Counter<'_>, delta: i64) {
-        let same = |p: &PendingCount| {
-            p.state == counter.state
-                && p.shard == counter.shard
-                && p.tenant == counter.tenant
-                && p.owner == counter.owner
-        };
-        match self.counts.iter_mut().find(|p| same(p)) {
+        match self.counts.iter_mut().find(|p| p.counter() == *counter) {
             Some(pending) => pending.delta += delta,
             None => self.counts.push(PendingCount {
                 tenant: counter.tenant.to_owned(),
@@ -330,13 +330,8 @@ impl<'c> Statements<'c> {
     fn write_counts(&mut self) -> rusqlite::Result<()> {
         for pending in std::mem::take(&mut self.counts) {
             if pending.delta != 0 {
-                let counter = Counter {
-                    tenant: &pending.tenant,
-                    owner: &pending.owner,
-                    state: pending.state,
-                    shard: pending.shard,
-                };
-                self.get(Counter::ADD)?.execute(rusqlite::params_from_iter(counter.params(pending.delta)))?;
+                let params = pending.counter().params(pending.delta);
+                self.get(Counter::ADD)?.execute(rusqlite::params_from_iter(params))?;
             }
         }
         Ok(())
