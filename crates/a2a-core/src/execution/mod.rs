@@ -200,11 +200,27 @@ impl std::fmt::Debug for TaskRuntime {
 /// [`TaskUpdater`](crate::executor::TaskUpdater) lives.
 pub(crate) struct ProducerGuard {
     runtime: Arc<TaskRuntime>,
+    /// For an execution: its agent has returned, and what is left is to store what it published
+    /// ([`agent_returned`](Self::agent_returned)).
+    returned: AtomicBool,
 }
 
 impl std::fmt::Debug for ProducerGuard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ProducerGuard").field("task_id", &self.runtime.task_id).finish()
+    }
+}
+
+impl ProducerGuard {
+    /// Records that the execution's agent has returned: it publishes nothing more, so the
+    /// outcome of its execution is what it published (stored at the execution's end).
+    pub(crate) fn set_agent_returned(&self) {
+        self.returned.store(true, Ordering::Release);
+    }
+
+    /// Whether [`set_agent_returned`](Self::set_agent_returned) was called.
+    pub(crate) fn agent_returned(&self) -> bool {
+        self.returned.load(Ordering::Acquire)
     }
 }
 
@@ -340,7 +356,7 @@ impl TaskRuntime {
             let _ending = self.ending.lock().expect("ending lock");
             self.producers.fetch_add(1, Ordering::AcqRel);
         }
-        Arc::new(ProducerGuard { runtime: Arc::clone(self) })
+        Arc::new(ProducerGuard { runtime: Arc::clone(self), returned: AtomicBool::new(false) })
     }
 
     /// Subscribes to events from now on. With `primary`, the agent waits for this subscriber.

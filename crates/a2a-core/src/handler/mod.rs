@@ -568,7 +568,8 @@ impl Inner {
         // In the request's span when traces are carried: the agent's logs and the notifications
         // its events cause belong to the caller's trace (`crate::trace`).
         let span = crate::trace::span_for_spawn();
-        Execution(Box::pin(tracing::Instrument::instrument(
+        let producer = Arc::downgrade(&guard);
+        let future = Box::pin(tracing::Instrument::instrument(
             async move {
                 let running = executions.running(ExecutionKind::Execute);
                 let execution =
@@ -604,11 +605,13 @@ impl Inner {
                     Err(Error::internal(format!("the agent panicked: {reason}")))
                 });
                 drop(running);
+                guard.set_agent_returned();
                 runtime.finish_execution(outcome).await;
                 drop(guard);
             },
             span,
-        )))
+        ));
+        Execution::new(future, producer)
     }
 
     /// Validates a send, resolves or creates its task, and builds the execution, for the caller to

@@ -302,6 +302,130 @@ async fn a_blocking_send_answers_at_an_interrupted_state_while_its_agent_goes_on
     assert_eq!(canceled.state(), TaskState::Canceled);
 }
 
+/// A store whose writes answer on a later turn of the scheduler, as a store that writes on a
+/// thread of its own (SQLite) does, each once `gate` lets it: an execution is pending at its
+/// final write, after its agent returned.
+struct WritesLater {
+    inner: crate::store::memory::InMemoryTaskStore,
+    gate: tokio::sync::Semaphore,
+}
+
+impl WritesLater {
+    fn open() -> Arc<Self> {
+        Self::gated(tokio::sync::Semaphore::MAX_PERMITS)
+    }
+
+    fn gated(permits: usize) -> Arc<Self> {
+        Arc::new(WritesLater { inner: Default::default(), gate: tokio::sync::Semaphore::new(permits) })
+    }
+
+    async fn turn(&self) {
+        tokio::task::yield_now().await;
+        self.gate.acquire().await.expect("gate open").forget();
+    }
+}
+
+#[async_trait]
+impl TaskStore for WritesLater {
+    async fn create(&self, scope: &Scope, task: &Task) -> Result<()> {
+        self.turn().await;
+        self.inner.create(scope, task).await
+    }
+
+    async fn apply(&self, task_id: &str, mutation: crate::store::TaskMutation<'_>) -> Result<u64> {
+        self.turn().await;
+        self.inner.apply(task_id, mutation).await
+    }
+
+    async fn create_with_burst(
+        &self,
+        scope: &Scope,
+        task: &Task,
+        burst: crate::store::Burst<'_>,
+    ) -> Result<u64> {
+        self.turn().await;
+        self.inner.create_with_burst(scope, task, burst).await
+    }
+
+    async fn apply_burst(&self, scope: &Scope, task_id: &str, burst: crate::store::Burst<'_>) -> Result<u64> {
+        self.turn().await;
+        self.inner.apply_burst(scope, task_id, burst).await
+    }
+
+    async fn get(
+        &self,
+        scope: &Scope,
+        task_id: &str,
+        view: TaskView,
+    ) -> Result<Option<crate::store::StoredTask>> {
+        self.inner.get(scope, task_id, view).await
+    }
+
+    async fn list(&self, scope: &Scope, query: &TaskQuery) -> Result<crate::store::TaskPage> {
+        self.inner.list(scope, query).await
+    }
+
+    async fn running(&self) -> Result<Vec<(Scope, String)>> {
+        self.inner.running().await
+    }
+}
+
+#[tokio::test]
+async fn a_blocking_send_over_a_store_that_writes_later_answers_with_the_outcome_as_stored() {
+    // The agent has returned when the send's first poll ends; its events are still being
+    // written (inline::run answers from the runtime's records once the write is done).
+    let h = DefaultRequestHandler::builder(card(true, false), Scripted)
+        .task_store(WritesLater::open())
+        .build()
+        .unwrap();
+    for script in ["echo later", "waitecho later"] {
+        for history_length in [None, Some(0), Some(1)] {
+            let mut request = send(script);
+            request.configuration = Some(SendMessageConfiguration { history_length, ..Default::default() });
+            let task = send_task(&h, request).await;
+            assert_eq!(task.state(), TaskState::Completed, "{script}");
+            assert_eq!(task.artifacts[0].parts[0].as_text(), Some(script));
+            let get = GetTaskRequest { id: task.id.clone(), history_length, ..Default::default() };
+            assert_eq!(task, h.get_task(&ctx(), get).await.unwrap(), "{script} {history_length:?}");
+        }
+    }
+    let failed = send_task(&h, send("failafter")).await;
+    assert_eq!(failed.state(), TaskState::Failed, "spec 4.1.3: the execution's failure fails its task");
+    let reply = h.send_message(&ctx(), send("reply")).await.unwrap();
+    assert!(matches!(reply.payload, Some(a2a_proto::v1::send_message_response::Payload::Message(_))));
+    let nothing = h.send_message(&ctx(), send("nothing")).await.unwrap_err();
+    assert!(matches!(nothing, Error::InvalidAgentResponse { .. }), "{nothing:?}");
+    let asked = tokio::time::timeout(Duration::from_secs(10), send_task(&h, send("asklong")))
+        .await
+        .expect("answered at the interrupted state, not at the end of the execution");
+    assert_eq!(asked.state(), TaskState::InputRequired);
+}
+
+#[tokio::test]
+async fn the_write_of_a_returned_agent_outlives_a_blocking_send_dropped_half_way() {
+    let store = WritesLater::gated(0);
+    let h = DefaultRequestHandler::builder(card(true, false), Scripted)
+        .task_store(Arc::clone(&store) as Arc<dyn TaskStore>)
+        .build()
+        .unwrap();
+    // The agent returns at once; its write waits at the gate, and the caller gives up meanwhile.
+    let caller = ctx();
+    let dropped = tokio::time::timeout(Duration::from_millis(20), h.send_message(&caller, send("echo bye")));
+    assert!(dropped.await.is_err(), "the write waits at the gate");
+    store.gate.add_permits(tokio::sync::Semaphore::MAX_PERMITS >> 1);
+    // The rest of the execution was handed to a task of its own: the task is stored all the same.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let listed = h.list_tasks(&ctx(), ListTasksRequest::default()).await.unwrap();
+        if listed.tasks.first().is_some_and(|task| task.state() == TaskState::Completed) {
+            assert_eq!(listed.tasks.len(), 1);
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the execution was dropped with its caller");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
 #[tokio::test]
 async fn an_execution_outlives_a_blocking_send_dropped_half_way() {
     let h = handler();
