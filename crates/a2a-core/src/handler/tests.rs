@@ -302,80 +302,12 @@ async fn a_blocking_send_answers_at_an_interrupted_state_while_its_agent_goes_on
     assert_eq!(canceled.state(), TaskState::Canceled);
 }
 
-/// A store whose writes answer on a later turn of the scheduler, as a store that writes on a
-/// thread of its own (SQLite) does, each once `gate` lets it: an execution is pending at its
-/// final write, after its agent returned.
-struct WritesLater {
-    inner: crate::store::memory::InMemoryTaskStore,
-    gate: tokio::sync::Semaphore,
-}
-
-impl WritesLater {
-    fn open() -> Arc<Self> {
-        Self::gated(tokio::sync::Semaphore::MAX_PERMITS)
-    }
-
-    fn gated(permits: usize) -> Arc<Self> {
-        Arc::new(WritesLater { inner: Default::default(), gate: tokio::sync::Semaphore::new(permits) })
-    }
-
-    async fn turn(&self) {
-        tokio::task::yield_now().await;
-        self.gate.acquire().await.expect("gate open").forget();
-    }
-}
-
-#[async_trait]
-impl TaskStore for WritesLater {
-    async fn create(&self, scope: &Scope, task: &Task) -> Result<()> {
-        self.turn().await;
-        self.inner.create(scope, task).await
-    }
-
-    async fn apply(&self, task_id: &str, mutation: crate::store::TaskMutation<'_>) -> Result<u64> {
-        self.turn().await;
-        self.inner.apply(task_id, mutation).await
-    }
-
-    async fn create_with_burst(
-        &self,
-        scope: &Scope,
-        task: &Task,
-        burst: crate::store::Burst<'_>,
-    ) -> Result<u64> {
-        self.turn().await;
-        self.inner.create_with_burst(scope, task, burst).await
-    }
-
-    async fn apply_burst(&self, scope: &Scope, task_id: &str, burst: crate::store::Burst<'_>) -> Result<u64> {
-        self.turn().await;
-        self.inner.apply_burst(scope, task_id, burst).await
-    }
-
-    async fn get(
-        &self,
-        scope: &Scope,
-        task_id: &str,
-        view: TaskView,
-    ) -> Result<Option<crate::store::StoredTask>> {
-        self.inner.get(scope, task_id, view).await
-    }
-
-    async fn list(&self, scope: &Scope, query: &TaskQuery) -> Result<crate::store::TaskPage> {
-        self.inner.list(scope, query).await
-    }
-
-    async fn running(&self) -> Result<Vec<(Scope, String)>> {
-        self.inner.running().await
-    }
-}
-
 #[tokio::test]
 async fn a_blocking_send_over_a_store_that_writes_later_answers_with_the_outcome_as_stored() {
     // The agent has returned when the send's first poll ends; its events are still being
     // written (inline::run answers from the runtime's records once the write is done).
     let h = DefaultRequestHandler::builder(card(true, false), Scripted)
-        .task_store(WritesLater::open())
+        .task_store(TestStore::writes_later(tokio::sync::Semaphore::MAX_PERMITS))
         .build()
         .unwrap();
     for script in ["echo later", "waitecho later"] {
@@ -403,7 +335,7 @@ async fn a_blocking_send_over_a_store_that_writes_later_answers_with_the_outcome
 
 #[tokio::test]
 async fn the_write_of_a_returned_agent_outlives_a_blocking_send_dropped_half_way() {
-    let store = WritesLater::gated(0);
+    let store = TestStore::writes_later(0);
     let h = DefaultRequestHandler::builder(card(true, false), Scripted)
         .task_store(Arc::clone(&store) as Arc<dyn TaskStore>)
         .build()
@@ -412,7 +344,7 @@ async fn the_write_of_a_returned_agent_outlives_a_blocking_send_dropped_half_way
     let caller = ctx();
     let dropped = tokio::time::timeout(Duration::from_millis(20), h.send_message(&caller, send("echo bye")));
     assert!(dropped.await.is_err(), "the write waits at the gate");
-    store.gate.add_permits(tokio::sync::Semaphore::MAX_PERMITS >> 1);
+    store.gate.as_ref().expect("gated").add_permits(tokio::sync::Semaphore::MAX_PERMITS >> 1);
     // The rest of the execution was handed to a task of its own: the task is stored all the same.
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     loop {
@@ -1481,23 +1413,55 @@ async fn each_tenant_s_tasks_are_recovered_and_served_by_its_own_agent() {
     assert!(h.tenant_card("acme").is_some() && h.tenant_card("globex").is_none());
 }
 
-/// A store that stores the first artifact update, then never answers: what a database write
-/// looks like to a caller that gives up on it after it was committed.
-struct StallsAfterFirstArtifact {
+/// The memory store, with the write behaviours a test asks for:
+/// - [`writes_later`](Self::writes_later): each write answers on a later turn of the scheduler,
+///   once `gate` lets it, as a store that writes on a thread of its own (SQLite) does: an
+///   execution is pending at its final write, after its agent returned;
+/// - [`stalls_after_first_artifact`](Self::stalls_after_first_artifact): it stores the first
+///   artifact update, then never answers: what a database write looks like to a caller that
+///   gives up on it after it was committed.
+///
+/// A burst goes through the trait's defaults, so through `create` and `apply`.
+#[derive(Default)]
+struct TestStore {
     inner: crate::store::memory::InMemoryTaskStore,
+    gate: Option<tokio::sync::Semaphore>,
+    stall_after_first_artifact: bool,
     stalled: std::sync::atomic::AtomicBool,
 }
 
+impl TestStore {
+    fn writes_later(permits: usize) -> Arc<Self> {
+        Arc::new(TestStore { gate: Some(tokio::sync::Semaphore::new(permits)), ..Default::default() })
+    }
+
+    fn stalls_after_first_artifact() -> Arc<Self> {
+        Arc::new(TestStore { stall_after_first_artifact: true, ..Default::default() })
+    }
+
+    async fn turn(&self) {
+        if let Some(gate) = &self.gate {
+            tokio::task::yield_now().await;
+            gate.acquire().await.expect("gate open").forget();
+        }
+    }
+}
+
 #[async_trait]
-impl TaskStore for StallsAfterFirstArtifact {
+impl TaskStore for TestStore {
     async fn create(&self, scope: &Scope, task: &Task) -> Result<()> {
+        self.turn().await;
         self.inner.create(scope, task).await
     }
 
     async fn apply(&self, task_id: &str, mutation: crate::store::TaskMutation<'_>) -> Result<u64> {
+        self.turn().await;
         let artifact = matches!(mutation, crate::store::TaskMutation::Artifact { .. });
         let seq = self.inner.apply(task_id, mutation).await?;
-        if artifact && !self.stalled.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        if self.stall_after_first_artifact
+            && artifact
+            && !self.stalled.swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
             std::future::pending::<()>().await;
         }
         Ok(seq)
@@ -1541,7 +1505,7 @@ impl AgentExecutor for GivesUpOnAPublish {
 
 #[tokio::test]
 async fn a_publish_abandoned_mid_write_loses_nothing_and_duplicates_nothing() {
-    let store = Arc::new(StallsAfterFirstArtifact { inner: Default::default(), stalled: Default::default() });
+    let store = TestStore::stalls_after_first_artifact();
     let h = DefaultRequestHandler::builder(card(true, false), GivesUpOnAPublish)
         .task_store(store)
         .build()
